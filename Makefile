@@ -1,0 +1,46 @@
+# evalkit: `make report` runs every notebook into HTML reports; `make test` runs the test suite.
+# Both create .venv when it is missing and install the pinned package set into it.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+DATA   ?= sample
+OUT    ?= reports
+PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
+
+.PHONY: setup setup-test report test nbval benchmark lock clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.test-installed: $(VENV)/.run-installed
+	$(PIP) -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.run-installed
+
+setup-test: $(VENV)/.test-installed
+
+## Run every notebook on DATA (default: the embedded sample) into HTML reports under OUT.
+report: setup
+	$(BIN)/python -m evalkit report --data $(DATA) --out $(OUT)
+
+## Run the whole test suite: unit and property tests, strict nbval, papermill and browser checks.
+test: setup-test
+	$(BIN)/python -m pytest
+
+## Time the metric engine against ranx, trec_eval and pandas (SCALE=small|medium|full).
+benchmark: setup-test
+	$(BIN)/python benchmarks/run.py --scale $(or $(SCALE),full)
+
+## Re-resolve the pinned versions in constraints.txt from pyproject.toml.
+lock: $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e' > constraints.txt
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

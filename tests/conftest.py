@@ -1,0 +1,44 @@
+"""Shared fixtures.
+
+Tests that need the real MovieLens ml-latest-small release read it from ``../shared/data``
+(beside the repository). Where it is absent they skip with the reason, except under CI
+(``CI`` set), where the data is always present and its absence is a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ML_LATEST_SMALL = ROOT.parent / "shared" / "data" / "ml-latest-small"
+
+
+def _require(path: Path) -> Path:
+    if path.is_dir():
+        return path
+    reason = f"the real MovieLens ml-latest-small release is not at {path}"
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}, and CI always has it")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def ml_latest_small_dir() -> Path:
+    """Directory of the real ml-latest-small release, verified against its SHA256SUMS."""
+    path = _require(ML_LATEST_SMALL)
+    sums = path / "SHA256SUMS"
+    if sums.exists():
+        for line in sums.read_text().splitlines():
+            if not line.strip():
+                continue
+            digest, name = line.split(maxsplit=1)
+            name = name.lstrip("*").strip()
+            target = path / name
+            if target.exists():
+                actual = hashlib.sha256(target.read_bytes()).hexdigest()
+                assert actual == digest, f"{target} does not match SHA256SUMS"
+    return path
