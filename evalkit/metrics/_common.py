@@ -1,0 +1,209 @@
+"""Input checks and policy names shared by every metric family.
+
+Every public metric validates its inputs here, once, and works on the normalized frames these
+checkers return. The policy tuples are the single source of the valid names, so the error
+messages list exactly what the functions accept.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_choice, check_columns, check_finite, check_ids
+
+__all__ = [
+    "AP_DENOMINATORS",
+    "DISCOUNTS",
+    "EMPTY_POLICIES",
+    "GAINS",
+    "TIE_POLICIES",
+    "check_empty",
+    "check_id_dtypes",
+    "check_predictions",
+    "check_recs",
+    "check_threshold",
+    "check_truth",
+    "finish_per_user",
+]
+
+EMPTY_POLICIES = ("drop", "zero", "nan")
+TIE_POLICIES = ("deterministic", "optimistic", "pessimistic", "expected")
+GAINS = ("linear", "exponential", "binary")
+DISCOUNTS = ("log", "breese")
+AP_DENOMINATORS = ("min", "relevant", "hits")
+
+
+def check_truth(truth: object, *, func: str, arg: str = "truth") -> pd.DataFrame:
+    """Validate a test-truth frame: ``user_id, item_id, rating``, no NaN, no duplicate pairs."""
+    frame = check_columns(truth, func=func, arg=arg, required=("user_id", "item_id", "rating"))
+    check_ids(frame, func=func, arg=arg)
+    check_finite(frame, "rating", func=func, arg=arg)
+    dup = frame.duplicated(["user_id", "item_id"])
+    if dup.any():
+        first = frame.loc[dup, ["user_id", "item_id"]].iloc[0]
+        raise ValueError(
+            f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s); "
+            f"first: ({first['user_id']!r}, {first['item_id']!r})."
+        )
+    return frame
+
+
+def check_recs(recs: object, *, func: str, arg: str = "recs") -> pd.DataFrame:
+    """Validate a recommendations frame.
+
+    Requires ``user_id, item_id`` and ``rank`` and/or ``score``. Scores must be finite; ranks
+    positive integers, unique within a user; (user, item) pairs unique.
+    """
+    frame = check_columns(recs, func=func, arg=arg, required=("user_id", "item_id"))
+    has_rank = "rank" in frame.columns
+    has_score = "score" in frame.columns
+    if not (has_rank or has_score):
+        raise ValueError(
+            f"{func}: '{arg}' needs a 'rank' or a 'score' column to order the items; "
+            f"it has {', '.join(map(str, frame.columns))}."
+        )
+    check_ids(frame, func=func, arg=arg)
+    if has_score:
+        check_finite(frame, "score", func=func, arg=arg)
+    if has_rank:
+        rank = frame["rank"]
+        if not pd.api.types.is_integer_dtype(rank.dtype):
+            values = check_finite(frame, "rank", func=func, arg=arg)
+            if not np.all(values == np.round(values)):
+                raise ValueError(f"{func}: '{arg}' column 'rank' must hold whole numbers.")
+        values = rank.to_numpy()
+        if values.size and values.min() < 1:
+            raise ValueError(
+                f"{func}: '{arg}' column 'rank' must be 1-based positive integers; "
+                f"got a minimum of {values.min()!r}."
+            )
+        dup_rank = frame.duplicated(["user_id", "rank"])
+        if dup_rank.any():
+            first = frame.loc[dup_rank, ["user_id", "rank"]].iloc[0]
+            raise ValueError(
+                f"{func}: '{arg}' has {int(dup_rank.sum())} duplicate rank(s) within a user; "
+                f"first: user {first['user_id']!r}, rank {first['rank']!r}."
+            )
+    dup = frame.duplicated(["user_id", "item_id"])
+    if dup.any():
+        first = frame.loc[dup, ["user_id", "item_id"]].iloc[0]
+        raise ValueError(
+            f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s); "
+            f"first: ({first['user_id']!r}, {first['item_id']!r})."
+        )
+    return frame
+
+
+def check_predictions(predictions: object, *, func: str, arg: str = "predictions") -> pd.DataFrame:
+    """Validate rating predictions: ``user_id, item_id, prediction``, finite, unique pairs."""
+    frame = check_columns(
+        predictions, func=func, arg=arg, required=("user_id", "item_id", "prediction")
+    )
+    check_ids(frame, func=func, arg=arg)
+    check_finite(frame, "prediction", func=func, arg=arg)
+    dup = frame.duplicated(["user_id", "item_id"])
+    if dup.any():
+        raise ValueError(
+            f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s)."
+        )
+    return frame
+
+
+def _id_kind(series: pd.Series) -> str:
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return "integer"
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return _id_kind(pd.Series(series.cat.categories))
+    if len(series) and pd.api.types.is_integer_dtype(pd.Series(series.iloc[:1].tolist()).dtype):
+        return "integer"
+    return "string"
+
+
+def check_id_dtypes(
+    truth: pd.DataFrame,
+    other: pd.DataFrame,
+    *,
+    func: str,
+    other_arg: str = "recs",
+) -> None:
+    """Refuse id columns of different kinds (integer vs string) between truth and ``other``.
+
+    Otherwise no pair would ever match and every hit would be silently lost.
+    """
+    for col in ("user_id", "item_id"):
+        a, b = _id_kind(truth[col]), _id_kind(other[col])
+        if a != b and len(truth) and len(other):
+            raise TypeError(
+                f"{func}: '{col}' holds {a} ids in 'truth' but {b} ids in '{other_arg}' "
+                f"(dtypes {truth[col].dtype} and {other[col].dtype}); convert one so they match."
+            )
+
+
+def check_threshold(threshold: object, *, func: str) -> float | None:
+    """``threshold`` is a finite number or None (every test item relevant)."""
+    if threshold is None:
+        return None
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
+        raise TypeError(f"{func}: 'threshold' must be a number or None; got {threshold!r}.")
+    if not np.isfinite(threshold):
+        raise ValueError(f"{func}: 'threshold' must be finite; got {threshold!r}.")
+    return float(threshold)
+
+
+def check_empty(empty: object, *, func: str) -> str:
+    """``empty`` is one of :data:`EMPTY_POLICIES`."""
+    return check_choice(empty, func=func, arg="empty", choices=EMPTY_POLICIES)
+
+
+def finish_per_user(
+    values: np.ndarray,
+    users: pd.Index,
+    *,
+    name: str,
+    undefined: np.ndarray | None,
+    empty: str,
+    extra_counts: dict[str, int] | None = None,
+) -> pd.Series:
+    """Apply the ``empty`` policy to per-user values and wrap them in a Series.
+
+    ``undefined`` marks users for whom the metric has no value (no relevant items, IDCG = 0,
+    ...). Under ``"drop"`` they are removed, under ``"zero"`` they score 0, under ``"nan"``
+    they stay as NaN. The Series carries ``attrs["dropped"]``: counts of users left out, by
+    reason, and ``attrs["n_users"]``: users evaluated.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    dropped: dict[str, int] = dict(extra_counts or {})
+    if undefined is not None and undefined.any():
+        n_undefined = int(undefined.sum())
+        values = values.copy()
+        if empty == "zero":
+            values[undefined] = 0.0
+        else:
+            values[undefined] = np.nan
+        if empty == "drop":
+            keep = ~undefined
+            values = values[keep]
+            users = users[keep]
+            dropped["undefined"] = n_undefined
+    series = pd.Series(values, index=users.rename("user_id"), name=name)
+    series.attrs["dropped"] = dropped
+    series.attrs["n_users"] = int(series.notna().sum())
+    return series
+
+
+def warn_ties(n_users: int, k: int, *, func: str) -> None:
+    """Warn that ``n_users`` users have a group of tied scores straddling cutoff ``k``."""
+    if n_users:
+        warnings.warn(
+            f"{func}: {n_users} user(s) have tied scores straddling the cutoff k={k}; "
+            "the tie policy decides which of the tied items count (see 'ties').",
+            TieWarning,
+            stacklevel=3,
+        )
+
+
+class TieWarning(UserWarning):
+    """Tied scores straddle a cutoff, so the tie policy affects the result."""
