@@ -1,0 +1,292 @@
+"""Shared machinery of the baseline recommenders: input checks, id encoding, top-k selection.
+
+Every model encodes the training ids once (users and items sorted ascending, so an item's code
+order is its ``item_id`` order), keeps the sparse matrix of seen (user, item) pairs, and ranks
+items in blocks of users with :func:`top_k`, which breaks score ties by ascending column.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Self
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from evalkit._checks import check_columns, check_finite, check_ids, check_positive_int, describe
+
+__all__: list[str] = []
+
+# Upper bound on the number of cells of one dense (users x items) score block.
+BLOCK_CELLS = 1 << 22
+
+
+def check_real(
+    value: object,
+    *,
+    func: str,
+    arg: str,
+    minimum: float | None = None,
+    strict: bool = False,
+    allow_none: bool = False,
+) -> float | None:
+    """Check that ``value`` is a finite real number (optionally >= or > ``minimum``)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        kind = "a real number or None" if allow_none else "a real number"
+        raise TypeError(f"{func}: '{arg}' must be {kind}; got {describe(value)}.")
+    number = float(value)
+    if not np.isfinite(number):
+        raise ValueError(f"{func}: '{arg}' must be finite; got {number!r}.")
+    if minimum is not None and (number <= minimum if strict else number < minimum):
+        rule = f"> {minimum:g}" if strict else f">= {minimum:g}"
+        raise ValueError(f"{func}: '{arg}' must be {rule}; got {number!r}.")
+    return number
+
+
+def block_rows(n_cols: int) -> int:
+    """Number of rows of a dense block with ``n_cols`` columns that fits in ``BLOCK_CELLS``."""
+    return max(1, BLOCK_CELLS // max(n_cols, 1))
+
+
+def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise top ``k`` of a 2-D float array without NaN.
+
+    Returns the column indices and the scores, each of shape ``(n_rows, min(k, n_cols))``,
+    ordered by descending score and, within equal scores, by ascending column index. ``-inf``
+    entries sort last; callers drop them.
+    """
+    n_rows, n_cols = scores.shape
+    k = min(k, n_cols)
+    if k < n_cols:
+        # The k-th largest value of each row; every larger value is kept, and values equal to
+        # it are kept in column order until the row holds exactly k entries.
+        kth = np.partition(scores, n_cols - k, axis=1)[:, n_cols - k, None]
+        above = scores > kth
+        at = scores == kth
+        need = k - above.sum(axis=1, keepdims=True)
+        keep = above | (at & (np.cumsum(at, axis=1) <= need))
+        cols = np.nonzero(keep)[1].reshape(n_rows, k)
+    else:
+        cols = np.broadcast_to(np.arange(n_cols), (n_rows, n_cols))
+    values = np.take_along_axis(scores, cols, axis=1)
+    order = np.argsort(-values, axis=1, kind="stable")
+    return np.take_along_axis(cols, order, axis=1), np.take_along_axis(values, order, axis=1)
+
+
+class Recommender:
+    """Base class: fitting bookkeeping and blocked top-k recommendation.
+
+    Subclasses set ``_uses_rating`` and implement ``_fit_model`` and ``_scores``; models with a
+    popularity fallback also override ``_fallback``.
+    """
+
+    #: True when the model needs the rating column (explicit models).
+    _uses_rating = False
+
+    def __init__(self) -> None:
+        self.threshold: float | None = None
+
+    # -- parameters ----------------------------------------------------------------------------
+    def _params(self) -> dict[str, object]:
+        return {}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{name}={value!r}" for name, value in self._params().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- fitting -------------------------------------------------------------------------------
+    def fit(self, train: pd.DataFrame) -> Self:
+        """Fit the model on an interactions frame.
+
+        Parameters
+        ----------
+        train : pandas.DataFrame
+            Interactions with columns ``user_id`` and ``item_id``, plus ``rating`` when the model
+            uses ratings or a ``threshold`` is set. Other columns are ignored.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``train`` is not a DataFrame, lacks a column, is empty, has missing ids or
+            non-finite ratings.
+        """
+        func = f"{type(self).__name__}.fit"
+        need_rating = self._uses_rating or self.threshold is not None
+        required = ["user_id", "item_id"] + (["rating"] if need_rating else [])
+        check_columns(train, func=func, arg="train", required=required)
+        check_ids(train, func=func, arg="train")
+        if len(train) == 0:
+            raise ValueError(f"{func}: 'train' must hold at least one interaction; got 0 rows.")
+        ratings = check_finite(train, "rating", func=func, arg="train") if need_rating else None
+
+        user_codes, users = pd.factorize(train["user_id"], sort=True)
+        item_codes, items = pd.factorize(train["item_id"], sort=True)
+        self.users_ = pd.Index(users, name="user_id")
+        self.items_ = pd.Index(items, name="item_id")
+        shape = (len(self.users_), len(self.items_))
+        self._seen = _binary_matrix(user_codes, item_codes, shape)
+        if self.threshold is None:
+            self._positive = self._seen
+        else:
+            keep = ratings >= self.threshold
+            self._positive = _binary_matrix(user_codes[keep], item_codes[keep], shape)
+        self._popularity = np.asarray(self._positive.sum(axis=0), dtype=np.float64).ravel()
+        self._fit_model(user_codes, item_codes, ratings)
+        return self
+
+    def _fit_model(
+        self, user_codes: np.ndarray, item_codes: np.ndarray, ratings: np.ndarray | None
+    ) -> None:
+        raise NotImplementedError
+
+    def _check_fitted(self, func: str) -> None:
+        if not hasattr(self, "items_"):
+            raise ValueError(f"{func}: the model is not fitted; call fit(train) first.")
+
+    # -- scoring -------------------------------------------------------------------------------
+    def _scores(self, codes: np.ndarray) -> np.ndarray:
+        """Dense float64 scores of shape (len(codes), n_items); code -1 is an unknown user."""
+        raise NotImplementedError
+
+    def _fallback(self, codes: np.ndarray) -> np.ndarray | None:
+        """Mask of the users that get the documented fallback, or None when there is none."""
+        return None
+
+    def _no_positive(self, codes: np.ndarray) -> np.ndarray:
+        """Mask of users unknown to the model or without a positive training interaction."""
+        n_positive = np.diff(self._positive.indptr)
+        return (codes < 0) | (n_positive[np.maximum(codes, 0)] == 0)
+
+    def _positive_rows(self, codes: np.ndarray) -> sp.csr_matrix:
+        """Rows of the positive matrix for ``codes``, with an empty row for unknown users."""
+        rows = self._positive[np.maximum(codes, 0)]
+        if (codes < 0).any():
+            rows = sp.diags((codes >= 0).astype(np.float64)) @ rows
+        return sp.csr_matrix(rows)
+
+    def _fallback_label(self) -> str:
+        return "the popularity ranking"
+
+    # -- recommending --------------------------------------------------------------------------
+    def recommend(
+        self,
+        users: object,
+        k: int = 10,
+        *,
+        exclude_seen: bool = True,
+    ) -> pd.DataFrame:
+        """Top-``k`` lists for ``users``; see the class docstring for the scoring rule.
+
+        Parameters
+        ----------
+        users : array-like
+            User ids (duplicates are merged; each user gets one list).
+        k : int, default 10
+            Length of each list (shorter when fewer than ``k`` items are left to recommend).
+        exclude_seen : bool, default True
+            Leave out the items the user interacted with in ``train`` (any rating).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``user_id, item_id, score, rank`` (rank 1-based, int64), sorted by
+            ``user_id`` then ``rank``; score ties are broken by ascending ``item_id``.
+
+        Raises
+        ------
+        ValueError
+            If the model is not fitted, ``k`` is not a positive integer or ``users`` holds
+            missing ids.
+        TypeError
+            If ``users`` is not a one-dimensional array-like of integer or string ids.
+        """
+        func = f"{type(self).__name__}.recommend"
+        self._check_fitted(func)
+        k = check_positive_int(k, func=func, arg="k")
+        if not isinstance(exclude_seen, (bool, np.bool_)):
+            raise TypeError(f"{func}: 'exclude_seen' must be a bool; got {describe(exclude_seen)}.")
+        requested = _as_user_index(users, func=func)
+        codes = self.users_.get_indexer(requested)
+
+        fallback = self._fallback(codes)
+        if fallback is not None and fallback.any():
+            n_unknown = int((codes < 0).sum())
+            warnings.warn(
+                f"{func}: {int(fallback.sum())} of {len(codes)} user(s) have no positive "
+                f"training interaction ({n_unknown} unknown to the model); they get "
+                f"{self._fallback_label()}.",
+                UserWarning,
+                stacklevel=2,
+            )
+
+        step = block_rows(len(self.items_))
+        rows, cols, vals = [], [], []
+        for start in range(0, len(codes), step):
+            block = codes[start : start + step]
+            scores = self._scores(block)
+            if exclude_seen:
+                known = np.flatnonzero(block >= 0)
+                seen = self._seen[block[known]].tocoo()
+                scores[known[seen.row], seen.col] = -np.inf
+            top_cols, top_vals = top_k(scores, k)
+            row, pos = np.nonzero(top_vals > -np.inf)
+            rows.append(row + start)
+            cols.append(top_cols[row, pos])
+            vals.append(top_vals[row, pos])
+        row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        col = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+        val = np.concatenate(vals) if vals else np.zeros(0, dtype=np.float64)
+        counts = np.bincount(row, minlength=len(codes))
+        starts = np.cumsum(counts) - counts
+        rank = np.arange(len(row), dtype=np.int64) - np.repeat(starts, counts) + 1
+        return pd.DataFrame(
+            {
+                "user_id": requested[row],
+                "item_id": self.items_[col],
+                "score": val.astype(np.float64),
+                "rank": rank,
+            }
+        )
+
+
+def _binary_matrix(
+    user_codes: np.ndarray, item_codes: np.ndarray, shape: tuple[int, int]
+) -> sp.csr_matrix:
+    """CSR matrix with a 1.0 at every (user, item) pair present, duplicates merged."""
+    matrix = sp.csr_matrix(
+        (np.ones(len(user_codes)), (user_codes, item_codes)), shape=shape, dtype=np.float64
+    )
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0
+    return matrix
+
+
+def _as_user_index(users: object, *, func: str) -> pd.Index:
+    """Sorted unique user ids from an array-like, rejecting scalars and missing ids."""
+    if isinstance(users, (str, bytes)) or np.ndim(users) != 1:
+        raise TypeError(
+            f"{func}: 'users' must be a one-dimensional array-like of user ids; "
+            f"got {describe(users)}."
+        )
+    index = pd.Index(users, name="user_id")
+    if index.hasnans:
+        raise ValueError(f"{func}: 'users' has {int(index.isna().sum())} missing (NaN) id(s).")
+    if pd.api.types.is_float_dtype(index.dtype) or pd.api.types.is_bool_dtype(index.dtype):
+        raise TypeError(
+            f"{func}: 'users' must hold integer or string ids; got dtype {index.dtype}."
+        )
+    try:
+        return index.unique().sort_values()
+    except TypeError as error:
+        raise TypeError(
+            f"{func}: 'users' mixes id types that cannot be sorted ({error})."
+        ) from None
