@@ -1,0 +1,82 @@
+"""Train/test splits of interaction data, and an audit of their hazards.
+
+Every strategy takes an interactions frame first (canonical columns ``user_id``, ``item_id``,
+plus ``timestamp`` for the temporal ones) and options keyword-only, and returns a
+:class:`Split` (``kfold_split`` returns one per fold). Output frames keep the input's columns,
+dtypes, index labels and row order. Random strategies take ``rng`` (an int seed, a
+``numpy.random.Generator`` or None): the same seed gives the same split.
+
+=====================  ==========================================================
+``random``             :func:`random_split`, a global random fraction of rows
+``user_ratio``         :func:`user_ratio_split`, a random fraction of every user
+``user_temporal``      :func:`user_temporal_split`, the end of every user's history
+``global_temporal``    :func:`global_temporal_split`, everything from a cutoff time
+``kfold``              :func:`kfold_split`, k user-aware folds
+``train_dev_test``     :func:`train_dev_test_split`, with a dev set (80:10:10)
+=====================  ==========================================================
+
+:func:`audit` reports leakage and other hazards of any split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from evalkit._checks import check_choice
+
+from ._audit import audit
+from ._base import Split
+from ._random import kfold_split, random_split, train_dev_test_split, user_ratio_split
+from ._temporal import global_temporal_split, user_temporal_split
+
+__all__ = [
+    "SPLITS",
+    "Split",
+    "audit",
+    "get_split_strategy",
+    "global_temporal_split",
+    "kfold_split",
+    "random_split",
+    "train_dev_test_split",
+    "user_ratio_split",
+    "user_temporal_split",
+]
+
+#: Split strategies by name. ``kfold`` returns a list of splits, the others one :class:`Split`.
+SPLITS: dict[str, Callable[..., Split | list[Split]]] = {
+    "random": random_split,
+    "user_ratio": user_ratio_split,
+    "user_temporal": user_temporal_split,
+    "global_temporal": global_temporal_split,
+    "kfold": kfold_split,
+    "train_dev_test": train_dev_test_split,
+}
+
+
+def get_split_strategy(name: str) -> Callable[..., Split | list[Split]]:
+    """Return the split function registered under ``name`` in :data:`SPLITS`.
+
+    Parameters
+    ----------
+    name : str
+        One of the keys of :data:`SPLITS`.
+
+    Returns
+    -------
+    callable
+        The strategy; call it with the data and that strategy's own keyword options.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message lists the valid ones.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.split import get_split_strategy
+    >>> data = pd.DataFrame({"user_id": [1, 1, 1, 1, 1], "item_id": [1, 2, 3, 4, 5]})
+    >>> get_split_strategy("user_ratio")(data, test_fraction=0.4, rng=0)
+    Split(strategy='user_ratio', train=3 rows, test=2 rows, test_fraction=0.4, min_train=1, seed=0)
+    """
+    return SPLITS[check_choice(name, func="get_split_strategy", arg="strategy", choices=SPLITS)]
