@@ -1,0 +1,281 @@
+"""Evaluate recommendations end to end: every ranking metric at every cutoff from one hit
+table, with bootstrap confidence intervals, the definitions used and the users left out."""
+
+from __future__ import annotations
+
+import html
+import json
+import numbers
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from ._checks import check_fraction, check_positive_int
+from .metrics._registry import RANKING_METRICS, get_metric
+from .metrics.ranking import make_options, prepare, tie_check
+from .metrics._curves import RankingCurves
+from .stats import bootstrap_ci_frame
+
+__all__ = ["Evaluation", "evaluate", "metric_column"]
+
+
+def metric_column(name: str, k: int | None) -> str:
+    """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``."""
+    return name if k is None else f"{name}@{k}"
+
+
+def _check_ks(k: object, *, func: str) -> list[int]:
+    if isinstance(k, (str, bytes)) or not isinstance(k, Iterable):
+        return [check_positive_int(k, func=func, arg="k")]
+    ks = [check_positive_int(v, func=func, arg="k") for v in k]
+    if not ks:
+        raise ValueError(f"{func}: 'k' must be a positive integer or a non-empty list of them; got [].")
+    return sorted(set(ks))
+
+
+def _check_metrics(metrics: object, *, func: str) -> list[str]:
+    if metrics is None:
+        return list(RANKING_METRICS)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    names = [get_metric(m, func=func).name for m in metrics]
+    for name in names:
+        if name not in RANKING_METRICS:
+            raise ValueError(
+                f"{func}: metric {name!r} is not a ranking metric; evaluate takes "
+                f"{', '.join(RANKING_METRICS)}. Call evalkit.metrics.{get_metric(name, func=func).func.__name__} directly."
+            )
+    if not names:
+        raise ValueError(f"{func}: 'metrics' must name at least one metric; got [].")
+    return list(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The result of :func:`evaluate`.
+
+    Attributes
+    ----------
+    per_user : pd.DataFrame
+        One row per evaluated user (index ``user_id``), one column per ``metric@k``. A user for
+        whom a metric is undefined holds NaN there (``empty="drop"`` or ``"nan"``).
+    summary : pd.DataFrame
+        One row per ``metric@k``: ``metric``, ``k``, ``label``, ``mean``, ``ci_low``,
+        ``ci_high``, ``n_users`` (users averaged), ``dropped_undefined`` (users for whom the
+        metric is undefined and that ``empty="drop"`` left out), ``tied_users`` (users whose
+        tied scores straddle ``k``).
+    definitions : dict
+        The definitions used: gain, discount, log base, AP denominator, ties, empty policy,
+        threshold, half-life parameters, confidence level and bootstrap resamples.
+    counts : dict
+        ``users`` evaluated, ``users_without_recs`` (scored 0), ``recs_only_users`` (ignored).
+    """
+
+    per_user: pd.DataFrame
+    summary: pd.DataFrame
+    definitions: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
+
+    def mean(self, metric: str, k: int | None = None) -> float:
+        """The summary mean of ``metric`` at ``k`` (``evaluation.mean("ndcg", 10)``)."""
+        return float(self.summary.loc[metric_column(metric, k), "mean"])
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict: summary rows, definitions, counts and evalkit's version."""
+        summary = self.summary.reset_index(names="column")
+        return {
+            "evalkit_version": __version__,
+            "definitions": self.definitions,
+            "counts": self.counts,
+            "summary": json.loads(summary.to_json(orient="records", double_precision=15)),
+        }
+
+    def to_json(self, path: str | None = None, *, indent: int = 2) -> str:
+        """Serialize :meth:`to_dict` to JSON; also write it to ``path`` when given."""
+        text = json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+        if path is not None:
+            from ._io import atomic_write_text
+
+            atomic_write_text(path, text + "\n")
+        return text
+
+    def table(self, *, digits: int = 4) -> pd.DataFrame:
+        """The summary as an analyst reads it: label, mean and CI, users, rounded."""
+        s = self.summary
+        out = pd.DataFrame(
+            {
+                "metric": [
+                    f"{lab}@{k}" if pd.notna(k) else lab for lab, k in zip(s["label"], s["k"])
+                ],
+                "mean": s["mean"].round(digits),
+                "ci_low": s["ci_low"].round(digits),
+                "ci_high": s["ci_high"].round(digits),
+                "n_users": s["n_users"],
+                "dropped": s["dropped_undefined"],
+            }
+        )
+        return out.reset_index(drop=True)
+
+    def _repr_html_(self) -> str:
+        d = self.definitions
+        c = self.counts
+        caption = (
+            f"{c.get('users', 0)} users evaluated; {c.get('users_without_recs', 0)} without "
+            f"recommendations (scored 0); {c.get('recs_only_users', 0)} only in the "
+            f"recommendations (ignored). Relevance: rating &ge; {d.get('threshold')}; gain "
+            f"{html.escape(str(d.get('gain')))}, discount {html.escape(str(d.get('discount')))}, "
+            f"AP denominator {html.escape(str(d.get('ap_denominator')))}, ties "
+            f"{html.escape(str(d.get('ties')))}, empty {html.escape(str(d.get('empty')))}; "
+            f"{int(100 * d.get('confidence', 0.95))}% bootstrap CIs."
+        )
+        return (
+            "<div><p><b>evalkit evaluation</b></p>"
+            + self.table().to_html(index=False)
+            + f"<p style='font-size:smaller'>{caption}</p></div>"
+        )
+
+    def __repr__(self) -> str:
+        return f"Evaluation({len(self.per_user)} users)\n{self.table().to_string(index=False)}"
+
+
+def evaluate(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    k: int | Iterable[int] = 10,
+    metrics: Iterable[str] | None = None,
+    threshold: float | None = 4.0,
+    gain: str = "linear",
+    discount: str = "log",
+    log_base: float = 2.0,
+    ap_denominator: str = "min",
+    empty: str = "drop",
+    ties: str = "deterministic",
+    neutral: float = 3.0,
+    half_life: float = 5.0,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> Evaluation:
+    """Evaluate recommendations against test truth with every requested ranking metric.
+
+    Parameters
+    ----------
+    truth : pd.DataFrame
+        Test interactions: ``user_id, item_id, rating``. Every user here is evaluated.
+    recs : pd.DataFrame
+        Recommendations: ``user_id, item_id`` and ``rank`` and/or ``score``.
+    k : int or list of int, default 10
+        Cutoff(s). Every metric is computed at each.
+    metrics : list of str, optional
+        Registry names (``evalkit.metrics.RANKING_METRICS``); default: all of them.
+    threshold, gain, discount, log_base, ap_denominator, empty, ties, neutral, half_life
+        The definitions, as in :mod:`evalkit.metrics.ranking`.
+    confidence : float, default 0.95
+        Level of the bootstrap confidence intervals.
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    rng : int, Generator or None, default 0
+        Seed of the bootstrap; the same seed gives the same intervals.
+
+    Returns
+    -------
+    Evaluation
+        ``per_user``, ``summary``, ``definitions``, ``counts``; ``to_json()`` and a rich HTML
+        view in notebooks.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an unknown metric name, an empty ``truth``, a bad option, or invalid frames (see
+        the metric functions).
+
+    Notes
+    -----
+    The hit table is built once; every metric at every cutoff is a reduction of it, so the
+    summary equals the means of the individual metric functions under the same options.
+    ``r_precision`` has no cutoff and appears once. The summary mean is over users for whom
+    the metric is defined (``empty="drop"`` or ``"nan"``) or over all users (``"zero"``).
+
+    Examples
+    --------
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 12, 12, 10],
+    ...                      "rank": [1, 2, 1, 2]})
+    >>> result = evaluate(truth, recs, k=2, metrics=["precision", "mrr"])
+    >>> result.summary[["mean", "n_users"]]
+                 mean  n_users
+    precision@2  0.50        2
+    mrr@2        0.75        2
+    """
+    func = "evaluate"
+    ks = _check_ks(k, func=func)
+    names = _check_metrics(metrics, func=func)
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = check_positive_int(n_resamples, func=func, arg="n_resamples")
+    options = make_options(
+        func, threshold=threshold, gain=gain, discount=discount, log_base=log_base,
+        ap_denominator=ap_denominator, empty=empty, ties=ties, neutral=neutral,
+        half_life=half_life,
+    )
+    if isinstance(truth, pd.DataFrame) and len(truth) == 0:
+        raise ValueError(f"{func}: 'truth' is empty; there are no users to evaluate.")
+    table = prepare(truth, recs, options, func=func)
+    curves = RankingCurves(table, max(ks), options)
+
+    tied = {kk: tie_check(table, kk, options, func=func) for kk in ks}
+    columns: dict[str, np.ndarray] = {}
+    rows: list[dict] = []
+    for name in names:
+        metric = RANKING_METRICS[name]
+        if not metric.at_k:
+            values, undefined = curves.metric(name)
+            spec = [(None, values, undefined)]
+        else:
+            values, undefined = curves.metric(name)
+            spec = [
+                (kk, values[:, kk - 1], None if undefined is None else np.asarray(undefined[:, kk - 1]))
+                for kk in ks
+            ]
+        for kk, vals, undef in spec:
+            col = metric_column(name, kk)
+            vals = np.asarray(vals, dtype=np.float64).copy()
+            n_undefined = 0 if undef is None else int(undef.sum())
+            if undef is not None:
+                vals[undef] = 0.0 if options.empty == "zero" else np.nan
+            columns[col] = vals
+            rows.append(
+                {
+                    "column": col,
+                    "metric": name,
+                    "k": kk,
+                    "label": metric.label,
+                    "dropped_undefined": n_undefined if options.empty == "drop" else 0,
+                    "undefined": n_undefined,
+                    "tied_users": tied[kk] if kk is not None else 0,
+                }
+            )
+    per_user = pd.DataFrame(columns, index=table.users)
+    ci = bootstrap_ci_frame(per_user, confidence=confidence, n_resamples=n_resamples, rng=rng)
+    summary = pd.DataFrame(rows).set_index("column")
+    summary.index.name = None
+    summary["k"] = summary["k"].astype("Int64")
+    summary["mean"] = ci["mean"]
+    summary["ci_low"] = ci["ci_low"]
+    summary["ci_high"] = ci["ci_high"]
+    summary["n_users"] = ci["n"]
+    summary = summary[
+        ["metric", "k", "label", "mean", "ci_low", "ci_high", "n_users", "dropped_undefined",
+         "undefined", "tied_users"]
+    ]
+    definitions = options.as_dict() | {"confidence": confidence, "n_resamples": n_resamples,
+                                       "bootstrap_seed": rng if isinstance(rng, numbers.Integral) else None}
+    counts = {
+        "users": table.n_users,
+        "users_without_recs": table.n_without_recs,
+        "recs_only_users": table.n_recs_only,
+    }
+    return Evaluation(per_user=per_user, summary=summary, definitions=definitions, counts=counts)

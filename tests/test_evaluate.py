@@ -1,0 +1,135 @@
+"""evaluate(): agreement with the individual metric functions, the summary, JSON, errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalkit.evaluate import evaluate
+from evalkit.metrics import RANKING_METRICS
+from evalkit.stats import bootstrap_ci
+
+
+def random_case(seed: int, n_users: int = 60, n_items: int = 40):
+    rng = np.random.default_rng(seed)
+    truth = []
+    recs = []
+    for u in range(n_users):
+        items = rng.choice(n_items, size=rng.integers(1, 8), replace=False)
+        truth.append(pd.DataFrame({"user_id": u, "item_id": items,
+                                   "rating": rng.integers(1, 11, items.size) / 2}))
+        if u % 7 == 3:
+            continue  # some users without recommendations
+        listed = rng.choice(n_items, size=rng.integers(1, 15), replace=False)
+        recs.append(pd.DataFrame({"user_id": u, "item_id": listed,
+                                  "score": rng.integers(0, 6, listed.size).astype(float)}))
+    recs.append(pd.DataFrame({"user_id": [999], "item_id": [1], "score": [1.0]}))  # recs-only
+    return pd.concat(truth, ignore_index=True), pd.concat(recs, ignore_index=True)
+
+
+OPTIONS = [
+    {},
+    {"empty": "zero", "gain": "exponential"},
+    {"threshold": None, "ap_denominator": "relevant", "ties": "expected"},
+    {"ties": "optimistic", "discount": "breese", "log_base": 3.0},
+]
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+@pytest.mark.filterwarnings("ignore::evalkit.metrics.TieWarning")
+def test_evaluate_agrees_with_each_metric_function(options: dict) -> None:
+    truth, recs = random_case(1)
+    result = evaluate(truth, recs, k=[3, 10], **options)
+    for name, metric in RANKING_METRICS.items():
+        kwargs = {key: value for key, value in options.items()
+                  if key in metric.func.__code__.co_varnames}
+        for k in ([3, 10] if metric.at_k else [None]):
+            column = name if k is None else f"{name}@{k}"
+            if k is not None:
+                kwargs["k"] = k
+            expected = metric.func(truth, recs, **kwargs)
+            got = result.per_user[column]
+            # evaluate keeps every user (NaN where undefined); the function drops under "drop"
+            pd.testing.assert_series_equal(
+                got.dropna(), expected.dropna().rename(column), check_names=True, atol=1e-12
+            )
+            assert result.mean(name, k) == pytest.approx(expected.mean(), abs=1e-12)
+            assert result.summary.loc[column, "n_users"] == expected.notna().sum()
+
+
+def test_summary_ci_is_the_seeded_bootstrap_of_the_per_user_values() -> None:
+    truth, recs = random_case(2)
+    a = evaluate(truth, recs, k=5, metrics=["ndcg"], ties="expected", rng=7)
+    b = evaluate(truth, recs, k=5, metrics=["ndcg"], ties="expected", rng=7)
+    pd.testing.assert_frame_equal(a.summary, b.summary)
+    values = a.per_user["ndcg@5"].dropna().to_numpy()
+    low, high = bootstrap_ci(values, rng=7)
+    assert a.summary.loc["ndcg@5", "ci_low"] == pytest.approx(low)
+    assert a.summary.loc["ndcg@5", "ci_high"] == pytest.approx(high)
+    assert low <= values.mean() <= high
+
+
+def test_counts_and_definitions_are_reported() -> None:
+    truth, recs = random_case(3)
+    result = evaluate(truth, recs, k=5, metrics=["recall"], ties="expected")
+    assert result.counts["users"] == truth["user_id"].nunique()
+    assert result.counts["recs_only_users"] == 1
+    assert result.counts["users_without_recs"] == len({u for u in range(60) if u % 7 == 3})
+    no_relevant = (truth.assign(rel=truth["rating"] >= 4).groupby("user_id")["rel"].sum() == 0).sum()
+    assert result.summary.loc["recall@5", "dropped_undefined"] == no_relevant
+    for key in ("threshold", "gain", "discount", "ap_denominator", "ties", "empty"):
+        assert key in result.definitions
+
+
+def test_to_json_round_trips(tmp_path) -> None:
+    truth, recs = random_case(4)
+    result = evaluate(truth, recs, k=[1, 5], metrics=["precision", "ndcg"], ties="expected")
+    path = tmp_path / "out" / "result.json"
+    text = result.to_json(path)
+    loaded = json.loads(path.read_text())
+    assert loaded == json.loads(text)
+    rows = {row["column"]: row for row in loaded["summary"]}
+    assert set(rows) == {"precision@1", "precision@5", "ndcg@1", "ndcg@5"}
+    assert rows["ndcg@5"]["mean"] == pytest.approx(result.mean("ndcg", 5), abs=1e-12)
+    assert loaded["definitions"]["ties"] == "expected"
+    assert "<table" in result._repr_html_()
+
+
+def test_inputs_are_not_mutated() -> None:
+    truth, recs = random_case(5)
+    before = truth.copy(), recs.copy()
+    evaluate(truth, recs, k=[2, 4], ties="expected")
+    pd.testing.assert_frame_equal(truth, before[0])
+    pd.testing.assert_frame_equal(recs, before[1])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"metrics": ["ndgc"]}, "unknown metric 'ndgc'; valid metrics are precision"),
+        ({"k": 0}, "'k' must be a positive integer"),
+        ({"k": []}, "'k' must be a positive integer or a non-empty list"),
+        ({"gain": "cubic"}, "unknown gain 'cubic'"),
+        ({"confidence": 1.5}, "'confidence'"),
+    ],
+)
+def test_bad_options_are_named(kwargs: dict, message: str) -> None:
+    truth, recs = random_case(6)
+    with pytest.raises(ValueError, match="evaluate: ") as info:
+        evaluate(truth, recs, ties="expected", **kwargs)
+    assert message in str(info.value)
+
+
+def test_empty_truth_is_an_error() -> None:
+    truth, recs = random_case(6)
+    with pytest.raises(ValueError, match="evaluate: 'truth' is empty"):
+        evaluate(truth.iloc[:0], recs)
+
+
+def test_string_user_ids_against_integer_recs_are_refused() -> None:
+    truth, recs = random_case(6)
+    with pytest.raises(TypeError, match="evaluate: 'user_id' holds string ids"):
+        evaluate(truth.assign(user_id=truth["user_id"].astype(str)), recs)
