@@ -1,11 +1,26 @@
 """Metric families: ranking, rating prediction, classification, rank correlation and beyond
 accuracy. Definitions and policies follow SPEC; every function documents its formula and its
-rule for degenerate cases."""
+rule for degenerate cases.
+
+The classification functions ``precision``, ``recall`` and ``f1`` live in
+:mod:`evalkit.metrics.classification` (their names would shadow nothing here, but they compute
+one number from a confusion table, so they are kept apart from the ranking metrics).
+"""
 
 from __future__ import annotations
 
 from ._common import TieWarning
 from ._registry import METRICS, RANKING_METRICS, Metric, get_metric
+from .beyond import (
+    catalog_coverage,
+    gini_index,
+    intra_list_diversity,
+    novelty,
+    serendipity,
+    user_coverage,
+)
+from .classification import confusion, confusion_at_k, precision_recall_curve
+from .correlation import fcp, fcp_global, kendall, spearman
 from .ranking import (
     average_precision_at_k,
     dcg_at_k,
@@ -19,6 +34,7 @@ from .ranking import (
     recall_at_k,
     reciprocal_rank_at_k,
 )
+from .rating import mae, mae_per_user, rmse, rmse_per_user
 
 __all__ = [
     "METRICS",
@@ -26,15 +42,32 @@ __all__ = [
     "Metric",
     "TieWarning",
     "average_precision_at_k",
+    "catalog_coverage",
+    "confusion",
+    "confusion_at_k",
     "dcg_at_k",
     "f1_at_k",
+    "fcp",
+    "fcp_global",
     "get_metric",
+    "gini_index",
     "half_life_utility",
     "hit_rate_at_k",
+    "intra_list_diversity",
+    "kendall",
+    "mae",
+    "mae_per_user",
     "ndcg_at_k",
+    "novelty",
     "precision_at_k",
+    "precision_recall_curve",
     "r_precision",
     "ranking_curves",
+    "rmse",
+    "rmse_per_user",
     "recall_at_k",
     "reciprocal_rank_at_k",
+    "serendipity",
+    "spearman",
+    "user_coverage",
 ]

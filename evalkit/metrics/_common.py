@@ -43,10 +43,10 @@ def check_truth(truth: object, *, func: str, arg: str = "truth") -> pd.DataFrame
     check_finite(frame, "rating", func=func, arg=arg)
     dup = frame.duplicated(["user_id", "item_id"])
     if dup.any():
-        first = frame.loc[dup, ["user_id", "item_id"]].iloc[0]
+        user, item = frame.loc[dup, ["user_id", "item_id"]].iloc[0].tolist()
         raise ValueError(
             f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s); "
-            f"first: ({first['user_id']!r}, {first['item_id']!r})."
+            f"first: ({user!r}, {item!r})."
         )
     return frame
 
@@ -78,21 +78,21 @@ def check_recs(recs: object, *, func: str, arg: str = "recs") -> pd.DataFrame:
         if values.size and values.min() < 1:
             raise ValueError(
                 f"{func}: '{arg}' column 'rank' must be 1-based positive integers; "
-                f"got a minimum of {values.min()!r}."
+                f"got a minimum of {values.min().item()!r}."
             )
         dup_rank = frame.duplicated(["user_id", "rank"])
         if dup_rank.any():
-            first = frame.loc[dup_rank, ["user_id", "rank"]].iloc[0]
+            user, rank_ = frame.loc[dup_rank, ["user_id", "rank"]].iloc[0].tolist()
             raise ValueError(
                 f"{func}: '{arg}' has {int(dup_rank.sum())} duplicate rank(s) within a user; "
-                f"first: user {first['user_id']!r}, rank {first['rank']!r}."
+                f"first: user {user!r}, rank {rank_!r}."
             )
     dup = frame.duplicated(["user_id", "item_id"])
     if dup.any():
-        first = frame.loc[dup, ["user_id", "item_id"]].iloc[0]
+        user, item = frame.loc[dup, ["user_id", "item_id"]].iloc[0].tolist()
         raise ValueError(
             f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s); "
-            f"first: ({first['user_id']!r}, {first['item_id']!r})."
+            f"first: ({user!r}, {item!r})."
         )
     return frame
 
@@ -128,6 +128,7 @@ def check_id_dtypes(
     *,
     func: str,
     other_arg: str = "recs",
+    truth_arg: str = "truth",
 ) -> None:
     """Refuse id columns of different kinds (integer vs string) between truth and ``other``.
 
@@ -137,7 +138,7 @@ def check_id_dtypes(
         a, b = _id_kind(truth[col]), _id_kind(other[col])
         if a != b and len(truth) and len(other):
             raise TypeError(
-                f"{func}: '{col}' holds {a} ids in 'truth' but {b} ids in '{other_arg}' "
+                f"{func}: '{col}' holds {a} ids in '{truth_arg}' but {b} ids in '{other_arg}' "
                 f"(dtypes {truth[col].dtype} and {other[col].dtype}); convert one so they match."
             )
 

@@ -2,6 +2,11 @@
 
 ``evaluate``, the command line, the property tests and the error messages all read it, so a
 metric added here is validated, documented in messages and covered by the common tests.
+
+Ranking metrics use their short names (``precision``, ``map``, ``ndcg``, ...); the other
+families keep their function names. The classification functions ``precision``, ``recall``
+and ``f1`` of :mod:`evalkit.metrics.classification` compute one number from a confusion table,
+not per-user values, and are not registered, so those names mean the ranking metrics.
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import ranking
+from . import beyond, correlation, ranking, rating
 
 __all__ = ["METRICS", "RANKING_METRICS", "Metric", "get_metric"]
 
@@ -34,6 +39,11 @@ class Metric:
         Direction of improvement.
     at_k : bool
         Whether the metric takes a cutoff ``k``.
+    per_user : bool
+        Whether ``func`` returns per-user values (a Series) or one number for the system.
+    inputs : tuple of str
+        What ``func`` takes, in order: ``truth``, ``recs``, ``predictions``, ``train``,
+        ``items``.
     """
 
     name: str
@@ -43,6 +53,8 @@ class Metric:
     bounds: tuple[float, float] = (0.0, 1.0)
     higher_is_better: bool = True
     at_k: bool = True
+    per_user: bool = True
+    inputs: tuple[str, ...] = ("truth", "recs")
 
 
 _RANKING = (
@@ -58,8 +70,32 @@ _RANKING = (
     Metric("half_life_utility", ranking.half_life_utility, "HLU", "ranking"),
 )
 
+_INF = float("inf")
+_PRED = ("truth", "predictions")
+_OTHERS = (
+    Metric("mae", rating.mae_per_user, "MAE", "rating", (0.0, _INF), False, False, inputs=_PRED),
+    Metric("rmse", rating.rmse_per_user, "RMSE", "rating", (0.0, _INF), False, False, inputs=_PRED),
+    Metric("spearman", correlation.spearman, "Spearman", "correlation", (-1.0, 1.0), at_k=False,
+           inputs=_PRED),
+    Metric("kendall", correlation.kendall, "Kendall", "correlation", (-1.0, 1.0), at_k=False,
+           inputs=_PRED),
+    Metric("fcp", correlation.fcp, "FCP", "correlation", at_k=False, inputs=_PRED),
+    Metric("fcp_global", correlation.fcp_global, "FCP (global)", "correlation", at_k=False,
+           per_user=False, inputs=_PRED),
+    Metric("novelty", beyond.novelty, "Novelty", "beyond", (0.0, _INF), inputs=("recs", "train")),
+    Metric("intra_list_diversity", beyond.intra_list_diversity, "ILD", "beyond",
+           inputs=("recs", "items")),
+    Metric("serendipity", beyond.serendipity, "Serendipity", "beyond",
+           inputs=("truth", "recs", "train")),
+    Metric("catalog_coverage", beyond.catalog_coverage, "Catalog coverage", "beyond",
+           per_user=False, inputs=("recs",)),
+    Metric("user_coverage", beyond.user_coverage, "User coverage", "beyond", per_user=False),
+    Metric("gini_index", beyond.gini_index, "Gini", "beyond", higher_is_better=False,
+           per_user=False, inputs=("recs",)),
+)
+
 RANKING_METRICS: dict[str, Metric] = {m.name: m for m in _RANKING}
-METRICS: dict[str, Metric] = dict(RANKING_METRICS)
+METRICS: dict[str, Metric] = RANKING_METRICS | {m.name: m for m in _OTHERS}
 
 
 def get_metric(name: object, *, func: str) -> Metric:

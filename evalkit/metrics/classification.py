@@ -1,0 +1,474 @@
+"""Classification accuracy: confusion counts, precision, recall, F1 and the precision-recall
+curve over the prediction cutoff.
+
+A test item is actually relevant when its rating >= ``threshold``. It is predicted relevant
+when its predicted rating >= ``cutoff`` (:func:`confusion` and the functions built on it), or
+when it is in the user's top-k list (:func:`confusion_at_k`). All counts pool every test
+rating of every user (micro average), as in the classification table of the seed notes; the
+per-user precision and recall of top-k lists are ranking metrics (``precision_at_k``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_positive_int
+from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
+from ._topk import top_k
+from .rating import _join_predictions
+
+__all__ = [
+    "CONFUSION_LABELS",
+    "confusion",
+    "confusion_at_k",
+    "f1",
+    "precision",
+    "precision_recall_curve",
+    "recall",
+]
+
+#: Index of the Series returned by :func:`confusion` and :func:`confusion_at_k`.
+CONFUSION_LABELS = ("TP", "FP", "FN", "TN")
+
+
+def _check_cutoff(cutoff: object, threshold: float | None, *, func: str) -> float:
+    if cutoff is None:
+        if threshold is None:
+            raise ValueError(
+                f"{func}: 'cutoff' must be given when 'threshold' is None; got None."
+            )
+        return threshold
+    if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Real):
+        raise TypeError(f"{func}: 'cutoff' must be a number or None; got {cutoff!r}.")
+    if not np.isfinite(cutoff):
+        raise ValueError(f"{func}: 'cutoff' must be finite; got {cutoff!r}.")
+    return float(cutoff)
+
+
+def _classes(
+    truth: object,
+    predictions: object,
+    *,
+    func: str,
+    threshold: object,
+    missing: str,
+) -> tuple[np.ndarray, np.ndarray, float | None]:
+    """Validate; return (actual relevant, prediction) arrays over the evaluated test ratings."""
+    threshold = check_threshold(threshold, func=func)
+    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    rating = joined["rating"].to_numpy(np.float64)
+    actual = np.ones(rating.size, dtype=bool) if threshold is None else rating >= threshold
+    return actual, joined["prediction"].to_numpy(np.float64), threshold
+
+
+def _counts(actual: np.ndarray, predicted: np.ndarray) -> pd.Series:
+    tp = int(np.count_nonzero(actual & predicted))
+    fp = int(np.count_nonzero(~actual & predicted))
+    fn = int(np.count_nonzero(actual & ~predicted))
+    tn = int(np.count_nonzero(~actual & ~predicted))
+    return pd.Series([tp, fp, fn, tn], index=list(CONFUSION_LABELS), dtype=np.int64,
+                     name="confusion")
+
+
+def _ratio(num: float, den: float, *, func: str, what: str) -> float:
+    if den == 0:
+        warnings.warn(f"{func}: {what} is 0/0; returning NaN.", RuntimeWarning, stacklevel=3)
+        return float("nan")
+    return float(num / den)
+
+
+def _confusion(
+    truth: object,
+    predictions: object,
+    *,
+    func: str,
+    threshold: object,
+    cutoff: object,
+    missing: str,
+) -> pd.Series:
+    actual, prediction, threshold = _classes(
+        truth, predictions, func=func, threshold=threshold, missing=missing
+    )
+    cut = _check_cutoff(cutoff, threshold, func=func)
+    return _counts(actual, prediction >= cut)
+
+
+def confusion(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    threshold: float | None = 4.0,
+    cutoff: float | None = None,
+    missing: str = "error",
+) -> pd.Series:
+    """Confusion counts of relevant vs predicted-relevant test ratings.
+
+    Parameters
+    ----------
+    truth : pandas.DataFrame
+        Test ratings ``user_id, item_id, rating``.
+    predictions : pandas.DataFrame
+        ``user_id, item_id, prediction``; predictions of pairs not in ``truth`` are ignored.
+    threshold : float or None, default 4.0
+        A test item is actually relevant when its rating >= threshold; None makes every test
+        item relevant.
+    cutoff : float or None, default None
+        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
+
+    Returns
+    -------
+    pandas.Series
+        int64 counts indexed ``TP, FP, FN, TN``, named ``"confusion"``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On missing columns, NaN ratings, NaN or infinite predictions, duplicate pairs, id
+        columns of different kinds, a non-numeric ``threshold`` or ``cutoff`` (or both None),
+        an unknown ``missing``, or a test rating without a prediction under
+        ``missing="error"``.
+
+    Notes
+    -----
+    Over the test ratings :math:`(u, i)`: actual :math:`y = [r_{ui} \\ge t]`, predicted
+    :math:`\\hat y = [\\hat r_{ui} \\ge c]`; TP counts :math:`y \\wedge \\hat y`, FP
+    :math:`\\neg y \\wedge \\hat y`, FN :math:`y \\wedge \\neg \\hat y`, TN the rest.
+
+    Examples
+    --------
+    The second classification table of the seed notes, with R encoded as 5 and NR as 1:
+
+    >>> import pandas as pd
+    >>> from evalkit.metrics.classification import confusion
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": range(1, 11),
+    ...                       "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(
+    ...     prediction=[5.0, 5, 1, 5, 1, 5, 5, 1, 5, 1])
+    >>> confusion(truth, predictions).to_dict()
+    {'TP': 5, 'FP': 1, 'FN': 3, 'TN': 1}
+    """
+    return _confusion(
+        truth, predictions, func="confusion", threshold=threshold, cutoff=cutoff, missing=missing
+    )
+
+
+def confusion_at_k(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    k: int,
+    threshold: float | None = 4.0,
+) -> pd.Series:
+    """Confusion counts when the predicted-relevant items are each user's top-k list.
+
+    Parameters
+    ----------
+    truth : pandas.DataFrame
+        Test ratings ``user_id, item_id, rating``.
+    recs : pandas.DataFrame
+        ``user_id, item_id`` and ``rank`` and/or ``score`` (rank by descending score, ties by
+        item_id ascending, when only ``score`` is given).
+    k : int
+        Cutoff of each user's list.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating >= threshold; None makes every test item
+        relevant.
+
+    Returns
+    -------
+    pandas.Series
+        int64 counts indexed ``TP, FP, FN, TN``, named ``"confusion"``.
+        ``attrs["dropped"]["recs_only"]`` counts users of ``recs`` without test ratings,
+        whose lists are ignored.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On malformed inputs, id columns of different kinds, a non-positive ``k`` or a
+        non-numeric ``threshold``.
+
+    Notes
+    -----
+    Pooled over the test users: TP = recommended relevant test items; FP = recommended items
+    that are not relevant, **including recommended items without a test rating** (the usual
+    assumption that an unrated item is not relevant, so FP + TP is the number of recommended
+    items); FN = relevant test items not recommended; TN = non-relevant test items not
+    recommended. Unrated items that are not recommended are not counted (TN covers the test
+    set only).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.classification import confusion_at_k
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 2, 3, 4],
+    ...                       "rating": [5.0, 4.0, 2.0, 1.0]})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": [1, 9, 3, 2], "rank": [1, 2, 3, 4]})
+    >>> confusion_at_k(truth, recs, k=3).to_dict()  # 9 is unrated: a false positive
+    {'TP': 1, 'FP': 2, 'FN': 1, 'TN': 1}
+    """
+    func = "confusion_at_k"
+    truth = check_truth(truth, func=func)
+    recs = check_recs(recs, func=func)
+    k = check_positive_int(k, func=func, arg="k")
+    threshold = check_threshold(threshold, func=func)
+    check_id_dtypes(truth, recs, func=func)
+    top = top_k(recs, k=k)
+    known = top["user_id"].isin(truth["user_id"]).to_numpy()
+    n_outside = int(top.loc[~known, "user_id"].nunique())
+    top = top.loc[known, ["user_id", "item_id"]]
+    rating = truth["rating"].to_numpy(np.float64)
+    relevant = np.ones(rating.size, bool) if threshold is None else rating >= threshold
+    flagged = truth[["user_id", "item_id"]].assign(_rel=relevant.astype(np.float64))
+    hits = top.merge(flagged, on=["user_id", "item_id"], how="left")["_rel"].to_numpy()
+    rated = ~np.isnan(hits)
+    is_rel = hits == 1.0
+    tp = int(np.count_nonzero(is_rel))
+    fp = int(len(top) - tp)
+    n_rel = int(np.count_nonzero(relevant))
+    rec_nonrel_rated = int(np.count_nonzero(rated & ~is_rel))
+    counts = pd.Series(
+        [tp, fp, n_rel - tp, int(relevant.size - n_rel - rec_nonrel_rated)],
+        index=list(CONFUSION_LABELS),
+        dtype=np.int64,
+        name="confusion",
+    )
+    counts.attrs["dropped"] = {"recs_only": n_outside} if n_outside else {}
+    return counts
+
+
+def precision(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    threshold: float | None = 4.0,
+    cutoff: float | None = None,
+    missing: str = "error",
+) -> float:
+    """Share of predicted-relevant test ratings that are relevant (higher is better).
+
+    Parameters
+    ----------
+    truth, predictions, threshold, cutoff, missing
+        As :func:`confusion`.
+
+    Returns
+    -------
+    float
+        TP / (TP + FP) in [0, 1]; NaN with a ``RuntimeWarning`` when nothing is predicted
+        relevant (0/0).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`confusion`.
+
+    Notes
+    -----
+    :math:`P = TP / (TP + FP)`; a 0/0 is NaN and warned about, never a silent 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.classification import precision
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": range(1, 11),
+    ...                       "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(
+    ...     prediction=[5.0, 5, 1, 5, 1, 5, 5, 1, 5, 1])
+    >>> round(precision(truth, predictions), 3)
+    0.833
+    """
+    c = _confusion(
+        truth, predictions, func="precision", threshold=threshold, cutoff=cutoff, missing=missing
+    )
+    return _ratio(c["TP"], c["TP"] + c["FP"], func="precision", what="TP / (TP + FP)")
+
+
+def recall(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    threshold: float | None = 4.0,
+    cutoff: float | None = None,
+    missing: str = "error",
+) -> float:
+    """Share of relevant test ratings that are predicted relevant (higher is better).
+
+    Parameters
+    ----------
+    truth, predictions, threshold, cutoff, missing
+        As :func:`confusion`.
+
+    Returns
+    -------
+    float
+        TP / (TP + FN) in [0, 1]; NaN with a ``RuntimeWarning`` when no test rating is
+        relevant (0/0).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`confusion`.
+
+    Notes
+    -----
+    :math:`R = TP / (TP + FN)`; a 0/0 is NaN and warned about, never a silent 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.classification import recall
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": range(1, 11),
+    ...                       "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(
+    ...     prediction=[5.0, 5, 1, 5, 1, 5, 5, 1, 5, 1])
+    >>> recall(truth, predictions)
+    0.625
+    """
+    c = _confusion(
+        truth, predictions, func="recall", threshold=threshold, cutoff=cutoff, missing=missing
+    )
+    return _ratio(c["TP"], c["TP"] + c["FN"], func="recall", what="TP / (TP + FN)")
+
+
+def f1(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    threshold: float | None = 4.0,
+    cutoff: float | None = None,
+    missing: str = "error",
+) -> float:
+    """Harmonic mean of precision and recall (higher is better).
+
+    Parameters
+    ----------
+    truth, predictions, threshold, cutoff, missing
+        As :func:`confusion`.
+
+    Returns
+    -------
+    float
+        In [0, 1]; NaN with a ``RuntimeWarning`` when TP = FP = FN = 0 (nothing relevant and
+        nothing predicted relevant).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`confusion`.
+
+    Notes
+    -----
+    .. math:: F_1 = \\frac{2PR}{P + R} = \\frac{2\\,TP}{2\\,TP + FP + FN}.
+
+    The second form, used here (as in scikit-learn), equals the first whenever P and R are
+    defined and not both 0; it gives 0 when TP = 0 but some item is relevant or predicted
+    relevant (also when only one of P, R is 0/0), and is 0/0 only when TP = FP = FN = 0,
+    which gives NaN with a warning.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.classification import f1
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": range(1, 11),
+    ...                       "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(
+    ...     prediction=[5.0, 5, 1, 5, 1, 5, 5, 1, 5, 1])
+    >>> round(f1(truth, predictions), 4)  # 2 * 5 / (10 + 1 + 3)
+    0.7143
+    """
+    c = _confusion(
+        truth, predictions, func="f1", threshold=threshold, cutoff=cutoff, missing=missing
+    )
+    return _ratio(
+        2 * c["TP"], 2 * c["TP"] + c["FP"] + c["FN"], func="f1", what="2TP / (2TP + FP + FN)"
+    )
+
+
+def precision_recall_curve(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    threshold: float | None = 4.0,
+    missing: str = "error",
+) -> pd.DataFrame:
+    """Precision, recall and F1 at every distinct prediction value used as the cutoff.
+
+    Parameters
+    ----------
+    truth, predictions, threshold, missing
+        As :func:`confusion`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``cutoff, precision, recall, f1, tp, fp, fn, tn``, one row per distinct
+        prediction value, ``cutoff`` ascending (recall non-increasing down the rows).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`confusion`.
+
+    Notes
+    -----
+    At cutoff :math:`c` an item is predicted relevant when :math:`\\hat r \\ge c`. Sorting the
+    predictions in descending order and taking cumulative sums of the actual classes gives TP
+    and FP at every cutoff in one pass. Precision is always defined (each cutoff is a
+    prediction, so something is predicted relevant); recall is NaN (with a ``RuntimeWarning``)
+    when no test rating is relevant; F1 is :math:`2TP / (2TP + FP + FN)`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.classification import precision_recall_curve
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 2, 3, 4],
+    ...                       "rating": [5.0, 2.0, 4.0, 1.0]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(prediction=[4.5, 4.0, 3.0, 3.0])
+    >>> precision_recall_curve(truth, predictions)[["cutoff", "precision", "recall", "tp"]]
+       cutoff  precision  recall  tp
+    0     3.0        0.5     1.0   2
+    1     4.0        0.5     0.5   1
+    2     4.5        1.0     0.5   1
+    """
+    func = "precision_recall_curve"
+    actual, prediction, _ = _classes(
+        truth, predictions, func=func, threshold=threshold, missing=missing
+    )
+    order = np.argsort(-prediction, kind="stable")
+    pred_sorted = prediction[order]
+    tps = np.cumsum(actual[order], dtype=np.int64)
+    change = np.ones(pred_sorted.size, dtype=bool)  # last position of each distinct value
+    change[:-1] = pred_sorted[1:] != pred_sorted[:-1]
+    last = np.flatnonzero(change)[::-1]  # ascending cutoff
+    tp = tps[last]
+    fp = last.astype(np.int64) + 1 - tp
+    n_pos = int(np.count_nonzero(actual))
+    n_neg = int(actual.size - n_pos)
+    if n_pos == 0 and last.size:
+        warnings.warn(
+            f"{func}: no test rating is relevant, so recall is 0/0; returning NaN recall.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        rec = np.full(last.size, np.nan)
+    else:
+        rec = tp / max(n_pos, 1)
+    fn = n_pos - tp
+    return pd.DataFrame(
+        {
+            "cutoff": pred_sorted[last],
+            "precision": tp / (tp + fp),
+            "recall": rec,
+            "f1": 2 * tp / (2 * tp + fp + fn),
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "tn": n_neg - fp,
+        }
+    )

@@ -1,0 +1,369 @@
+"""Rating-prediction accuracy: mean absolute error and root mean squared error.
+
+Both compare each test rating ``r`` with its predicted rating ``r_hat``. By default they
+average over all test ratings (``average="micro"``, as rating-prediction results are usually
+reported); ``average="user"`` first computes the error of each user and then takes the mean
+over users, so every user weighs the same.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_choice
+from ._common import check_id_dtypes, check_predictions, check_truth, finish_per_user
+
+__all__ = ["AVERAGES", "MISSING_POLICIES", "mae", "mae_per_user", "rmse", "rmse_per_user"]
+
+#: Valid values of ``average``: over all test ratings, or the mean of per-user values.
+AVERAGES = ("micro", "user")
+#: Valid values of ``missing``: a test rating without a prediction is an error, or is dropped.
+MISSING_POLICIES = ("error", "drop")
+
+
+def _as_prediction_frame(frame: object, *, func: str, arg: str = "predictions") -> pd.DataFrame:
+    """Return ``user_id, item_id, prediction``; a ``score`` column stands in for ``prediction``."""
+    if isinstance(frame, pd.DataFrame) and "prediction" not in frame.columns:
+        if "score" not in frame.columns:
+            raise ValueError(
+                f"{func}: '{arg}' needs a 'prediction' or a 'score' column; it has "
+                f"{', '.join(map(str, frame.columns)) or 'no columns'}."
+            )
+        frame = frame.rename(columns={"score": "prediction"})
+    return check_predictions(frame, func=func, arg=arg)
+
+
+def _join_predictions(
+    truth: object,
+    predictions: object,
+    *,
+    func: str,
+    missing: str,
+    accept_score: bool = False,
+) -> pd.DataFrame:
+    """Validate ``truth`` and ``predictions`` and pair every test rating with its prediction.
+
+    Returns a new frame ``user_id, item_id, rating, prediction`` with one row per test rating
+    that has a prediction, in the order of ``truth``. Predictions of pairs that are not in
+    ``truth`` are ignored. A test rating without a prediction raises ``ValueError`` under
+    ``missing="error"``; under ``missing="drop"`` it is left out and a warning gives the count.
+    The frame's ``attrs`` hold that count (``"n_missing"``), the number of users in ``truth``
+    (``"n_truth_users"``) and of users in ``predictions`` but not in ``truth``
+    (``"recs_only"``).
+    """
+    missing = check_choice(missing, func=func, arg="missing", choices=MISSING_POLICIES)
+    truth = check_truth(truth, func=func)
+    if accept_score:
+        predictions = _as_prediction_frame(predictions, func=func)
+    else:
+        predictions = check_predictions(predictions, func=func)
+    check_id_dtypes(truth, predictions, func=func, other_arg="predictions")
+    left = truth[["user_id", "item_id", "rating"]]
+    right = predictions[["user_id", "item_id", "prediction"]]
+    joined = left.merge(right, on=["user_id", "item_id"], how="left", sort=False)
+    absent = joined["prediction"].isna().to_numpy()
+    n_missing = int(absent.sum())
+    if n_missing:
+        first_user, first_item = joined.loc[absent, ["user_id", "item_id"]].iloc[0].tolist()
+        pair = f"({first_user!r}, {first_item!r})"
+        if missing == "error":
+            raise ValueError(
+                f"{func}: {n_missing} of {len(joined)} test rating(s) have no prediction; "
+                f"first: (user_id, item_id) = {pair}. Predict every test pair, or pass "
+                "missing='drop' to leave them out."
+            )
+        warnings.warn(
+            f"{func}: dropped {n_missing} of {len(joined)} test rating(s) without a prediction "
+            f"(first: (user_id, item_id) = {pair}).",
+            UserWarning,
+            stacklevel=3,
+        )
+        joined = joined.loc[~absent].reset_index(drop=True)
+    joined.attrs["n_missing"] = n_missing
+    truth_users = pd.unique(truth["user_id"])
+    joined.attrs["n_truth_users"] = len(truth_users)
+    outside = ~pd.Index(pd.unique(predictions["user_id"])).isin(truth_users)
+    joined.attrs["recs_only"] = int(outside.sum())
+    return joined
+
+
+def _lost_users(joined: pd.DataFrame, n_evaluated: int) -> dict[str, int]:
+    """Counts of users left out, by reason, for a frame made by :func:`_join_predictions`."""
+    counts = {
+        "no_prediction": joined.attrs["n_truth_users"] - n_evaluated,
+        "recs_only": joined.attrs["recs_only"],
+    }
+    return {reason: int(n) for reason, n in counts.items() if n}
+
+
+def _per_user(
+    truth: object,
+    predictions: object,
+    *,
+    func: str,
+    name: str,
+    missing: str,
+    squared: bool,
+) -> pd.Series:
+    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)
+    values = err * err if squared else np.abs(err)
+    codes, users = pd.factorize(joined["user_id"], sort=True)
+    counts = np.bincount(codes, minlength=len(users))
+    means = np.bincount(codes, weights=values, minlength=len(users)) / np.maximum(counts, 1)
+    if squared:
+        means = np.sqrt(means)
+    return finish_per_user(
+        means,
+        pd.Index(users),
+        name=name,
+        undefined=None,
+        empty="drop",
+        extra_counts=_lost_users(joined, len(users)),
+    )
+
+
+def _summary(
+    truth: object,
+    predictions: object,
+    *,
+    func: str,
+    average: str,
+    missing: str,
+    squared: bool,
+) -> float:
+    average = check_choice(average, func=func, arg="average", choices=AVERAGES)
+    if average == "user":
+        per_user = _per_user(
+            truth, predictions, func=func, name=func, missing=missing, squared=squared
+        )
+        values = per_user.to_numpy()
+    else:
+        joined = _join_predictions(truth, predictions, func=func, missing=missing)
+        err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)
+        values = err * err if squared else np.abs(err)
+    if values.size == 0:
+        raise ValueError(f"{func}: no test rating to evaluate; 'truth' has no rows left.")
+    mean = float(np.mean(values))
+    return float(np.sqrt(mean)) if squared and average == "micro" else mean
+
+
+def mae(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    average: str = "micro",
+    missing: str = "error",
+) -> float:
+    """Mean absolute error of predicted ratings (lower is better).
+
+    Parameters
+    ----------
+    truth : pandas.DataFrame
+        Test ratings ``user_id, item_id, rating``; (user, item) pairs unique.
+    predictions : pandas.DataFrame
+        ``user_id, item_id, prediction``; predictions of pairs not in ``truth`` are ignored.
+    average : {"micro", "user"}, default "micro"
+        ``"micro"``: mean over all test ratings. ``"user"``: mean over users of each user's
+        MAE (every user weighs the same).
+    missing : {"error", "drop"}, default "error"
+        What to do with a test rating that has no prediction: raise, or leave it out and warn
+        with the count.
+
+    Returns
+    -------
+    float
+        The MAE, in rating units, >= 0.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On missing columns, NaN ratings, NaN or infinite predictions, duplicate pairs, id
+        columns of different kinds (integer vs string), an unknown ``average`` or ``missing``,
+        a test rating without a prediction under ``missing="error"``, or nothing to evaluate.
+
+    Notes
+    -----
+    With errors :math:`e_{ui} = r_{ui} - \\hat r_{ui}` over the set :math:`R` of test ratings,
+
+    .. math:: \\mathrm{MAE} = \\frac{1}{|R|} \\sum_{(u,i) \\in R} |e_{ui}|.
+
+    ``average="user"`` gives :math:`\\frac{1}{|U|} \\sum_u \\mathrm{MAE}_u`. An empty set of
+    test ratings has no MAE and raises ``ValueError``.
+
+    Examples
+    --------
+    The rating table of the seed lecture notes (sum of absolute errors 5.6 over 10 ratings):
+
+    >>> import pandas as pd
+    >>> from evalkit.metrics.rating import mae
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 1, 2, 2, 3, 3, 3, 4, 4],
+    ...                       "item_id": [1, 2, 3, 1, 4, 5, 4, 2, 5, 6],
+    ...                       "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(
+    ...     prediction=[3.5, 5, 5, 5, 4.5, 4.1, 3.9, 3, 4.2, 4.8])
+    >>> round(mae(truth, predictions), 3)
+    0.56
+    >>> round(mae(truth, predictions, average="user"), 3)
+    0.588
+    """
+    return _summary(truth, predictions, func="mae", average=average, missing=missing, squared=False)
+
+
+def rmse(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    average: str = "micro",
+    missing: str = "error",
+) -> float:
+    """Root mean squared error of predicted ratings (lower is better).
+
+    Parameters
+    ----------
+    truth : pandas.DataFrame
+        Test ratings ``user_id, item_id, rating``; (user, item) pairs unique.
+    predictions : pandas.DataFrame
+        ``user_id, item_id, prediction``; predictions of pairs not in ``truth`` are ignored.
+    average : {"micro", "user"}, default "micro"
+        ``"micro"``: root of the mean squared error over all test ratings. ``"user"``: mean
+        over users of each user's RMSE.
+    missing : {"error", "drop"}, default "error"
+        What to do with a test rating that has no prediction: raise, or leave it out and warn
+        with the count.
+
+    Returns
+    -------
+    float
+        The RMSE, in rating units, >= 0.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`mae`.
+
+    Notes
+    -----
+    .. math::
+
+        \\mathrm{RMSE} = \\sqrt{\\frac{1}{|R|} \\sum_{(u,i) \\in R} (r_{ui} - \\hat r_{ui})^2}.
+
+    ``average="user"`` gives :math:`\\frac{1}{|U|} \\sum_u \\mathrm{RMSE}_u` (the root is taken
+    per user, before the mean). An empty set of test ratings raises ``ValueError``.
+
+    Examples
+    --------
+    The rating table of the seed lecture notes (sum of squared errors 7.6 over 10 ratings):
+
+    >>> import pandas as pd
+    >>> from evalkit.metrics.rating import rmse
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 1, 2, 2, 3, 3, 3, 4, 4],
+    ...                       "item_id": [1, 2, 3, 1, 4, 5, 4, 2, 5, 6],
+    ...                       "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(
+    ...     prediction=[3.5, 5, 5, 5, 4.5, 4.1, 3.9, 3, 4.2, 4.8])
+    >>> round(rmse(truth, predictions), 3)
+    0.872
+    """
+    return _summary(truth, predictions, func="rmse", average=average, missing=missing, squared=True)
+
+
+def mae_per_user(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    missing: str = "error",
+) -> pd.Series:
+    """Mean absolute error of each test user's predicted ratings (lower is better).
+
+    Parameters
+    ----------
+    truth, predictions : pandas.DataFrame
+        As :func:`mae`.
+    missing : {"error", "drop"}, default "error"
+        As :func:`mae`.
+
+    Returns
+    -------
+    pandas.Series
+        Named ``"mae"``, indexed by ``user_id`` (ascending), one value >= 0 per test user.
+        ``attrs["dropped"]["no_prediction"]`` counts users left out because none of their test
+        ratings had a prediction (only possible with ``missing="drop"``) and
+        ``attrs["dropped"]["recs_only"]`` users of ``predictions`` without test ratings
+        (ignored); ``attrs["n_users"]`` counts users evaluated.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`mae`.
+
+    Notes
+    -----
+    :math:`\\mathrm{MAE}_u = \\frac{1}{|R_u|} \\sum_{i \\in R_u} |r_{ui} - \\hat r_{ui}|`.
+    A user with no evaluated rating has no value and is left out (counted).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.rating import mae_per_user
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 2, 1],
+    ...                       "rating": [5.0, 3.0, 4.0]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(prediction=[4.0, 4.0, 4.5])
+    >>> mae_per_user(truth, predictions).tolist()
+    [1.0, 0.5]
+    """
+    return _per_user(
+        truth, predictions, func="mae_per_user", name="mae", missing=missing, squared=False
+    )
+
+
+def rmse_per_user(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    missing: str = "error",
+) -> pd.Series:
+    """Root mean squared error of each test user's predicted ratings (lower is better).
+
+    Parameters
+    ----------
+    truth, predictions : pandas.DataFrame
+        As :func:`rmse`.
+    missing : {"error", "drop"}, default "error"
+        As :func:`rmse`.
+
+    Returns
+    -------
+    pandas.Series
+        Named ``"rmse"``, indexed by ``user_id`` (ascending), one value >= 0 per test user;
+        ``attrs`` as :func:`mae_per_user`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`rmse`.
+
+    Notes
+    -----
+    .. math::
+
+        \\mathrm{RMSE}_u = \\sqrt{\\frac{1}{|R_u|} \\sum_{i \\in R_u} (r_{ui} - \\hat r_{ui})^2}.
+
+    A user with no evaluated rating has no value and is left out (counted).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.rating import rmse_per_user
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 2, 1],
+    ...                       "rating": [5.0, 3.0, 4.0]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(prediction=[4.0, 4.0, 4.5])
+    >>> rmse_per_user(truth, predictions).tolist()
+    [1.0, 0.5]
+    """
+    return _per_user(
+        truth, predictions, func="rmse_per_user", name="rmse", missing=missing, squared=True
+    )

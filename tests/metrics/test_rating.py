@@ -1,0 +1,235 @@
+"""Tests for evalkit.metrics.rating: MAE and RMSE."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import mean_absolute_error, mean_squared_error
+
+from evalkit.metrics.rating import mae, mae_per_user, rmse, rmse_per_user
+
+
+def seed_table() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The MAE/RMSE table of the seed 001 notes (sums 5.6 and 7.6 over 10 ratings)."""
+    truth = pd.DataFrame(
+        {
+            "user_id": [1, 1, 1, 2, 2, 3, 3, 3, 4, 4],
+            "item_id": [1, 2, 3, 1, 4, 5, 4, 2, 5, 6],
+            "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5],
+        }
+    )
+    predictions = truth[["user_id", "item_id"]].assign(
+        prediction=[3.5, 5, 5, 5, 4.5, 4.1, 3.9, 3, 4.2, 4.8]
+    )
+    return truth, predictions
+
+
+def random_data(seed: int, n_users: int = 20, n_items: int = 30):
+    rng = np.random.default_rng(seed)
+    pairs = [(u, i) for u in range(n_users) for i in range(n_items) if rng.random() < 0.3]
+    truth = pd.DataFrame(pairs, columns=["user_id", "item_id"]).astype("int64")
+    truth["rating"] = rng.integers(1, 6, len(truth)).astype(float)
+    predictions = truth[["user_id", "item_id"]].assign(prediction=rng.uniform(0.5, 5.5, len(truth)))
+    return truth, predictions.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def naive_per_user(truth, predictions, squared):
+    merged = truth.merge(predictions, on=["user_id", "item_id"])
+    out = {}
+    for user in sorted(merged["user_id"].unique()):
+        rows = merged[merged["user_id"] == user]
+        errs = [r - p for r, p in zip(rows["rating"], rows["prediction"])]
+        if squared:
+            out[user] = math.sqrt(sum(e * e for e in errs) / len(errs))
+        else:
+            out[user] = sum(abs(e) for e in errs) / len(errs)
+    return out
+
+
+# ------------------------------------------------------------------------------ worked example
+
+
+def test_seed_001_table_micro():
+    truth, predictions = seed_table()
+    assert mae(truth, predictions) == pytest.approx(0.56, abs=1e-12)
+    assert rmse(truth, predictions) == pytest.approx(math.sqrt(0.76), abs=1e-12)
+    assert round(rmse(truth, predictions), 3) == 0.872
+
+
+def test_seed_001_table_per_user():
+    truth, predictions = seed_table()
+    # user 1: |1.5|, 1, 0; user 2: 2, 0.5; user 3: 0.1, 0.1, 0; user 4: 0.2, 0.2
+    expected_mae = {1: 2.5 / 3, 2: 1.25, 3: 0.2 / 3, 4: 0.2}
+    expected_rmse = {1: math.sqrt(3.25 / 3), 2: math.sqrt(4.25 / 2), 3: math.sqrt(0.02 / 3),
+                     4: 0.2}
+    per_user = mae_per_user(truth, predictions)
+    assert per_user.name == "mae"
+    assert per_user.index.name == "user_id"
+    assert per_user.to_dict() == pytest.approx(expected_mae)
+    assert rmse_per_user(truth, predictions).to_dict() == pytest.approx(expected_rmse)
+    assert mae(truth, predictions, average="user") == pytest.approx(
+        np.mean(list(expected_mae.values()))
+    )
+    assert rmse(truth, predictions, average="user") == pytest.approx(
+        np.mean(list(expected_rmse.values()))
+    )
+    assert per_user.attrs["n_users"] == 4
+    assert per_user.attrs["dropped"] == {}
+
+
+# ------------------------------------------------------------------- independent implementations
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_micro_matches_sklearn(seed):
+    truth, predictions = random_data(seed)
+    merged = truth.merge(predictions, on=["user_id", "item_id"])
+    assert mae(truth, predictions) == pytest.approx(
+        mean_absolute_error(merged["rating"], merged["prediction"]), rel=1e-12
+    )
+    assert rmse(truth, predictions) == pytest.approx(
+        math.sqrt(mean_squared_error(merged["rating"], merged["prediction"])), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_per_user_matches_naive_loop(seed):
+    truth, predictions = random_data(seed)
+    assert mae_per_user(truth, predictions).to_dict() == pytest.approx(
+        naive_per_user(truth, predictions, squared=False), rel=1e-12
+    )
+    assert rmse_per_user(truth, predictions).to_dict() == pytest.approx(
+        naive_per_user(truth, predictions, squared=True), rel=1e-12
+    )
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    ratings=st.lists(st.floats(0.5, 5.0), min_size=1, max_size=30),
+    data=st.data(),
+)
+def test_properties(ratings, data):
+    n = len(ratings)
+    preds = data.draw(st.lists(st.floats(-10, 10), min_size=n, max_size=n))
+    users = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    truth = pd.DataFrame({"user_id": users, "item_id": np.arange(n), "rating": ratings})
+    predictions = pd.DataFrame({"user_id": users, "item_id": np.arange(n), "prediction": preds})
+    truth_copy, pred_copy = truth.copy(deep=True), predictions.copy(deep=True)
+    m, r = mae(truth, predictions), rmse(truth, predictions)
+    assert 0.0 <= m <= r + 1e-9  # RMSE >= MAE (Jensen)
+    assert mae(truth, predictions, average="user") >= 0.0
+    # row order does not matter
+    shuffled = predictions.iloc[::-1]
+    assert mae(truth.iloc[::-1], shuffled) == pytest.approx(m)
+    # perfect predictions give 0
+    exact = truth.rename(columns={"rating": "prediction"})
+    assert rmse(truth, exact) == 0.0
+    pd.testing.assert_frame_equal(truth, truth_copy)
+    pd.testing.assert_frame_equal(predictions, pred_copy)
+
+
+def test_string_ids():
+    truth, predictions = seed_table()
+    truth = truth.astype({"user_id": str, "item_id": str})
+    predictions = predictions.astype({"user_id": str, "item_id": str})
+    assert mae(truth, predictions) == pytest.approx(0.56)
+    assert list(mae_per_user(truth, predictions).index) == ["1", "2", "3", "4"]
+
+
+# ------------------------------------------------------------------------ missing predictions
+
+
+def test_missing_prediction_is_an_error_naming_count_and_first_pair():
+    truth, predictions = seed_table()
+    partial = predictions.iloc[[0, 2, 4, 5, 6, 7, 8, 9]]  # drop (1, 2) and (2, 1)
+    with pytest.raises(ValueError, match=r"mae: 2 of 10 test rating\(s\) have no prediction.*"
+                                         r"\(1, 2\)"):
+        mae(truth, partial)
+    with pytest.raises(ValueError, match="missing='drop'"):
+        rmse_per_user(truth, partial)
+
+
+def test_missing_drop_warns_and_uses_the_rest():
+    truth, predictions = seed_table()
+    partial = predictions.iloc[[0, 2, 4, 5, 6, 7, 8, 9]]
+    with pytest.warns(UserWarning, match="dropped 2 of 10"):
+        value = mae(truth, partial, missing="drop")
+    assert value == pytest.approx((1.5 + 0 + 0.5 + 0.1 + 0.1 + 0 + 0.2 + 0.2) / 8)
+
+
+def test_missing_drop_counts_users_without_any_prediction():
+    truth, predictions = seed_table()
+    partial = predictions[predictions["user_id"] != 2]
+    with pytest.warns(UserWarning, match="dropped 2"):
+        per_user = mae_per_user(truth, partial, missing="drop")
+    assert list(per_user.index) == [1, 3, 4]
+    assert per_user.attrs["dropped"] == {"no_prediction": 1}
+
+
+def test_extra_predictions_are_ignored_and_their_users_counted():
+    truth, predictions = seed_table()
+    extra = pd.DataFrame({"user_id": [1, 9], "item_id": [99, 1], "prediction": [1.0, 1.0]})
+    both = pd.concat([predictions, extra], ignore_index=True)
+    assert mae(truth, both) == pytest.approx(0.56)
+    assert mae_per_user(truth, both).attrs["dropped"] == {"recs_only": 1}
+
+
+# ---------------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("func", [mae, rmse, mae_per_user, rmse_per_user])
+def test_missing_columns(func):
+    truth, predictions = seed_table()
+    with pytest.raises(ValueError, match="'predictions' is missing column"):
+        func(truth, predictions.drop(columns="prediction"))
+    with pytest.raises(ValueError, match="'truth' is missing column"):
+        func(truth.drop(columns="rating"), predictions)
+    with pytest.raises(TypeError, match="must be a pandas DataFrame"):
+        func(truth, predictions.to_numpy())
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_predictions(bad):
+    truth, predictions = seed_table()
+    predictions.loc[3, "prediction"] = bad
+    with pytest.raises(ValueError, match="rmse: 'predictions' column 'prediction'"):
+        rmse(truth, predictions)
+
+
+def test_nan_rating():
+    truth, predictions = seed_table()
+    truth.loc[0, "rating"] = np.nan
+    with pytest.raises(ValueError, match="'truth' column 'rating' has 1 NaN"):
+        mae(truth, predictions)
+
+
+def test_id_dtype_mismatch():
+    truth, predictions = seed_table()
+    predictions = predictions.astype({"item_id": str})
+    with pytest.raises(TypeError, match="'item_id' holds integer ids in 'truth' but string"):
+        mae(truth, predictions)
+
+
+def test_unknown_policies_list_valid_values():
+    truth, predictions = seed_table()
+    with pytest.raises(ValueError, match="unknown average 'macro'; valid values are 'micro'"):
+        mae(truth, predictions, average="macro")
+    with pytest.raises(ValueError, match="unknown missing 'skip'; valid values are 'error'"):
+        rmse(truth, predictions, missing="skip")
+
+
+def test_duplicate_pairs():
+    truth, predictions = seed_table()
+    with pytest.raises(ValueError, match="duplicate"):
+        mae(truth, pd.concat([predictions, predictions.iloc[:1]]))
+
+
+def test_empty_truth_is_an_error():
+    truth, predictions = seed_table()
+    with pytest.raises(ValueError, match="no test rating to evaluate"):
+        mae(truth.iloc[:0], predictions)
