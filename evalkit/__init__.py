@@ -1,7 +1,66 @@
-"""evalkit: explicit, fast, tested evaluation of recommender systems."""
+"""evalkit: explicit, fast, tested evaluation of recommender systems.
+
+The package is organised by concern; the names most analysts need are re-exported here:
+
+- data: :func:`load_movielens`, :func:`load_interactions`, :func:`load_sample`,
+  :func:`fingerprint`;
+- splits: :func:`random_split`, :func:`user_ratio_split`, :func:`user_temporal_split`,
+  :func:`global_temporal_split`, :func:`kfold_split`, :func:`train_dev_test_split`,
+  :func:`audit`;
+- evaluation: :func:`evaluate`, :func:`compare`, :func:`cross_validate`,
+  :func:`read_recommendations`;
+- metric functions live in :mod:`evalkit.metrics`, baselines in :mod:`evalkit.models`,
+  statistics in :mod:`evalkit.stats`, plots in :mod:`evalkit.plots`, reports in
+  :mod:`evalkit.report`.
+"""
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from evalkit import metrics, models, stats  # noqa: E402
+from evalkit.compare import compare, cross_validate  # noqa: E402
+from evalkit.data import (  # noqa: E402
+    Dataset,
+    fingerprint,
+    load_interactions,
+    load_movielens,
+    load_sample,
+)
+from evalkit.evaluate import Evaluation, evaluate  # noqa: E402
+from evalkit.recs import read_recommendations  # noqa: E402
+from evalkit.split import (  # noqa: E402
+    Split,
+    audit,
+    global_temporal_split,
+    kfold_split,
+    random_split,
+    train_dev_test_split,
+    user_ratio_split,
+    user_temporal_split,
+)
+
+__all__ = [
+    "Dataset",
+    "Evaluation",
+    "Split",
+    "__version__",
+    "audit",
+    "compare",
+    "cross_validate",
+    "evaluate",
+    "fingerprint",
+    "global_temporal_split",
+    "kfold_split",
+    "load_interactions",
+    "load_movielens",
+    "load_sample",
+    "metrics",
+    "models",
+    "random_split",
+    "read_recommendations",
+    "stats",
+    "train_dev_test_split",
+    "user_ratio_split",
+    "user_temporal_split",
+]

@@ -27,7 +27,7 @@ _COMPRESSION = {".gz", ".bz2", ".zip", ".xz", ".zst"}
 _FUNC = "load_interactions"
 
 
-def _read(path: Path) -> pd.DataFrame:
+def _read(path: Path, *, func: str = _FUNC) -> pd.DataFrame:
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSION:
         suffixes = suffixes[:-1]
@@ -37,35 +37,42 @@ def _read(path: Path) -> pd.DataFrame:
     if suffix in (".csv", ".tsv"):
         return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
     raise ValueError(
-        f"{_FUNC}: 'path' must end in .csv, .tsv, .parquet or .pq (optionally compressed); "
+        f"{func}: 'path' must end in .csv, .tsv, .parquet or .pq (optionally compressed); "
         f"got '{path.name}'."
     )
 
 
-def _renaming(frame: pd.DataFrame, columns: Mapping[str, str] | None) -> dict[str, str]:
+def _renaming(
+    frame: pd.DataFrame,
+    columns: Mapping[str, str] | None,
+    *,
+    func: str = _FUNC,
+    canonical: tuple[str, ...] = _CANONICAL,
+    aliases: Mapping[str, str] = ALIASES,
+) -> dict[str, str]:
     """Map file columns to canonical names: the explicit mapping first, then the aliases."""
     mapping: dict[str, str] = {}
     if columns is not None:
         if not isinstance(columns, Mapping):
             raise TypeError(
-                f"{_FUNC}: 'columns' must be a mapping of file column to canonical name; got "
+                f"{func}: 'columns' must be a mapping of file column to canonical name; got "
                 f"{type(columns).__name__}."
             )
         for source, target in columns.items():
-            if target not in _CANONICAL:
+            if target not in canonical:
                 raise ValueError(
-                    f"{_FUNC}: 'columns' maps {source!r} to unknown column {target!r}; valid "
-                    f"targets are {', '.join(_CANONICAL)}."
+                    f"{func}: 'columns' maps {source!r} to unknown column {target!r}; valid "
+                    f"targets are {', '.join(canonical)}."
                 )
             if source not in frame.columns:
                 raise ValueError(
-                    f"{_FUNC}: 'columns' names {source!r}, which the file does not have; it has "
+                    f"{func}: 'columns' names {source!r}, which the file does not have; it has "
                     f"{', '.join(map(str, frame.columns))}."
                 )
             mapping[source] = target
     taken = set(mapping.values())
     for column in frame.columns:
-        target = ALIASES.get(column) if isinstance(column, str) else None
+        target = aliases.get(column) if isinstance(column, str) else None
         if column in mapping or target is None or target in taken:
             continue
         mapping[column] = target
@@ -74,15 +81,15 @@ def _renaming(frame: pd.DataFrame, columns: Mapping[str, str] | None) -> dict[st
     if clash:
         sources = [s for s, t in mapping.items() if t in clash]
         raise ValueError(
-            f"{_FUNC}: several columns ({', '.join(sources)}) stand for {', '.join(clash)}; "
+            f"{func}: several columns ({', '.join(sources)}) stand for {', '.join(clash)}; "
             "pass 'columns' to say which one to use."
         )
     # A file column that already has a canonical name but is not the one chosen would be
     # shadowed by the rename.
     for column in frame.columns:
-        if column in _CANONICAL and column not in mapping and column in targets:
+        if column in canonical and column not in mapping and column in targets:
             raise ValueError(
-                f"{_FUNC}: column {column!r} would be replaced by the column mapped to it; "
+                f"{func}: column {column!r} would be replaced by the column mapped to it; "
                 "rename or drop one of them."
             )
     return mapping

@@ -1,0 +1,60 @@
+"""The command line, end to end in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from evalkit.data import load_interactions
+from evalkit.evaluate import evaluate
+from evalkit.recs import read_recommendations
+
+
+def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evalkit", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=300)
+
+
+def test_help_explains_every_command() -> None:
+    out = run("--help")
+    assert out.returncode == 0
+    for command in ("evaluate", "report", "sample"):
+        assert command in out.stdout
+    sub = run("evaluate", "--help")
+    assert "--truth" in sub.stdout and "--recs" in sub.stdout and "--k" in sub.stdout
+
+
+def test_sample_then_evaluate(tmp_path) -> None:
+    made = run("sample", "--out", str(tmp_path))
+    assert made.returncode == 0, made.stderr
+    out_json = tmp_path / "result.json"
+    done = run("evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
+               str(tmp_path / "recs.csv"), "--k", "5", "10", "--metrics", "ndcg", "recall",
+               "--out", str(out_json))
+    assert done.returncode == 0, done.stderr
+    assert "ndcg@10" not in done.stdout  # labels are for people: NDCG@10
+    assert "NDCG@10" in done.stdout and "R@5" in done.stdout
+    result = json.loads(out_json.read_text())
+    rows = {row["column"]: row for row in result["summary"]}
+    expected = evaluate(load_interactions(tmp_path / "test.csv"),
+                        read_recommendations(tmp_path / "recs.csv"),
+                        k=[5, 10], metrics=["ndcg", "recall"])
+    for column in ("ndcg@5", "ndcg@10", "recall@5", "recall@10"):
+        assert rows[column]["mean"] == pytest.approx(expected.summary.loc[column, "mean"])
+        assert rows[column]["ci_low"] == pytest.approx(expected.summary.loc[column, "ci_low"])
+
+
+def test_bad_input_exits_non_zero_with_a_message(tmp_path) -> None:
+    (tmp_path / "t.csv").write_text("user_id,item_id,rating\n1,2,4\n")
+    (tmp_path / "r.csv").write_text("user_id,item_id\n1,2\n")
+    done = run("evaluate", "--truth", str(tmp_path / "t.csv"), "--recs", str(tmp_path / "r.csv"))
+    assert done.returncode == 2
+    assert "read_recommendations: 'path' needs a 'rank' or a 'score'" in done.stderr
+    (tmp_path / "r.csv").write_text("user_id,item_id,rank\n1,2,1\n")
+    done = run("evaluate", "--truth", str(tmp_path / "t.csv"), "--recs",
+               str(tmp_path / "r.csv"), "--metrics", "ndgc")
+    assert done.returncode == 2 and "unknown metric 'ndgc'" in done.stderr
+    assert not list(tmp_path.glob("*.json"))
