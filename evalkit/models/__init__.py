@@ -14,4 +14,64 @@ from evalkit.models.ease import EASE
 from evalkit.models.knn import ItemKNN
 from evalkit.models.simple import BiasBaseline, MostPopular, Random
 
-__all__ = ["EASE", "BiasBaseline", "ItemKNN", "MostPopular", "Random"]
+import pandas as pd
+
+__all__ = ["EASE", "MODELS", "BiasBaseline", "ItemKNN", "MostPopular", "Random", "recommend_all"]
+
+#: Baselines by name, as notebooks and the command line refer to them.
+MODELS = {
+    "Random": Random,
+    "MostPopular": MostPopular,
+    "BiasBaseline": BiasBaseline,
+    "ItemKNN": ItemKNN,
+    "EASE": EASE,
+}
+
+
+def recommend_all(
+    names: list[str],
+    train: pd.DataFrame,
+    users: object,
+    *,
+    k: int = 10,
+    rng: int | None = 0,
+) -> dict[str, pd.DataFrame]:
+    """Fit each named baseline (default hyperparameters) on ``train`` and recommend ``k`` items
+    to ``users``.
+
+    Parameters
+    ----------
+    names : list of str
+        Keys of :data:`MODELS`, in the order the result should keep.
+    train : pd.DataFrame
+        Training interactions.
+    users : array-like
+        Users to recommend to.
+    k : int, default 10
+        List length.
+    rng : int or None, default 0
+        Seed of :class:`Random`.
+
+    Returns
+    -------
+    dict of str to pd.DataFrame
+        Recommendations (``user_id, item_id, score, rank``) by model name.
+
+    Examples
+    --------
+    >>> train = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10]})
+    >>> recs = recommend_all(["MostPopular"], train, [2], k=1)
+    >>> recs["MostPopular"][["user_id", "item_id", "rank"]]
+       user_id  item_id  rank
+    0        2       11     1
+    """
+    from evalkit._checks import check_choice
+
+    for name in names:
+        check_choice(name, func="recommend_all", arg="model name", choices=MODELS)
+    return {
+        name: (MODELS[name](rng=rng) if name == "Random" else MODELS[name]())
+        .fit(train)
+        .recommend(users, k=k)
+        for name in names
+    }

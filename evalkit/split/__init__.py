@@ -37,6 +37,7 @@ __all__ = [
     "global_temporal_split",
     "kfold_split",
     "random_split",
+    "split_by",
     "train_dev_test_split",
     "user_ratio_split",
     "user_temporal_split",
@@ -80,3 +81,50 @@ def get_split_strategy(name: str) -> Callable[..., Split | list[Split]]:
     Split(strategy='user_ratio', train=3 rows, test=2 rows, test_fraction=0.4, min_train=1, seed=0)
     """
     return SPLITS[check_choice(name, func="get_split_strategy", arg="strategy", choices=SPLITS)]
+
+
+def split_by(
+    data,
+    strategy: str,
+    *,
+    test_fraction: float = 0.2,
+    rng: int | None = None,
+) -> Split:
+    """One train/test split by strategy name, with a test fraction: what a notebook parameter
+    such as ``SPLIT = "user_temporal"`` needs.
+
+    Parameters
+    ----------
+    data : pd.DataFrame
+        Interactions (``timestamp`` needed by the temporal strategies).
+    strategy : {"random", "user_ratio", "user_temporal", "global_temporal", "train_dev_test"}
+        The strategy; ``train_dev_test`` splits ``1 - 2 f : f : f`` and keeps the dev set.
+        For k folds call :func:`kfold_split`.
+    test_fraction : float, default 0.2
+        Share of interactions (of each user's, for the per-user strategies) held out.
+    rng : int or None
+        Seed of the random strategies (ignored by the temporal ones).
+
+    Returns
+    -------
+    Split
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"user_id": [1] * 5, "item_id": range(5), "timestamp": range(5)})
+    >>> split_by(data, "user_temporal", test_fraction=0.4).test["item_id"].tolist()
+    [3, 4]
+    """
+    func = "split_by"
+    names = [name for name in SPLITS if name != "kfold"]
+    check_choice(strategy, func=func, arg="strategy", choices=names)
+    if strategy == "user_temporal":
+        return user_temporal_split(data, test_fraction=test_fraction)
+    if strategy == "global_temporal":
+        return global_temporal_split(data, test_fraction=test_fraction)
+    if strategy == "train_dev_test":
+        return train_dev_test_split(
+            data, fractions=(1 - 2 * test_fraction, test_fraction, test_fraction), rng=rng
+        )
+    return SPLITS[strategy](data, test_fraction=test_fraction, rng=rng)

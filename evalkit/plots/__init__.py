@@ -1,0 +1,54 @@
+"""Plots for evaluation reports, drawn from evalkit's tidy tables.
+
+Every function takes the output of an evalkit function (``ranking_curves``, ``evaluate``,
+``compare``, :mod:`evalkit.segments`, rating predictions), draws inside :func:`use_style`
+(importing this module changes no matplotlib state), accepts ``ax=`` to draw into an existing
+Axes, and returns the Axes (a Figure for multi-panel plots). Systems keep their order, and the
+n-th system always gets the n-th colour of :data:`PALETTE`.
+
+=============================  ==============================================================
+:func:`precision_recall_curve`  precision against recall over the cutoff k, per system
+:func:`metric_at_k`             one metric over k, per system
+:func:`metrics_at_k`            a grid of metrics over k (Figure)
+:func:`per_user_distribution`   violins or histograms of a per-user metric
+:func:`comparison`              means, CIs and significance against a baseline
+:func:`metric_by_segment`       bars with CIs per user segment (and system)
+:func:`long_tail`               item popularity by rank, head / mid / tail coloured
+:func:`exposure_shares`         head / mid / tail share of the top-k slots per system
+:func:`rating_errors`           histogram of rating prediction errors
+:func:`predicted_vs_actual`     predictions per actual rating, with the diagonal
+:func:`pr_curve_cutoff`         precision and recall over the prediction cutoff
+=============================  ==============================================================
+"""
+
+from __future__ import annotations
+
+from ._style import BUCKET_COLORS, FIGSIZE, PALETTE, style_rc, use_style
+from .ranking import (
+    comparison,
+    metric_at_k,
+    metrics_at_k,
+    per_user_distribution,
+    precision_recall_curve,
+)
+from .rating import pr_curve_cutoff, predicted_vs_actual, rating_errors
+from .segments import exposure_shares, long_tail, metric_by_segment
+
+__all__ = [
+    "BUCKET_COLORS",
+    "FIGSIZE",
+    "PALETTE",
+    "comparison",
+    "exposure_shares",
+    "long_tail",
+    "metric_at_k",
+    "metric_by_segment",
+    "metrics_at_k",
+    "per_user_distribution",
+    "pr_curve_cutoff",
+    "precision_recall_curve",
+    "predicted_vs_actual",
+    "rating_errors",
+    "style_rc",
+    "use_style",
+]

@@ -1,0 +1,220 @@
+"""The house style of evalkit's plots, and the argument checks every plot function shares."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from cycler import cycler
+from matplotlib.axes import Axes
+
+from .._checks import check_columns, describe
+
+__all__ = ["BUCKET_COLORS", "FIGSIZE", "PALETTE", "REFERENCE_COLOR", "style_rc", "use_style"]
+
+#: Okabe-Ito colours, distinguishable with the common colour-vision deficiencies; the n-th
+#: system of a plot always gets the n-th colour.
+PALETTE: tuple[str, ...] = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#000000",  # black
+    "#F0E442",  # yellow
+)
+#: Colours of the item popularity buckets.
+BUCKET_COLORS: dict[str, str] = {"head": "#0072B2", "mid": "#56B4E9", "tail": "#E69F00"}
+#: Colour of reference elements (train shares, baselines, diagonals).
+REFERENCE_COLOR = "#7F7F7F"
+#: Size of one report figure, in inches.
+FIGSIZE: tuple[float, float] = (7.0, 4.5)
+
+# Short names of the ranking metrics, for axis labels.
+_METRIC_LABELS = {
+    "precision": "Precision",
+    "recall": "Recall",
+    "f1": "F1",
+    "hit_rate": "Hit rate",
+    "map": "MAP",
+    "mrr": "MRR",
+    "dcg": "DCG",
+    "ndcg": "NDCG",
+    "r_precision": "R-precision",
+    "half_life_utility": "Half-life utility",
+}
+
+F = TypeVar("F", bound=Callable)
+
+
+def style_rc() -> dict[str, object]:
+    """The matplotlib rc settings of evalkit's plots (see :func:`use_style`).
+
+    Returns
+    -------
+    dict
+        A fresh dict, safe to modify, for ``matplotlib.rc_context`` or ``rcParams.update``.
+
+    Examples
+    --------
+    >>> style_rc()["figure.dpi"]
+    110
+    """
+    rc: dict[str, object] = {}
+    rc.update(sns.axes_style("whitegrid"))
+    rc.update(sns.plotting_context("notebook"))
+    rc.update(
+        {
+            "figure.figsize": FIGSIZE,
+            "figure.dpi": 110,
+            "savefig.dpi": 110,
+            "savefig.bbox": "tight",
+            "font.size": 10.5,
+            "axes.titlesize": 12.5,
+            "axes.labelsize": 11,
+            "xtick.labelsize": 10,
+            "ytick.labelsize": 10,
+            "legend.fontsize": 9.5,
+            "legend.title_fontsize": 10,
+            "legend.frameon": False,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.edgecolor": ".6",
+            "xtick.bottom": True,
+            "ytick.left": True,
+            "xtick.major.size": 4,
+            "ytick.major.size": 4,
+            "lines.linewidth": 1.8,
+            "lines.markersize": 5,
+            "axes.prop_cycle": cycler(color=list(PALETTE)),
+            "image.cmap": "viridis",
+        }
+    )
+    return rc
+
+
+@contextmanager
+def use_style() -> Iterator[None]:
+    """Apply evalkit's plot style inside a ``with`` block, restoring the previous one after.
+
+    Every plot function of :mod:`evalkit.plots` draws inside this context; importing evalkit
+    changes no global state. Use it for your own figures to match them.
+
+    Notes
+    -----
+    Seaborn's ``whitegrid`` style and ``notebook`` context, the colour-blind-safe Okabe-Ito
+    palette (:data:`PALETTE`), fonts sized for a 7 x 4.5 inch figure at 110 dpi, no top and
+    right spines, legends without frames.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> before = plt.rcParams["figure.dpi"]
+    >>> with use_style():
+    ...     plt.rcParams["figure.dpi"]
+    110.0
+    >>> plt.rcParams["figure.dpi"] == before
+    True
+    """
+    with plt.rc_context(style_rc()):
+        yield
+
+
+def styled(function: F) -> F:
+    """Run a plot function inside :func:`use_style`."""
+
+    @functools.wraps(function)
+    def wrapper(*args: object, **kwargs: object) -> object:
+        with use_style():
+            return function(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------------------------
+# shared helpers
+
+
+def new_axes(ax: object, *, func: str, figsize: tuple[float, float] = FIGSIZE) -> Axes:
+    """``ax`` when given (checked), else the axes of a new constrained-layout figure."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+        return ax
+    if not isinstance(ax, Axes):
+        raise TypeError(f"{func}: 'ax' must be a matplotlib Axes or None; got {describe(ax)}.")
+    return ax
+
+
+def system_colors(names: Sequence[str]) -> dict[str, str]:
+    """The n-th system gets the n-th palette colour (cycling past the palette's end)."""
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(names)}
+
+
+def metric_label(column: str) -> str:
+    """Display label of a metric column: ``"ndcg@10"`` -> ``"NDCG@10"``."""
+    name, at, k = str(column).partition("@")
+    return _METRIC_LABELS.get(name, name) + (f"@{k}" if at else "")
+
+
+def legend_outside(ax: Axes, *, extra: Sequence[object] = (), title: str | None = None) -> None:
+    """A legend to the right of the axes, outside the data; ``extra`` adds proxy handles."""
+    handles, _ = ax.get_legend_handles_labels()
+    handles = list(handles) + list(extra)
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0.0, title=title)
+
+
+def check_frame(frame: object, *, func: str, arg: str, required: Sequence[str]) -> pd.DataFrame:
+    """A DataFrame with the required columns (see :func:`evalkit._checks.check_columns`)."""
+    return check_columns(frame, func=func, arg=arg, required=required)
+
+
+def numeric(frame: pd.DataFrame, column: str, *, func: str, arg: str) -> np.ndarray:
+    """``frame[column]`` as float64 (NaN allowed); TypeError when it is not numeric."""
+    series = frame[column]
+    if pd.api.types.is_bool_dtype(series.dtype) or not pd.api.types.is_numeric_dtype(series.dtype):
+        raise TypeError(
+            f"{func}: '{arg}' column '{column}' must be numeric; got dtype {series.dtype}."
+        )
+    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def check_tables(
+    tables: object, *, func: str, arg: str, required: Sequence[str], allow_frame: bool = False
+) -> dict[str, pd.DataFrame]:
+    """A non-empty dict of system name to DataFrame holding ``required`` columns.
+
+    With ``allow_frame`` a single DataFrame is accepted too, under the name ``""``.
+    """
+    if allow_frame and isinstance(tables, pd.DataFrame):
+        return {"": check_frame(tables, func=func, arg=arg, required=required)}
+    if not isinstance(tables, Mapping) or not tables:
+        kind = "a DataFrame or " if allow_frame else ""
+        raise TypeError(
+            f"{func}: '{arg}' must be {kind}a non-empty dict of system name to DataFrame; got "
+            f"{describe(tables)}."
+        )
+    return {
+        str(name): check_frame(frame, func=func, arg=f"{arg}[{name!r}]", required=required)
+        for name, frame in tables.items()
+    }
+
+
+def k_values(frame: pd.DataFrame, *, func: str, arg: str) -> np.ndarray:
+    """The cutoffs of a ``ranking_curves`` table: its ``k`` column, else its index."""
+    values = frame["k"] if "k" in frame.columns else pd.Series(frame.index, index=frame.index)
+    if not pd.api.types.is_numeric_dtype(values.dtype) or values.isna().any():
+        raise TypeError(
+            f"{func}: '{arg}' must hold the cutoffs k in a numeric index or column 'k' (as "
+            f"ranking_curves returns); got {values.dtype}."
+        )
+    return values.to_numpy(dtype=np.float64)
+
