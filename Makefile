@@ -8,7 +8,7 @@ DATA   ?= sample
 OUT    ?= reports
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
 
-.PHONY: setup setup-test report test nbval benchmark lock clean
+.PHONY: setup setup-test report test notebooks benchmark lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,3 +44,7 @@ lock: $(BIN)/python
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+## Re-execute the notebooks in place (their outputs are the nbval regression baseline).
+notebooks: setup-test
+	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace *.ipynb

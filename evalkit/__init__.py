@@ -18,7 +18,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from evalkit import metrics, models, stats  # noqa: E402
+from evalkit import examples, explore, metrics, models, segments, split, stats  # noqa: E402
 from evalkit.compare import compare, cross_validate  # noqa: E402
 from evalkit.data import (  # noqa: E402
     Dataset,
@@ -49,6 +49,8 @@ __all__ = [
     "compare",
     "cross_validate",
     "evaluate",
+    "examples",
+    "explore",
     "fingerprint",
     "global_temporal_split",
     "kfold_split",
@@ -59,6 +61,8 @@ __all__ = [
     "models",
     "random_split",
     "read_recommendations",
+    "segments",
+    "split",
     "stats",
     "train_dev_test_split",
     "user_ratio_split",

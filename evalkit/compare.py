@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from ._checks import check_fraction
 from .evaluate import Evaluation, _check_ks, evaluate

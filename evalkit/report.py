@@ -214,7 +214,7 @@ def run_reports(
         notebook in ``out`` for inspection. Reports of the notebooks that ran stay in place.
     """
     import papermill as pm
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -237,10 +237,11 @@ def run_reports(
                 progress_bar=False, kernel_name="python3", log_output=False,
             )
         except pm.PapermillExecutionError as error:
+            first_line = (error.source or "").strip().splitlines()[:1]
             raise ReportError(
                 f"run_reports: notebook {notebook.name} failed in cell {error.exec_count} "
-                f"({error.ename}: {error.evalue}); the partly executed notebook is kept at "
-                f"{executed}."
+                f"[{first_line[0] if first_line else ''}] ({error.ename}: {error.evalue}); "
+                f"the partly executed notebook is kept at {executed}."
             ) from None
         target = out / f"{notebook.stem}.html"
         _render_html(executed, target, show_code=show_code)

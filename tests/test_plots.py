@@ -515,3 +515,20 @@ def test_every_plot_saves(tmp_path, curves, truth, predictions, per_user, compar
         fig.savefig(path)
         assert path.stat().st_size > 5000, name
         assert fig.axes[0].get_title() or (isinstance(made_obj, Figure) and fig.get_suptitle())
+
+
+def test_use_style_restores_only_its_own_settings() -> None:
+    # The first pyplot call of a notebook turns interactive mode on (which is what makes the
+    # inline backend display figures); leaving the style must not switch it off again.
+    import matplotlib
+
+    from evalkit.plots import use_style
+
+    before = matplotlib.is_interactive()
+    try:
+        matplotlib.interactive(False)
+        with use_style():
+            matplotlib.interactive(True)
+        assert matplotlib.is_interactive()
+    finally:
+        matplotlib.interactive(before)

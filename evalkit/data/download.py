@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 from typing import BinaryIO
 
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from evalkit._checks import check_choice
 

@@ -9,6 +9,7 @@ one number from a confusion table, so they are kept apart from the ranking metri
 
 from __future__ import annotations
 
+from . import tables
 from ._common import TieWarning
 from ._registry import METRICS, RANKING_METRICS, Metric, get_metric
 from .beyond import (
@@ -69,5 +70,6 @@ __all__ = [
     "reciprocal_rank_at_k",
     "serendipity",
     "spearman",
+    "tables",
     "user_coverage",
 ]

@@ -18,6 +18,8 @@ n-th system always gets the n-th colour of :data:`PALETTE`.
 :func:`rating_errors`           histogram of rating prediction errors
 :func:`predicted_vs_actual`     predictions per actual rating, with the diagonal
 :func:`pr_curve_cutoff`         precision and recall over the prediction cutoff
+:func:`rating_distribution`     share of each rating value
+:func:`user_activity`           histogram of interactions per user
 =============================  ==============================================================
 """
 
@@ -31,6 +33,7 @@ from .ranking import (
     per_user_distribution,
     precision_recall_curve,
 )
+from .explore import rating_distribution, user_activity
 from .rating import pr_curve_cutoff, predicted_vs_actual, rating_errors
 from .segments import exposure_shares, long_tail, metric_by_segment
 
@@ -48,7 +51,9 @@ __all__ = [
     "pr_curve_cutoff",
     "precision_recall_curve",
     "predicted_vs_actual",
+    "rating_distribution",
     "rating_errors",
     "style_rc",
     "use_style",
+    "user_activity",
 ]

@@ -123,8 +123,16 @@ def use_style() -> Iterator[None]:
     >>> plt.rcParams["figure.dpi"] == before
     True
     """
-    with plt.rc_context(style_rc()):
+    # Only the style's own keys are saved and restored: ``plt.rc_context`` would also restore
+    # "interactive", which the first pyplot call of a notebook session turns on (and with it
+    # the inline display of figures), so every later figure would stay hidden.
+    rc = style_rc()
+    saved = {key: plt.rcParams[key] for key in rc}
+    try:
+        plt.rcParams.update(rc)
         yield
+    finally:
+        plt.rcParams.update(saved)
 
 
 def styled(function: F) -> F:

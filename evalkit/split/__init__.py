@@ -33,6 +33,8 @@ __all__ = [
     "SPLITS",
     "Split",
     "audit",
+    "audit_many",
+    "describe",
     "get_split_strategy",
     "global_temporal_split",
     "kfold_split",
@@ -128,3 +130,56 @@ def split_by(
             data, fractions=(1 - 2 * test_fraction, test_fraction, test_fraction), rng=rng
         )
     return SPLITS[strategy](data, test_fraction=test_fraction, rng=rng)
+
+
+
+def audit_many(splits: dict) -> pd.DataFrame:
+    """The :func:`audit` of several splits side by side: one row per check, one column per
+    split, each cell ``count (severity)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [1, 2, 1, 3]})
+    >>> table = audit_many({"random": random_split(data, test_fraction=0.5, rng=0)})
+    >>> table.loc["test_pairs_in_train", "random"]
+    '0 (ok)'
+    """
+    import pandas as pd
+
+    columns = {}
+    for name, split in splits.items():  # one audit per split
+        table = audit(split).set_index("check")
+        columns[name] = table["count"].astype(str) + " (" + table["severity"] + ")"
+    out = pd.DataFrame(columns)
+    out.index.name = "check"
+    return out
+
+
+def describe(splits: dict) -> pd.DataFrame:
+    """Sizes of several splits side by side: rows, users and items of train and test, the test
+    share, and the dev rows where there is a dev set.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [1, 2, 1, 3]})
+    >>> describe({"random": random_split(data, test_fraction=0.5, rng=0)})["random"].tolist()
+    [2, 2, 0.5, 2, 2, 2, 1, 0]
+    """
+    import pandas as pd
+
+    rows = {}
+    for name, split in splits.items():  # one row of counts per split
+        total = len(split.train) + len(split.test) + (0 if split.dev is None else len(split.dev))
+        rows[name] = {
+            "train rows": len(split.train),
+            "test rows": len(split.test),
+            "test share": round(len(split.test) / total, 4) if total else float("nan"),
+            "train users": split.train["user_id"].nunique(),
+            "test users": split.test["user_id"].nunique(),
+            "train items": split.train["item_id"].nunique(),
+            "test items": split.test["item_id"].nunique(),
+            "dev rows": 0 if split.dev is None else len(split.dev),
+        }
+    return pd.DataFrame({name: pd.Series(row, dtype=object) for name, row in rows.items()})

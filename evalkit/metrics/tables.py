@@ -1,0 +1,170 @@
+"""Summary tables that combine several metrics: the tie report, beyond-accuracy of a list,
+classification across thresholds. Notebooks show them; the logic is tested here."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_positive_int
+from ._common import TIE_POLICIES, TieWarning
+from ._curves import RankingCurves
+from .beyond import (
+    catalog_coverage,
+    gini_index,
+    intra_list_diversity,
+    novelty,
+    serendipity,
+    user_coverage,
+)
+from .classification import confusion
+from .ranking import make_options, mean_over_users, prepare
+
+__all__ = ["beyond_accuracy", "classification_by_threshold", "tie_report"]
+
+
+def tie_report(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    k: int = 10,
+    metrics: Sequence[str] = ("precision", "recall", "map", "mrr", "ndcg"),
+    threshold: float | None = 4.0,
+) -> pd.DataFrame:
+    """How much tied scores move the results: every metric at ``k`` under each tie policy.
+
+    Parameters
+    ----------
+    truth, recs : pd.DataFrame
+        As for :func:`evalkit.evaluate`; ties only exist when ``recs`` has ``score`` and no
+        ``rank``.
+    k : int, default 10
+        Cutoff.
+    metrics : sequence of str
+        Ranking metric names (curve metrics: precision, recall, f1, hit_rate, map, mrr, ndcg).
+    threshold : float or None, default 4.0
+        Relevance threshold.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per policy (``deterministic``, ``optimistic``, ``pessimistic``,
+        ``expected``), one column per ``metric@k`` (mean over users, ``empty="drop"``), and
+        ``tied_users``: users with a group of tied scores straddling ``k``.
+
+    Notes
+    -----
+    ``optimistic`` and ``pessimistic`` bound what any tie-breaking could give; a wide gap
+    means the ordering of tied items, not the model, decides the comparison.
+
+    Examples
+    --------
+    >>> from evalkit.examples import tied_list_example
+    >>> truth, recs = tied_list_example()
+    >>> tie_report(truth, recs, k=2, metrics=["precision"])
+                   precision@2  tied_users
+    policy
+    deterministic     0.500000           1
+    optimistic        1.000000           1
+    pessimistic       0.500000           1
+    expected          0.666667           1
+    """
+    func = "tie_report"
+    k = check_positive_int(k, func=func, arg="k")
+    rows = {}
+    for policy in TIE_POLICIES:  # four policies, each one vectorized pass
+        options = make_options(func, threshold=threshold, ties=policy)
+        table = prepare(truth, recs, options, func=func)
+        curves = RankingCurves(table, k, options)
+        row: dict[str, float] = {}
+        for name in metrics:
+            values, undefined = curves.metric(name)
+            row[f"{name}@{k}"] = float(mean_over_users(values, undefined, "drop")[k - 1])
+        row["tied_users"] = table.n_straddling(k)
+        rows[policy] = row
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "policy"
+    return out
+
+
+def beyond_accuracy(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    train: pd.DataFrame,
+    items: pd.DataFrame,
+    k: int = 10,
+    threshold: float = 4.0,
+) -> pd.Series:
+    """Every beyond-accuracy metric of one system's top-k lists.
+
+    Parameters
+    ----------
+    truth : pd.DataFrame
+        Test interactions (for user coverage and serendipity).
+    recs : pd.DataFrame
+        Recommendations.
+    train : pd.DataFrame
+        Training interactions: the catalog, item popularity and the most-popular baseline.
+    items : pd.DataFrame
+        ``item_id, genres`` for intra-list diversity.
+    k : int, default 10
+        Cutoff.
+    threshold : float, default 4.0
+        Relevance threshold of serendipity.
+
+    Returns
+    -------
+    pd.Series
+        ``catalog_coverage``, ``user_coverage``, ``gini_index``, and the means over users of
+        ``novelty``, ``intra_list_diversity`` and ``serendipity``.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        values = {
+            "catalog_coverage": catalog_coverage(recs, k=k, catalog=train),
+            "user_coverage": user_coverage(truth, recs, k=k),
+            "gini_index": gini_index(recs, k=k, catalog=train),
+            "novelty": novelty(recs, train, k=k).mean(),
+            "intra_list_diversity": intra_list_diversity(recs, items, k=k).mean(),
+            "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold).mean(),
+        }
+    return pd.Series(values, name=f"@{k}", dtype=np.float64)
+
+
+def classification_by_threshold(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    thresholds: Iterable[float] = (3.0, 3.5, 4.0, 4.5),
+) -> pd.DataFrame:
+    """Confusion counts, precision, recall and F1 at several relevance thresholds.
+
+    The prediction cutoff equals the threshold at each row (an item is predicted relevant when
+    its predicted rating reaches the threshold).
+
+    Examples
+    --------
+    >>> from evalkit.examples import classification_example
+    >>> truth, predictions = classification_example()
+    >>> classification_by_threshold(truth, predictions, thresholds=[4.0]).round(3)
+               TP  FP  FN  TN  precision  recall     f1
+    threshold
+    4.0         5   1   3   1      0.833   0.625  0.714
+    """
+    rows = {}
+    for t in thresholds:  # a handful of thresholds, each a vectorized count
+        counts = confusion(truth, predictions, threshold=float(t))
+        tp, fp, fn = (int(counts[c]) for c in ("TP", "FP", "FN"))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = tp / (tp + fp) if tp + fp else np.nan
+            r = tp / (tp + fn) if tp + fn else np.nan
+            f = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else np.nan
+        rows[float(t)] = {**{c: int(counts[c]) for c in ("TP", "FP", "FN", "TN")},
+                          "precision": p, "recall": r, "f1": f}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "threshold"
+    return out
