@@ -1,0 +1,296 @@
+"""Properties every ranking metric must have, driven by the registry: adding a metric to
+``RANKING_METRICS`` covers it here.
+
+Which metrics reach their maximum on a perfect list (the user's test items sorted by rating,
+so relevant items first), with |R_u| relevant items and cutoff k:
+
+- NDCG, R-precision, RR, half-life utility and AP with D = min(k, |R_u|): 1, always.
+- HR, and AP with D = hits: 1 as soon as |R_u| >= 1.
+- P@k: 1 only when k <= |R_u| (otherwise |R_u| / k).
+- R@k and AP with D = |R_u|: 1 only when k >= |R_u| (otherwise k / |R_u|).
+- F1@k: 1 only when k = |R_u|.
+- DCG: unbounded; the perfect list attains IDCG, the largest DCG of any order.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalkit.metrics import RANKING_METRICS, TieWarning, ranking_curves
+from tests.metrics.naive import RATINGS, cases, random_frames
+
+NAMES = list(RANKING_METRICS)
+TOL = 1e-12
+SETTINGS = settings(max_examples=10, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def call(name: str, truth: pd.DataFrame, recs: pd.DataFrame, k: int = 5,
+         **options: object) -> pd.Series:
+    metric = RANKING_METRICS[name]
+    kw = dict(options)
+    if metric.at_k:
+        kw["k"] = k
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        return metric.func(truth, recs, **kw)
+
+
+def relevant_count(truth: pd.DataFrame, name: str, threshold: float | None = 4.0) -> pd.Series:
+    if name == "half_life_utility":
+        threshold = None
+    rel = truth["rating"] >= threshold if threshold is not None else truth["rating"] >= -np.inf
+    return rel.groupby(truth["user_id"]).sum()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_registry_entry(name: str) -> None:
+    metric = RANKING_METRICS[name]
+    assert metric.name == name and metric.family == "ranking"
+    assert metric.higher_is_better
+    lo, hi = metric.bounds
+    assert lo == 0.0 and hi in (1.0, np.inf)
+    assert (hi == np.inf) == (name == "dcg")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(frames=cases(), k=st.sampled_from([1, 2, 4, 10]),
+       ties=st.sampled_from(["deterministic", "optimistic", "pessimistic", "expected"]),
+       empty=st.sampled_from(["drop", "zero", "nan"]))
+def test_values_within_bounds_and_index_is_the_truth_users(name: str, frames, k: int,
+                                                           ties: str, empty: str) -> None:
+    truth, recs = frames
+    before = (truth.copy(deep=True), recs.copy(deep=True))
+    got = call(name, truth, recs, k, ties=ties, empty=empty)
+    # inputs unchanged: values, dtypes, index and columns
+    for frame, copy in zip((truth, recs), before):
+        assert frame.equals(copy) and list(frame.columns) == list(copy.columns)
+        assert (frame.dtypes == copy.dtypes).all()
+    lo, hi = RANKING_METRICS[name].bounds
+    values = got.dropna()
+    assert ((values >= lo - TOL) & (values <= hi + TOL)).all()
+    # the index: every truth user, in sorted order, minus the undefined ones under "drop"
+    users = sorted(set(truth["user_id"].tolist()))
+    undefined = call(name, truth, recs, k, ties=ties, empty="nan").isna()
+    dropped = got.attrs["dropped"]
+    if empty == "drop":
+        assert got.index.tolist() == [u for u in users if not undefined[u]]
+        assert dropped.get("undefined", 0) == int(undefined.sum())
+        assert not got.isna().any()
+    else:
+        assert got.index.tolist() == users
+        assert "undefined" not in dropped
+        assert got.isna().sum() == (undefined.sum() if empty == "nan" else 0)
+    recs_only = set(recs["user_id"].tolist()) - set(users)
+    assert dropped.get("recs_only", 0) == len(recs_only)
+    assert got.index.name == "user_id" and got.name == name
+    assert got.attrs["n_users"] == int(got.notna().sum())
+
+
+def varied_truth(rng: np.random.Generator, n_users: int = 60) -> pd.DataFrame:
+    """Users with 1..14 test items, each relevant (rating >= 4) with probability 0.6."""
+    sizes = np.arange(n_users) % 14 + 1
+    user = np.repeat(np.arange(n_users), sizes)
+    item = np.concatenate([rng.choice(50, size=n, replace=False) for n in sizes])
+    rating = np.where(rng.random(user.size) < 0.6, rng.choice([4.0, 4.5, 5.0], user.size),
+                      rng.choice([0.5, 1.0, 2.0, 3.0, 3.5], user.size))
+    return pd.DataFrame({"user_id": user, "item_id": item, "rating": rating})
+
+
+def perfect(truth: pd.DataFrame) -> pd.DataFrame:
+    """Each user's test items by rating, best first: the ideal list."""
+    ordered = truth.sort_values(["user_id", "rating"], ascending=[True, False])
+    return ordered[["user_id", "item_id"]].assign(rank=ordered.groupby("user_id").cumcount() + 1)
+
+
+def perfect_value(name: str, n_rel: pd.Series, k: int, ap_denominator: str) -> pd.Series:
+    """The value of the perfect list, from the table in the module docstring."""
+    one = pd.Series(1.0, index=n_rel.index)
+    if name == "hit_rate":
+        return (n_rel > 0).astype(float)  # always defined: 0 without relevant items
+    if name == "precision":
+        return np.minimum(n_rel, k) / k
+    if name == "recall":
+        return np.minimum(n_rel, k) / n_rel
+    if name == "f1":
+        p, r = np.minimum(n_rel, k) / k, np.minimum(n_rel, k) / n_rel
+        return 2 * p * r / (p + r)
+    if name == "map" and ap_denominator == "relevant":
+        return np.minimum(n_rel, k) / n_rel
+    return one
+
+
+PERFECT_CASES = [(n, d) for n in NAMES if n != "dcg"
+                 for d in (("min", "relevant", "hits") if n == "map" else ("min",))]
+
+
+@pytest.mark.parametrize(("name", "ap_denominator"), PERFECT_CASES)
+@pytest.mark.parametrize("k", [1, 3, 8])
+def test_perfect_ranking(name: str, ap_denominator: str, k: int) -> None:
+    truth = varied_truth(np.random.default_rng(5))
+    options = {"ap_denominator": ap_denominator} if name == "map" else {}
+    got = call(name, truth, perfect(truth), k, empty="drop", **options)
+    n_rel = relevant_count(truth, name).loc[got.index]
+    want = perfect_value(name, n_rel, k, ap_denominator)
+    np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL)
+    assert (want == 1).any()  # the data reach the maximum ...
+    if name in ("precision", "recall", "f1") or (name == "map" and ap_denominator == "relevant"):
+        assert k == 1 or (want < 1).any()  # ... and the conditional cases fall short of it
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential", "binary"])
+@pytest.mark.parametrize("threshold", [4.0, None])
+def test_perfect_ranking_ndcg_every_gain_and_dcg_is_largest(gain: str, threshold) -> None:
+    rng = np.random.default_rng(9)
+    truth = varied_truth(rng)
+    best = perfect(truth)
+    ndcg = call("ndcg", truth, best, 6, gain=gain, threshold=threshold)
+    np.testing.assert_allclose(ndcg, 1.0, rtol=TOL)
+    top = call("dcg", truth, best, 6, gain=gain, threshold=threshold)
+    shuffled = best.assign(rank=best.groupby("user_id")["rank"].transform(
+        lambda r: rng.permutation(r.to_numpy())))
+    other = call("dcg", truth, shuffled, 6, gain=gain, threshold=threshold)
+    assert (top >= other - TOL).all()
+    if not (gain == "binary" and threshold is None):  # then every order has the same DCG
+        assert (top > other + 1e-9).any()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_hits_scores_zero(name: str) -> None:
+    # Lists of items outside the test sets; and users without any recommendation.
+    truth, _ = random_frames(np.random.default_rng(8), n_users=30, n_items=20)
+    users = truth["user_id"].unique()
+    recs = pd.DataFrame({"user_id": np.repeat(users[:20], 5),
+                         "item_id": np.tile(np.arange(100, 105), 20),
+                         "rank": np.tile(np.arange(1, 6), 20)})
+    for ties in ("deterministic", "expected"):
+        got = call(name, truth, recs, 5, empty="zero", ties=ties)
+        assert got.index.tolist() == sorted(users.tolist())
+        assert (got == 0).all()
+        assert got.attrs["users_without_recs"] == 10 if RANKING_METRICS[name].at_k else True
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_user_without_recs_scores_zero_and_is_never_dropped(name: str) -> None:
+    truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 2, 1], "rating": [5.0, 4.0, 5.0]})
+    recs = pd.DataFrame({"user_id": [1, 3], "item_id": [1, 1], "rank": [1, 1]})
+    got = call(name, truth, recs, 2, empty="drop")
+    assert got.index.tolist() == [1, 2]
+    assert got.loc[2] == 0.0 and got.loc[1] > 0
+    assert got.attrs["dropped"] == {"recs_only": 1}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(SETTINGS, max_examples=6)
+@given(frames=cases(order="score"), k=st.sampled_from([1, 3, 10]), data=st.data(),
+       ties=st.sampled_from(["deterministic", "expected"]))
+def test_row_order_and_user_labels_do_not_matter(name: str, frames, k: int, ties: str,
+                                                 data: st.DataObject) -> None:
+    truth, recs = frames
+    want = call(name, truth, recs, k, ties=ties, empty="nan")
+    # rows shuffled
+    t_perm = data.draw(st.permutations(range(len(truth))))
+    r_perm = data.draw(st.permutations(range(len(recs))))
+    got = call(name, truth.iloc[t_perm], recs.iloc[r_perm], k, ties=ties, empty="nan")
+    pd.testing.assert_series_equal(got, want, check_exact=False, rtol=TOL, atol=TOL)
+    # users relabelled with a random injective map of a different order and kind
+    users = sorted(set(truth["user_id"].tolist()) | set(recs["user_id"].tolist()))
+    labels = data.draw(st.permutations(range(len(users))))
+    as_str = data.draw(st.booleans())
+    new = {u: (f"user{-j}" if as_str else 10_000 - 37 * j) for u, j in zip(users, labels)}
+    relabel = {c: lambda f: f["user_id"].map(new) for c in ("user_id",)}
+    got = call(name, truth.assign(**relabel), recs.assign(**relabel), k, ties=ties, empty="nan")
+    back = {v: u for u, v in new.items()}
+    got.index = got.index.map(back)
+    pd.testing.assert_series_equal(got.sort_index(), want, check_exact=False, rtol=TOL,
+                                   atol=TOL, check_index_type=False)
+
+
+def test_curves_inputs_unchanged_and_monotone() -> None:
+    truth, recs = random_frames(np.random.default_rng(4), n_users=50, order="score")
+    before = truth.copy(deep=True), recs.copy(deep=True)
+    curves = ranking_curves(truth, recs, k_max=8, empty="zero")
+    assert truth.equals(before[0]) and recs.equals(before[1])
+    assert list(recs.columns) == list(before[1].columns)
+    # cumulative quantities never decrease with k
+    for col in ("recall", "hit_rate", "mrr"):
+        assert (curves[col].diff().dropna() >= -TOL).all(), col
+    assert ((curves["precision"] * curves.index).diff().dropna() >= -TOL).all()
+    assert curves["precision"].iloc[0] == curves["hit_rate"].iloc[0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_string_categorical_and_object_ids_agree_with_integers(name: str) -> None:
+    truth, recs = random_frames(np.random.default_rng(2), n_users=30, order="score")
+    want = call(name, truth, recs, 4, empty="nan")
+
+    def to(kind: str, frame: pd.DataFrame) -> pd.DataFrame:
+        out = frame.copy()
+        for col in ("user_id", "item_id"):
+            # zero-padded so that the string order is the integer order
+            text = out[col].map(lambda v: f"{v:04d}")
+            out[col] = {"str": text, "object": text.astype(object),
+                        "category": text.astype("category")}[kind]
+        return out
+
+    for kind in ("str", "object", "category"):
+        got = call(name, to(kind, truth), to(kind, recs), 4, empty="nan")
+        assert got.index.tolist() == [f"{u:04d}" for u in want.index], kind
+        np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=TOL, atol=TOL,
+                                   equal_nan=True, err_msg=kind)
+
+
+def test_ratings_table_is_what_the_generators_use() -> None:
+    # The random data mix relevant and non-relevant ratings around the default threshold.
+    assert min(RATINGS) == 0.0 and any(r >= 4.0 for r in RATINGS)
+
+
+def _peak_bytes(func, *args, **kwargs) -> int:
+    tracemalloc.start()
+    try:
+        func(*args, **kwargs)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+TINY_TRUTH = pd.DataFrame({"user_id": [1, 2], "item_id": [1, 1], "rating": [5.0, 4.0]})
+TINY_RECS = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 2, 3], "rank": [1, 2, 1]})
+
+
+@pytest.mark.parametrize("name", [n for n, m in RANKING_METRICS.items() if m.at_k])
+def test_cutoff_beyond_the_lists(name: str) -> None:
+    # k far beyond every list: the values are those at the list length (P@k divides by k).
+    small = call(name, TINY_TRUTH, TINY_RECS, 2)
+    large = call(name, TINY_TRUTH, TINY_RECS, 10**5)
+    want = small * 2 / 10**5 if name in ("precision", "f1") else small
+    if name == "f1":  # P = 1e-5, R = 1 for user 1
+        want = pd.Series([2e-5 / (1e-5 + 1), 0.0], index=small.index, name="f1")
+    np.testing.assert_allclose(large, want, rtol=TOL, atol=TOL)
+
+
+@pytest.mark.xfail(strict=True, reason="per-user functions build dense (n_users, k) matrices, "
+                   "so memory grows with k even past the longest list (k=10**9 exhausts memory)")
+@pytest.mark.parametrize("name", ["precision", "map", "ndcg"])
+def test_memory_does_not_grow_with_k(name: str) -> None:
+    func = RANKING_METRICS[name].func
+    func(TINY_TRUTH, TINY_RECS, k=10)  # warm up imports and caches
+    base = _peak_bytes(func, TINY_TRUTH, TINY_RECS, k=10)
+    large = _peak_bytes(func, TINY_TRUTH, TINY_RECS, k=10**6)
+    assert large - base < 4 << 20, (base, large)
+
+
+@pytest.mark.xfail(strict=True, reason="the hit-table join allocates a 16 MiB lookup "
+                   "(_BLOCK_CELLS int64 cells) on every call, whatever the input size")
+def test_tiny_input_needs_little_memory() -> None:
+    func = RANKING_METRICS["ndcg"].func
+    func(TINY_TRUTH, TINY_RECS, k=10)
+    assert _peak_bytes(func, TINY_TRUTH, TINY_RECS, k=10) < 4 << 20

@@ -1,0 +1,213 @@
+"""The vectorized ranking engine against the naive per-user reference in ``naive.py``.
+
+Every registered ranking metric, several cutoffs and every option combination are compared to
+1e-12 on random data: users without recommendations, without relevant items, with IDCG = 0,
+short lists, lists shorter than k, ranks with gaps, rank and score together (rank wins), tied
+scores, integer, large/negative integer and string ids, users seen only in the
+recommendations, and rows in any order.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import evalkit.metrics._hits as hits_module
+from evalkit.metrics import RANKING_METRICS, TieWarning, ranking_curves
+from tests.metrics.naive import METRIC_OPTIONS, cases, naive_metric, random_frames, user_data
+
+NAMES = list(RANKING_METRICS)
+TOL = 1e-12
+
+OPTION_VALUES: dict[str, list] = {
+    "threshold": [4.0, None],  # other thresholds: the random test below
+    "gain": ["linear", "exponential", "binary"],
+    "discount": [("log", 2.0), ("log", 10.0), ("breese", 2.0)],  # with log_base
+    "ap_denominator": ["min", "relevant", "hits"],
+    "ties": ["deterministic", "optimistic", "pessimistic", "expected"],
+    "neutral": [3.0, 0.5],
+    "half_life": [5.0, 2.0],
+}
+
+
+def test_reference_covers_the_registry() -> None:
+    # A metric added to the registry must be added to the reference (and so to every test
+    # here), and the options the reference varies must be exactly the function's keywords.
+    assert set(METRIC_OPTIONS) == set(RANKING_METRICS)
+    for name, metric in RANKING_METRICS.items():
+        params = set(inspect.signature(metric.func).parameters) - {"truth", "recs", "k"}
+        assert params == set(METRIC_OPTIONS[name]), name
+        assert ("k" in inspect.signature(metric.func).parameters) == metric.at_k
+
+
+def call(name: str, truth: pd.DataFrame, recs: pd.DataFrame, k: int, **options) -> pd.Series:
+    """The engine's per-user function, tie warnings silenced (tested in test_ties.py)."""
+    metric = RANKING_METRICS[name]
+    kwargs = dict(options)
+    if metric.at_k:
+        kwargs["k"] = k
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        return metric.func(truth, recs, **kwargs)
+
+
+def assert_matches(got: pd.Series, want: pd.Series, context: object = "") -> None:
+    assert got.index.tolist() == want.index.tolist(), context
+    np.testing.assert_allclose(
+        got.to_numpy(), want.to_numpy(), rtol=TOL, atol=TOL, equal_nan=True, err_msg=str(context)
+    )
+    assert got.attrs["dropped"] == want.attrs["dropped"], context
+    assert got.name == want.name == RANKING_METRICS[got.name].name
+
+
+def expand(options: dict) -> dict:
+    """Turn the ("discount", log_base) pair into the two keywords."""
+    out = dict(options)
+    if "discount" in out:
+        out["discount"], out["log_base"] = out["discount"]
+    return out
+
+
+@st.composite
+def option_sets(draw: st.DrawFn, name: str) -> dict:
+    chosen = {}
+    for opt in METRIC_OPTIONS[name]:
+        if opt == "log_base":
+            continue
+        if opt == "empty":
+            chosen[opt] = draw(st.sampled_from(["drop", "zero", "nan"]))
+        elif opt == "threshold":
+            chosen[opt] = draw(st.sampled_from([4.0, None, 2.5, 0.5]))
+        else:
+            chosen[opt] = draw(st.sampled_from(OPTION_VALUES[opt]))
+    return expand(chosen)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_engine_matches_naive_on_random_data(name: str, data: st.DataObject) -> None:
+    truth, recs = data.draw(cases(), label="frames")
+    options = data.draw(option_sets(name), label="options")
+    k = data.draw(st.sampled_from([1, 2, 3, 5, 10]), label="k")
+    got = call(name, truth, recs, k, **options)
+    want = naive_metric(name, truth, recs, k=k, **options)
+    assert_matches(got, want, (k, options))
+
+
+def _grid(name: str) -> list[dict]:
+    """Every combination of the metric's options (``empty`` is handled separately)."""
+    opts = [o for o in METRIC_OPTIONS[name] if o not in ("empty", "log_base")]
+    combos = itertools.product(*(OPTION_VALUES[o] for o in opts))
+    return [expand(dict(zip(opts, values))) for values in combos]
+
+
+GRID_DATA = {
+    order: random_frames(np.random.default_rng(20240501 + j), n_users=20, order=order)
+    for j, order in enumerate(("score", "rank"))
+}
+PREPARED = {order: user_data(*frames) for order, frames in GRID_DATA.items()}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_option_combination(name: str) -> None:
+    # Every combination of the definition options, with empty="nan" so that the undefined
+    # users show; how "drop" and "zero" derive from "nan" is tested below for every metric.
+    # Tie policies only matter for score-only lists, so the ranked data runs once per combo
+    # without ties.
+    # Cutoffs other than 4 are varied by the random test above.
+    for order in ("score", "rank"):
+        truth, recs = GRID_DATA[order]
+        for options in _grid(name):
+            if order == "rank" and options.get("ties", "deterministic") != "deterministic":
+                continue
+            got = call(name, truth, recs, 4, empty="nan", **options)
+            want = naive_metric(name, truth, recs, k=4, empty="nan", prepared=PREPARED[order],
+                                **options)
+            assert_matches(got, want, (order, options))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_empty_policies_derive_from_nan(name: str) -> None:
+    truth, recs = GRID_DATA["score"]
+    nan = call(name, truth, recs, 3, empty="nan")
+    zero = call(name, truth, recs, 3, empty="zero")
+    drop = call(name, truth, recs, 3, empty="drop")
+    assert zero.index.equals(nan.index)
+    pd.testing.assert_series_equal(zero, nan.fillna(0.0))
+    pd.testing.assert_series_equal(drop, nan.dropna())
+    n_undefined = int(nan.isna().sum())
+    assert drop.attrs["dropped"].get("undefined", 0) == n_undefined
+    assert zero.attrs["dropped"].get("undefined", 0) == 0
+    assert nan.attrs["dropped"].get("undefined", 0) == 0
+    assert drop.attrs["n_users"] == len(drop) == zero.attrs["n_users"] - n_undefined
+    assert nan.attrs["n_users"] == len(drop)
+    if name in ("recall", "f1", "r_precision", "map", "mrr"):
+        assert n_undefined > 0  # the data must exercise the policy
+
+
+@pytest.mark.parametrize("cells", [64, 1])
+def test_join_paths_agree_with_naive(monkeypatch: pytest.MonkeyPatch, cells: int) -> None:
+    # The hit table joins truth and recs in blocks of users sized by _BLOCK_CELLS, and falls
+    # back to a hash join when one user's row of the catalogue does not fit. Shrinking the
+    # block size exercises many blocks (64) and the fallback (1) on the same data.
+    monkeypatch.setattr(hits_module, "_BLOCK_CELLS", cells)
+    truth, recs = random_frames(np.random.default_rng(7), n_users=60, order="score")
+    for name in NAMES:
+        got = call(name, truth, recs, 4, empty="nan")
+        want = naive_metric(name, truth, recs, k=4, empty="nan")
+        assert_matches(got, want, (name, cells))
+
+
+CURVE_COLUMNS = ("precision", "recall", "f1", "hit_rate", "map", "mrr", "ndcg")
+CURVE_OPTIONS = [
+    dict(empty="drop", ties="deterministic", gain="linear", ap_denominator="min"),
+    dict(empty="zero", ties="deterministic", gain="exponential", ap_denominator="relevant"),
+    dict(empty="nan", ties="deterministic", gain="binary", ap_denominator="hits"),
+    dict(empty="drop", ties="expected", gain="binary", ap_denominator="relevant",
+         discount="breese", log_base=3.0),
+    dict(empty="zero", ties="optimistic", gain="linear", ap_denominator="hits", threshold=None),
+    dict(empty="nan", ties="pessimistic", gain="exponential", ap_denominator="min",
+         threshold=2.5),
+]
+
+
+@pytest.mark.parametrize("options", CURVE_OPTIONS, ids=lambda o: f"{o['empty']}-{o['ties']}")
+def test_curves_are_means_of_the_per_user_functions(options: dict) -> None:
+    truth, recs = GRID_DATA["score"]
+    k_max = 6
+    curves = ranking_curves(truth, recs, k_max=k_max, **options)
+    assert curves.index.tolist() == list(range(1, k_max + 1))
+    assert list(curves.columns) == [*CURVE_COLUMNS, "n_users"]
+    for name in CURVE_COLUMNS:
+        accepted = set(METRIC_OPTIONS[name])
+        kw = {o: v for o, v in options.items() if o in accepted}
+        for k in range(1, k_max + 1):
+            per_user = call(name, truth, recs, k, **kw)
+            assert curves.loc[k, name] == pytest.approx(per_user.mean(), rel=TOL, abs=TOL), (
+                name, k
+            )
+    # n_users: users evaluated for recall (all truth users under "zero")
+    recall = call("recall", truth, recs, 1, **{o: v for o, v in options.items()
+                                               if o in ("empty", "threshold", "ties")})
+    assert (curves["n_users"] == recall.notna().sum()).all()
+
+
+def test_curves_match_naive_directly() -> None:
+    # The same, against the reference rather than the per-user functions.
+    truth, recs = GRID_DATA["rank"]
+    curves = ranking_curves(truth, recs, k_max=8, empty="zero", ap_denominator="relevant")
+    for name in CURVE_COLUMNS:
+        for k in (1, 5, 8):
+            kw = {"empty": "zero"}
+            if name == "map":
+                kw["ap_denominator"] = "relevant"
+            want = naive_metric(name, truth, recs, k=k, **kw).mean()
+            assert curves.loc[k, name] == pytest.approx(want, rel=TOL, abs=TOL), (name, k)
