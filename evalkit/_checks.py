@@ -87,6 +87,13 @@ def check_ids(
         if series.isna().any():
             n = int(series.isna().sum())
             raise ValueError(f"{func}: '{arg}' column '{col}' has {n} missing (NaN) id(s).")
+        if pd.api.types.is_object_dtype(series.dtype):
+            kind = pd.api.types.infer_dtype(series, skipna=False)
+            if kind not in ("string", "integer", "empty", "categorical"):
+                raise TypeError(
+                    f"{func}: '{arg}' column '{col}' must hold ids of one kind (all integers or "
+                    f"all strings); got {kind} values."
+                )
     return frame
 
 
@@ -104,7 +111,7 @@ def check_finite(
         raise TypeError(
             f"{func}: '{arg}' column '{column}' must be numeric; got dtype {series.dtype}."
         )
-    values = series.to_numpy(dtype=np.float64)
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     nan = np.isnan(values)
     if nan.any() and not allow_nan:
         first = frame.index[np.flatnonzero(nan)[0]]

@@ -226,7 +226,8 @@ def evaluate(
     table = prepare(truth, recs, options, func=func)
     curves = RankingCurves(table, max(ks), options)
 
-    tied = {kk: tie_check(table, kk, options, func=func) for kk in ks}
+    # stacklevel 4: the comprehension is a frame of its own
+    tied = {kk: tie_check(table, kk, options, func=func, stacklevel=4) for kk in ks}
     columns: dict[str, np.ndarray] = {}
     rows: list[dict] = []
     for name in names:

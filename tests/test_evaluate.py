@@ -133,3 +133,13 @@ def test_string_user_ids_against_integer_recs_are_refused() -> None:
     truth, recs = random_case(6)
     with pytest.raises(TypeError, match="evaluate: 'user_id' holds string ids"):
         evaluate(truth.assign(user_id=truth["user_id"].astype(str)), recs)
+
+
+def test_tie_warning_points_at_the_caller() -> None:
+    from evalkit.metrics import TieWarning
+
+    truth = pd.DataFrame({"user_id": [1], "item_id": [2], "rating": [5.0]})
+    recs = pd.DataFrame({"user_id": 1, "item_id": [1, 2], "score": [1.0, 1.0]})
+    with pytest.warns(TieWarning) as record:
+        evaluate(truth, recs, k=1, metrics=["precision"])
+    assert record[0].filename == __file__

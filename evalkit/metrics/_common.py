@@ -34,6 +34,7 @@ TIE_POLICIES = ("deterministic", "optimistic", "pessimistic", "expected")
 GAINS = ("linear", "exponential", "binary")
 DISCOUNTS = ("log", "breese")
 AP_DENOMINATORS = ("min", "relevant", "hits")
+_MAX_RANK = 2.0**53  # whole numbers are exact in float64 below this
 
 
 def check_truth(truth: object, *, func: str, arg: str = "truth") -> pd.DataFrame:
@@ -70,10 +71,15 @@ def check_recs(recs: object, *, func: str, arg: str = "recs") -> pd.DataFrame:
         check_finite(frame, "score", func=func, arg=arg)
     if has_rank:
         rank = frame["rank"]
+        values = check_finite(frame, "rank", func=func, arg=arg)
         if not pd.api.types.is_integer_dtype(rank.dtype):
-            values = check_finite(frame, "rank", func=func, arg=arg)
             if not np.all(values == np.round(values)):
                 raise ValueError(f"{func}: '{arg}' column 'rank' must hold whole numbers.")
+            if values.size and values.max() > _MAX_RANK:
+                raise ValueError(
+                    f"{func}: '{arg}' column 'rank' must hold ranks below 2**53; got a maximum "
+                    f"of {values.max()!r}."
+                )
         values = rank.to_numpy()
         if values.size and values.min() < 1:
             raise ValueError(
@@ -195,14 +201,17 @@ def finish_per_user(
     return series
 
 
-def warn_ties(n_users: int, k: int, *, func: str) -> None:
-    """Warn that ``n_users`` users have a group of tied scores straddling cutoff ``k``."""
+def warn_ties(n_users: int, k: int, *, func: str, stacklevel: int = 3) -> None:
+    """Warn that ``n_users`` users have a group of tied scores straddling cutoff ``k``.
+
+    ``stacklevel`` counts from this function, so the warning points at the caller's line.
+    """
     if n_users:
         warnings.warn(
             f"{func}: {n_users} user(s) have tied scores straddling the cutoff k={k}; "
             "the tie policy decides which of the tied items count (see 'ties').",
             TieWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 

@@ -73,8 +73,11 @@ def make_options(
     half_life: object = 5.0,
 ) -> RankingOptions:
     """Validate ranking options once and return them as a :class:`RankingOptions`."""
-    if isinstance(log_base, bool) or not isinstance(log_base, numbers.Real) or not log_base > 1:
-        raise ValueError(f"{func}: 'log_base' must be a number greater than 1; got {log_base!r}.")
+    if (isinstance(log_base, bool) or not isinstance(log_base, numbers.Real)
+            or not 1 < log_base < np.inf):
+        raise ValueError(
+            f"{func}: 'log_base' must be a finite number greater than 1; got {log_base!r}."
+        )
     if isinstance(half_life, bool) or not isinstance(half_life, numbers.Real) or not half_life > 1:
         raise ValueError(f"{func}: 'half_life' must be a number greater than 1; got {half_life!r}.")
     if isinstance(neutral, bool) or not isinstance(neutral, numbers.Real) or not np.isfinite(neutral):
@@ -104,11 +107,16 @@ def prepare(
     return build_hits(truth, recs, threshold=options.threshold, ties=options.ties)
 
 
-def tie_check(table: HitTable, k: int, options: RankingOptions, *, func: str) -> int:
-    """Count (and warn about) users whose tied scores straddle ``k``."""
+def tie_check(
+    table: HitTable, k: int, options: RankingOptions, *, func: str, stacklevel: int
+) -> int:
+    """Count (and warn about) users whose tied scores straddle ``k``.
+
+    ``stacklevel`` counts from here: 3 when the public function calls this directly.
+    """
     n = table.n_straddling(k)
     if options.ties != "expected":
-        warn_ties(n, k, func=func)
+        warn_ties(n, k, func=func, stacklevel=stacklevel + 1)
     return n
 
 
@@ -123,7 +131,7 @@ def _per_user(
 ) -> pd.Series:
     k = check_positive_int(k, func=func, arg="k")
     table = prepare(truth, recs, options, func=func)
-    n_tied = tie_check(table, k, options, func=func)
+    n_tied = tie_check(table, k, options, func=func, stacklevel=4)
     curves = RankingCurves(table, k, options)
     values, undefined = curves.metric(name)
     series = finish_per_user(

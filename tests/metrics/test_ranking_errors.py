@@ -248,29 +248,22 @@ def test_options_are_keyword_only_and_no_kwargs() -> None:
 
 # -- found while writing these tests: input that slips past validation ---------------------
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.xfail(strict=True, reason="a nullable Int64 'rank' with <NA> is not validated and "
-                   "fails later with an IndexError")
 def test_nullable_rank_with_missing_values() -> None:
     r = recs().drop(columns="score").assign(rank=pd.array([1, None, 1, 2], dtype="Int64"))
     raises(RANKING_METRICS["ndcg"].func, "'recs'", "'rank'", exc=ValueError, recs=r, k=2)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.xfail(strict=True, reason="a whole-number float rank beyond the int64 range passes "
-                   "validation and fails later with an IndexError")
 def test_rank_beyond_int64() -> None:
     r = recs().drop(columns="score").assign(rank=[1.0, 1e300, 1.0, 2.0])
     raises(RANKING_METRICS["ndcg"].func, "'recs'", "'rank'", exc=ValueError, recs=r, k=2)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.xfail(strict=True, reason="log_base=inf is accepted and every NDCG becomes NaN")
 def test_infinite_log_base() -> None:
     raises(RANKING_METRICS["ndcg"].func, "'log_base'", exc=ValueError, log_base=np.inf, k=2)
 
 
-@pytest.mark.xfail(strict=True, reason="an id column mixing integers and strings fails inside "
-                   "numpy with a message that names neither the function nor the column")
 def test_mixed_id_kinds_within_a_column() -> None:
     t = truth().astype({"item_id": object})
     t.loc[1, "item_id"] = "x"

@@ -209,8 +209,6 @@ def test_tie_warning_names_the_number_of_straddling_users() -> None:
             assert "k=2" in message
 
 
-@pytest.mark.xfail(strict=True, reason="warn_ties uses stacklevel=3, which attributes the "
-                   "warning to evalkit/metrics/ranking.py instead of the caller's line")
 def test_tie_warning_points_at_the_caller() -> None:
     truth = pd.DataFrame({"user_id": [1], "item_id": [2], "rating": [5.0]})
     recs = pd.DataFrame({"user_id": 1, "item_id": [1, 2], "score": [1.0, 1.0]})
