@@ -77,8 +77,11 @@ def run_card(dataset, *, split: Mapping | None = None, seed: int | None = None,
         ("rows / users / items", f"{fp['rows']:,} / {fp['users']:,} / {fp['items']:,}"),
     ]
     if split is not None:
-        params = ", ".join(f"{k}={v}" for k, v in split.items() if k not in ("strategy",))
-        rows.append(("split", f"{split.get('strategy', '?')} ({params})"))
+        params = dict(split.get("params", {}))
+        if split.get("seed") is not None:
+            params["seed"] = split["seed"]
+        described = ", ".join(f"{k}={v}" for k, v in params.items())
+        rows.append(("split", f"{split.get('strategy', '?')} ({described})"))
     if seed is not None:
         rows.append(("seed", seed))
     rows.append(("evalkit version", __version__))
