@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import warnings
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -224,6 +225,13 @@ def evaluate(
     if isinstance(truth, pd.DataFrame) and len(truth) == 0:
         raise ValueError(f"{func}: 'truth' is empty; there are no users to evaluate.")
     table = prepare(truth, recs, options, func=func)
+    if table.n_recs_only:
+        warnings.warn(
+            f"{func}: {table.n_recs_only} user(s) appear only in 'recs', not in 'truth'; they "
+            "are ignored (counted in counts['recs_only_users']).",
+            UserWarning,
+            stacklevel=2,
+        )
     curves = RankingCurves(table, max(ks), options)
 
     # stacklevel 4: the comprehension is a frame of its own

@@ -74,7 +74,8 @@ def test_summary_ci_is_the_seeded_bootstrap_of_the_per_user_values() -> None:
 
 def test_counts_and_definitions_are_reported() -> None:
     truth, recs = random_case(3)
-    result = evaluate(truth, recs, k=5, metrics=["recall"], ties="expected")
+    with pytest.warns(UserWarning, match=r"evaluate: 1 user\(s\) appear only in 'recs'"):
+        result = evaluate(truth, recs, k=5, metrics=["recall"], ties="expected")
     assert result.counts["users"] == truth["user_id"].nunique()
     assert result.counts["recs_only_users"] == 1
     assert result.counts["users_without_recs"] == len({u for u in range(60) if u % 7 == 3})

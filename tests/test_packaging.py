@@ -1,0 +1,47 @@
+"""The package metadata agrees with itself: environment.yml, pyproject.toml, constraints.txt."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~ \[]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _pyproject() -> dict[str, str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = project["dependencies"] + project["optional-dependencies"]["test"]
+    return {_name(r): r.replace(" ", "") for r in reqs}
+
+
+def _environment() -> dict[str, str]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    out = {}
+    for dep in env["dependencies"]:
+        entries = dep["pip"] if isinstance(dep, dict) else [dep]
+        for entry in entries:
+            if entry.startswith("-e") or _name(entry) in ("python", "pip"):
+                continue
+            out[_name(entry)] = entry.replace(" ", "")
+    return out
+
+
+def test_environment_yml_lists_exactly_the_pyproject_packages() -> None:
+    pyproject, environment = _pyproject(), _environment()
+    assert sorted(environment) == sorted(pyproject)
+    for name, requirement in pyproject.items():
+        assert environment[name] == requirement, name
+
+
+def test_every_package_is_pinned_in_constraints() -> None:
+    pins = {_name(line): line for line in (ROOT / "constraints.txt").read_text().splitlines()
+            if "==" in line}
+    missing = sorted(set(_pyproject()) - set(pins))
+    assert not missing, f"not pinned in constraints.txt: {missing}"
