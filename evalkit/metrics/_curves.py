@@ -49,6 +49,9 @@ class RankingCurves:
         self.ks = np.arange(1, k_max + 1, dtype=np.float64)
 
     # -- building blocks -----------------------------------------------------------------
+    # Intermediates are computed once and shared; results are built in place in fresh
+    # arrays (the same floating-point operations as the textbook expressions, fewer passes
+    # over memory). Arrays from ``HitTable.dense`` may be read-only views: never written.
     @cached_property
     def rel(self) -> np.ndarray:
         t = self.table
@@ -57,6 +60,10 @@ class RankingCurves:
     @cached_property
     def hits(self) -> np.ndarray:
         return np.cumsum(self.rel, axis=1)
+
+    @cached_property
+    def _precision(self) -> np.ndarray:
+        return self.hits / self.ks
 
     @cached_property
     def n_rel(self) -> np.ndarray:
@@ -84,19 +91,28 @@ class RankingCurves:
     def _dcg_and_ideal(self) -> tuple[np.ndarray, np.ndarray]:
         t = self.table
         disc = self._discount(self.ks)
-        gain = t.effective(self._gain(t.rating, t.rel > 0, t.in_truth))
-        dcg = np.cumsum(t.dense(gain, self.k_max) / disc, axis=1)
+        if self.options.gain == "linear":
+            gain = t.rating  # the table's rating is already 0 outside the test set
+        else:
+            gain = self._gain(t.rating, t.rel > 0, t.in_truth)
+        dcg = t.dense(t.effective(gain), self.k_max) / disc
+        np.cumsum(dcg, axis=1, out=dcg)
         threshold = self.options.threshold
-        truth_rel = (
-            np.ones(t.truth_rating.size, dtype=bool)
-            if threshold is None
-            else t.truth_rating >= threshold
-        )
-        ideal_gain = self._gain(t.truth_rating, truth_rel, np.ones(truth_rel.size, dtype=bool))
         if self.options.gain == "binary":
             # the ideal list puts the relevant items first, whatever their ratings
             ideal_gain = self._binary_ideal()
-        idcg = np.cumsum(t.ideal(ideal_gain, self.k_max) / disc, axis=1)
+        elif self.options.gain == "linear":
+            ideal_gain = t.truth_rating
+        else:
+            truth_rel = (
+                np.ones(t.truth_rating.size, dtype=bool)
+                if threshold is None
+                else t.truth_rating >= threshold
+            )
+            ideal_gain = self._gain(t.truth_rating, truth_rel, np.ones(truth_rel.size, dtype=bool))
+        idcg = t.ideal(ideal_gain, self.k_max)
+        idcg /= disc
+        np.cumsum(idcg, axis=1, out=idcg)
         return dcg, idcg
 
     def _binary_ideal(self) -> np.ndarray:
@@ -108,9 +124,17 @@ class RankingCurves:
         t = self.table
         return t.dense(t.first_relevant(), self.k_max)
 
+    @staticmethod
+    def _ratio(num: np.ndarray, den: np.ndarray, undefined: np.ndarray) -> np.ndarray:
+        """``where(undefined, 0, num / den)``, computed into ``num`` (a fresh array)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(num, den, out=num)
+        np.copyto(num, 0.0, where=undefined)
+        return num
+
     # -- metrics: each returns (values, undefined) ----------------------------------------
     def precision(self) -> tuple[np.ndarray, np.ndarray | None]:
-        return self.hits / self.ks, None
+        return self._precision, None
 
     def recall(self) -> tuple[np.ndarray, np.ndarray | None]:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -119,28 +143,32 @@ class RankingCurves:
     def f1(self) -> tuple[np.ndarray, np.ndarray | None]:
         p, _ = self.precision()
         r, undefined = self.recall()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            f = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
-        return f, undefined
+        total = p + r
+        f = 2 * p
+        f *= r
+        return self._ratio(f, total, ~(total > 0)), undefined
 
     def hit_rate(self) -> tuple[np.ndarray, np.ndarray | None]:
         return np.cumsum(self._first, axis=1), None
 
     def mrr(self) -> tuple[np.ndarray, np.ndarray | None]:
-        return np.cumsum(self._first / self.ks, axis=1), self.no_relevant
+        rr = self._first / self.ks
+        np.cumsum(rr, axis=1, out=rr)
+        return rr, self.no_relevant
 
     def map(self) -> tuple[np.ndarray, np.ndarray | None]:  # noqa: A003 - registry name
-        summed = np.cumsum(self.rel * (self.hits / self.ks), axis=1)
+        summed = self.rel * self._precision
+        np.cumsum(summed, axis=1, out=summed)
         rule = self.options.ap_denominator
         if rule == "relevant":
-            denominator = np.broadcast_to(self.n_rel, summed.shape)
+            denominator = self.n_rel
         elif rule == "hits":
             denominator = self.hits
         else:
             denominator = np.minimum(self.ks, self.n_rel)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ap = np.where(denominator > 0, summed / denominator, 0.0)
-        return ap, self.no_relevant
+        # D > 0 exactly when the user has a relevant item (k >= 1), or a hit for "hits"
+        zero = self.hits <= 0 if rule == "hits" else self.n_rel <= 0
+        return self._ratio(summed, denominator, zero), self.no_relevant
 
     def dcg(self) -> tuple[np.ndarray, np.ndarray | None]:
         return self._dcg_and_ideal[0], None
@@ -149,13 +177,14 @@ class RankingCurves:
         dcg, idcg = self._dcg_and_ideal
         undefined = idcg <= 0
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(undefined, 0.0, dcg / idcg), undefined
+            ndcg = dcg / idcg
+        np.copyto(ndcg, 0.0, where=undefined)
+        return ndcg, undefined
 
     def half_life_utility(self) -> tuple[np.ndarray, np.ndarray | None]:
         num, den = self.half_life_parts()
         undefined = den <= 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(undefined, 0.0, num / den), undefined
+        return self._ratio(num, den, undefined), undefined
 
     def half_life_parts(self) -> tuple[np.ndarray, np.ndarray]:
         """Cumulative ``R_u`` and ``R_u^max`` of Breese's half-life utility."""
@@ -163,9 +192,12 @@ class RankingCurves:
         d, alpha = self.options.neutral, self.options.half_life
         weight = np.exp2(-(self.ks - 1.0) / (alpha - 1.0))
         utility = t.effective(np.where(t.in_truth, np.maximum(t.rating - d, 0.0), 0.0))
-        num = np.cumsum(t.dense(utility, self.k_max) * weight, axis=1)
+        num = t.dense(utility, self.k_max) * weight
+        np.cumsum(num, axis=1, out=num)
         ideal = np.maximum(t.truth_rating - d, 0.0)
-        den = np.cumsum(t.ideal(ideal, self.k_max) * weight, axis=1)
+        den = t.ideal(ideal, self.k_max)
+        den *= weight
+        np.cumsum(den, axis=1, out=den)
         return num, den
 
     def r_precision(self) -> tuple[np.ndarray, np.ndarray]:

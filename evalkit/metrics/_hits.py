@@ -14,7 +14,8 @@ sort-merge or a hash-table join. Catalogues too large for a block fall back to a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,8 @@ def _codes(values: np.ndarray, uniques: np.ndarray) -> np.ndarray:
     ):
         lookup = np.full(int(uniques[-1]) + 1, -1, dtype=np.int64)
         lookup[uniques] = np.arange(uniques.size)
+        if values.size and values.min() >= 0 and values.max() <= uniques[-1]:
+            return lookup[values]
         inside = (values >= 0) & (values <= uniques[-1])
         out = np.full(values.shape, -1, dtype=np.int64)
         out[inside] = lookup[values[inside]]
@@ -44,15 +47,22 @@ def _codes(values: np.ndarray, uniques: np.ndarray) -> np.ndarray:
     return pd.Index(uniques).get_indexer(values).astype(np.int64)
 
 
-def _unique(values: np.ndarray) -> np.ndarray:
-    """Sorted unique values; linear time for small non-negative integer ids."""
-    if values.dtype.kind in "iu" and values.size:
-        lo, hi = values.min(), values.max()
-        if lo >= 0 and hi < max(4 * values.size, 1 << 20):
+def _unique(*arrays: np.ndarray) -> np.ndarray:
+    """Sorted unique values of the arrays; linear time for small non-negative integer ids."""
+    if all(a.dtype.kind in "iu" for a in arrays) and any(a.size for a in arrays):
+        present_arrays = [a for a in arrays if a.size]
+        lo = min(a.min() for a in present_arrays)
+        hi = max(a.max() for a in present_arrays)
+        size = sum(a.size for a in arrays)
+        if lo >= 0 and hi < max(4 * size, 1 << 20):
             present = np.zeros(int(hi) + 1, dtype=bool)
-            present[values] = True
-            return np.flatnonzero(present).astype(values.dtype)
-    return np.unique(values)
+            for a in arrays:
+                present[a] = True
+            dtype = np.result_type(*arrays)
+            return np.flatnonzero(present).astype(dtype)
+    if len(arrays) == 1:
+        return np.unique(arrays[0])
+    return np.unique(np.concatenate(arrays))
 
 
 def _id_array(series: pd.Series) -> np.ndarray:
@@ -67,12 +77,17 @@ def _is_sorted_by(*keys: np.ndarray) -> bool:
     n = keys[0].size
     if n < 2:
         return True
-    settled = np.zeros(n - 1, dtype=bool)
-    for key in keys:
-        d = np.diff(key)
-        if np.any(~settled & (d < 0)):
+    settled: np.ndarray | None = None  # pairs already ordered by an earlier key
+    for j, key in enumerate(keys):
+        before, after = key[:-1], key[1:]
+        descending = after < before
+        if settled is not None:
+            descending &= ~settled
+        if descending.any():
             return False
-        settled |= d > 0
+        if j + 1 < len(keys):
+            rising = after > before
+            settled = rising if settled is None else settled | rising
     return True
 
 
@@ -85,24 +100,33 @@ def _join(t_u, t_i, r_u, r_i, n_users: int, n_items: int) -> np.ndarray:
     if r_u.size == 0 or t_u.size == 0:
         return out
     if n_items > _BLOCK_CELLS:
-        t_key = t_u * n_items + t_i
-        r_key = r_u * n_items + r_i
+        t_key = t_u.astype(np.int64) * n_items + t_i
+        r_key = r_u.astype(np.int64) * n_items + r_i
         return pd.Index(t_key).get_indexer(r_key).astype(np.int64)
-    t_order = np.arange(t_u.size) if _is_sorted_by(t_u) else np.argsort(t_u, kind="stable")
-    t_us = t_u[t_order]
+    t_order = None if _is_sorted_by(t_u) else np.argsort(t_u, kind="stable")
+    t_us = t_u if t_order is None else t_u[t_order]
     block = max(1, _BLOCK_CELLS // n_items)
     bounds = np.arange(0, n_users + block, block).clip(max=n_users)
     t_cut = np.searchsorted(t_us, bounds)
     r_cut = np.searchsorted(r_u, bounds)
-    lookup = np.zeros(block * n_items, dtype=np.int64)
+    # cell of each row in its block's (users x items) lookup; fits in int32 (cells < 2**31)
+    cell_dtype = np.int32 if block * n_items < 2**31 else np.int64
+    t_cell = ((t_us % block) * n_items).astype(cell_dtype)
+    t_cell += t_i if t_order is None else t_i[t_order]
+    r_cell = ((r_u % block) * n_items).astype(cell_dtype)
+    r_cell += r_i
+    row_dtype = np.int32 if t_u.size < 2**31 - 1 else np.int64
+    rows = np.arange(1, t_u.size + 1, dtype=row_dtype)  # truth row + 1 (0: empty cell)
+    if t_order is not None:
+        rows = (t_order + 1).astype(row_dtype)
+    lookup = np.zeros(block * n_items, dtype=row_dtype)
     for j in range(bounds.size - 1):  # a loop over user blocks, not users
-        if r_cut[j] == r_cut[j + 1] or t_cut[j] == t_cut[j + 1]:
+        t0, t1, r0, r1 = t_cut[j], t_cut[j + 1], r_cut[j], r_cut[j + 1]
+        if r0 == r1 or t0 == t1:
             continue
-        rows = t_order[t_cut[j] : t_cut[j + 1]]
-        cells = (t_u[rows] - bounds[j]) * n_items + t_i[rows]
-        lookup[cells] = rows + 1
-        sl = slice(r_cut[j], r_cut[j + 1])
-        out[sl] = lookup[(r_u[sl] - bounds[j]) * n_items + r_i[sl]] - 1
+        cells = t_cell[t0:t1]
+        lookup[cells] = rows[t0:t1]
+        np.subtract(lookup[r_cell[r0:r1]], 1, out=out[r0:r1], casting="unsafe")
         lookup[cells] = 0
     return out
 
@@ -114,6 +138,10 @@ class HitTable:
     Flat arrays hold one entry per recommended (user, item), ordered by user code and then by
     position; ``pos`` is the 1-based rank. ``users`` are the evaluated users (every user in the
     truth), in sorted order, and user code ``u`` is ``users[u]``.
+
+    Tie groups (``group``, ``group_start``, ``group_size``, ``group_user``) are built only when
+    the lists are ordered by score; with ranks every position is its own group and they are
+    derived on demand.
     """
 
     users: pd.Index
@@ -122,10 +150,7 @@ class HitTable:
     in_truth: np.ndarray  # bool: the item is in the user's test set
     rating: np.ndarray  # its test rating (0 where not in truth)
     rel: np.ndarray  # 1.0 if relevant, else 0.0
-    group: np.ndarray  # tie group id of each position (each position alone when no ties)
-    group_start: np.ndarray  # per group: first position
-    group_size: np.ndarray  # per group: number of positions
-    group_user: np.ndarray  # per group: user code
+    tie_group: np.ndarray | None  # tie group id of each position; None: no ties (ranks)
     expected: bool  # ties="expected": values are averaged over each tie group
     n_rel: np.ndarray  # per user: relevant test items
     n_truth: np.ndarray  # per user: test items
@@ -134,10 +159,82 @@ class HitTable:
     truth_rank: np.ndarray  # 1-based position in the user's ideal list
     n_recs_only: int  # users that appear only in the recommendations (ignored)
     n_without_recs: int  # evaluated users with no recommendation (they score 0)
+    n_per_user: np.ndarray = field(repr=False)  # per user: recommendations
 
     @property
     def n_users(self) -> int:
         return len(self.users)
+
+    # -- tie groups ----------------------------------------------------------------------
+    @cached_property
+    def group(self) -> np.ndarray:
+        """Tie group id of each position (each position alone when no ties)."""
+        if self.tie_group is None:
+            return np.arange(self.pos.size)
+        return self.tie_group
+
+    @cached_property
+    def group_size(self) -> np.ndarray:
+        """Per group: number of positions."""
+        if self.tie_group is None:
+            return np.ones(self.pos.size, dtype=np.int64)
+        return np.bincount(self.tie_group)
+
+    @cached_property
+    def _first_of_group(self) -> np.ndarray:
+        if self.tie_group is None:
+            return np.arange(self.pos.size)
+        return np.concatenate([[0], np.cumsum(self.group_size)[:-1]]).astype(np.int64)
+
+    @cached_property
+    def group_start(self) -> np.ndarray:
+        """Per group: first position."""
+        if self.pos.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        return self.pos[self._first_of_group]
+
+    @cached_property
+    def group_user(self) -> np.ndarray:
+        """Per group: user code."""
+        if self.pos.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        return self.ucode[self._first_of_group]
+
+    # -- layout --------------------------------------------------------------------------
+    @cached_property
+    def _width(self) -> int:
+        """``L`` when every user has exactly the positions 1..L (a full rectangle), else 0."""
+        n_users = self.n_users
+        if n_users == 0 or self.pos.size == 0 or self.pos.size % n_users:
+            return 0
+        width = self.pos.size // n_users
+        if not np.all(self.n_per_user == width):
+            return 0
+        # ranks are unique and increasing within a user, so ending at L means exactly 1..L
+        if self.pos[0] != 1 or not np.all(self.pos[width - 1 :: width] == width):
+            return 0
+        return int(width)
+
+    def _cells(self, k: int, ideal: bool) -> tuple[np.ndarray | None, np.ndarray]:
+        """Rows at positions <= k (None: all) and their flat cells in an (n_users, k) matrix."""
+        cache = self.__dict__.setdefault("_cell_cache", {})
+        key = (k, ideal)
+        if key not in cache:
+            ucode, pos = (self.truth_ucode, self.truth_rank) if ideal else (self.ucode, self.pos)
+            sel = None if pos.size == 0 or pos.max() <= k else np.flatnonzero(pos <= k)
+            if sel is not None:
+                ucode, pos = ucode[sel], pos[sel]
+            cells = ucode * k
+            cells += pos
+            cells -= 1
+            cache[key] = (sel, cells)
+        return cache[key]
+
+    def _scatter(self, values: np.ndarray, k: int, ideal: bool) -> np.ndarray:
+        sel, cells = self._cells(k, ideal)
+        out = np.zeros(self.n_users * k)
+        out[cells] = values if sel is None else values[sel]
+        return out.reshape(self.n_users, k)
 
     # -- per-position values -------------------------------------------------------------
     def effective(self, values: np.ndarray) -> np.ndarray:
@@ -148,18 +245,20 @@ class HitTable:
         return (sums / self.group_size)[self.group]
 
     def dense(self, values: np.ndarray, k: int) -> np.ndarray:
-        """Scatter per-position ``values`` into an ``(n_users, k)`` matrix (0 past the list)."""
-        out = np.zeros((self.n_users, k))
-        sel = self.pos <= k
-        out[self.ucode[sel], self.pos[sel] - 1] = values[sel]
-        return out
+        """Per-position ``values`` as an ``(n_users, k)`` matrix (0 past the list).
+
+        The result may be a read-only view of ``values``; callers must not write to it.
+        """
+        width = self._width
+        if width and k <= width:
+            view = values.reshape(self.n_users, width)[:, :k]
+            view.flags.writeable = False
+            return view
+        return self._scatter(values, k, ideal=False)
 
     def ideal(self, values: np.ndarray, k: int) -> np.ndarray:
         """Scatter per-truth-row ``values`` (ideal order) into an ``(n_users, k)`` matrix."""
-        out = np.zeros((self.n_users, k))
-        sel = self.truth_rank <= k
-        out[self.truth_ucode[sel], self.truth_rank[sel] - 1] = values[sel]
-        return out
+        return self._scatter(values, k, ideal=True)
 
     def first_relevant(self) -> np.ndarray:
         """Per position: probability that it holds the user's first relevant item.
@@ -172,7 +271,9 @@ class HitTable:
         out = np.zeros(self.pos.size)
         if not self.expected:
             hits = np.flatnonzero(self.rel > 0)
-            _, first = np.unique(self.ucode[hits], return_index=True)
+            users = self.ucode[hits]  # sorted: rows are grouped by user
+            first = np.ones(hits.size, dtype=bool)
+            first[1:] = users[1:] != users[:-1]
             out[hits[first]] = 1.0
             return out
         n_groups = self.group_size.size
@@ -196,9 +297,40 @@ class HitTable:
 
     def n_straddling(self, k: int) -> int:
         """Users with a group of tied scores that straddles cutoff ``k``."""
+        if self.tie_group is None:
+            return 0  # every group is a single position
         end = self.group_start + self.group_size - 1
         mask = (self.group_start <= k) & (end > k)
         return int(np.unique(self.group_user[mask]).size)
+
+
+def _ideal_order(
+    t_u: np.ndarray, t_rating: np.ndarray, n_users: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Truth in ideal order: user code, rating (descending within user) and 1-based rank.
+
+    Ratings usually take a handful of values (half stars), so the order comes from counting
+    each (user, rating) pair, without sorting; many distinct ratings fall back to a sort.
+    """
+    n_truth = np.bincount(t_u, minlength=n_users)
+    codes, values = pd.factorize(t_rating)
+    n_values = values.size
+    if 0 < n_values <= 64 and n_users * n_values <= max(4 * t_u.size, 1 << 16):
+        desc = np.argsort(-values, kind="stable")  # value codes from the highest rating down
+        place = np.empty(n_values, dtype=np.int64)
+        place[desc] = np.arange(n_values)
+        key = t_u * n_values + place[codes]
+        counts = np.bincount(key, minlength=n_users * n_values)
+        t_us = np.repeat(np.arange(n_users, dtype=np.int64), n_truth)
+        rating = np.repeat(np.tile(np.asarray(values, dtype=np.float64)[desc], n_users), counts)
+    else:
+        by_rating = np.argsort(-t_rating, kind="stable")
+        ideal = by_rating[np.argsort(t_u[by_rating], kind="stable")]  # = lexsort((-r, u))
+        t_us = t_u[ideal]
+        rating = t_rating[ideal]
+    t_starts = np.cumsum(n_truth) - n_truth
+    truth_rank = np.arange(t_us.size) - t_starts[t_us] + 1
+    return t_us, rating, truth_rank
 
 
 def build_hits(
@@ -214,6 +346,9 @@ def build_hits(
     resolved by ``ties``: ``"deterministic"`` (item_id ascending), ``"optimistic"`` /
     ``"pessimistic"`` (relevant items first / last within a tie group, then higher / lower
     rating), or ``"expected"`` (values averaged over each tie group).
+
+    Recommendations already sorted by user and rank (or by user and descending score) are
+    used in place, without a sort or a copy.
     """
     t_user = _id_array(truth["user_id"])
     users = _unique(t_user)
@@ -222,63 +357,64 @@ def build_hits(
     r_user = _id_array(recs["user_id"])
     r_u = _codes(r_user, users)
     keep = r_u >= 0
-    n_recs_only = int(_unique(r_user[~keep]).size) if not keep.all() else 0
+    all_kept = bool(keep.all())
+    n_recs_only = 0 if all_kept else int(_unique(r_user[~keep]).size)
+
+    def kept(values: np.ndarray) -> np.ndarray:
+        return values if all_kept else values[keep]
 
     t_item = _id_array(truth["item_id"])
-    r_item = _id_array(recs["item_id"])[keep]
-    items = _unique(np.concatenate([t_item, r_item]))
+    r_item = kept(_id_array(recs["item_id"]))
+    items = _unique(t_item, r_item)
     t_i = _codes(t_item, items)
     r_i = _codes(r_item, items)
-    r_u = r_u[keep]
+    r_u = kept(r_u)
 
     t_rating = truth["rating"].to_numpy(dtype=np.float64)
     relevant = np.ones(t_rating.size, dtype=bool) if threshold is None else t_rating >= threshold
 
     ranked = "rank" in recs.columns
     if ranked:
-        rank = recs["rank"].to_numpy()[keep].astype(np.int64)
+        rank = kept(recs["rank"].to_numpy()).astype(np.int64, copy=False)
         if not _is_sorted_by(r_u, rank):
             order = np.lexsort((rank, r_u))
             r_u, r_i, rank = r_u[order], r_i[order], rank[order]
         score = None
     else:
-        score = recs["score"].to_numpy(dtype=np.float64)[keep]
+        score = kept(recs["score"].to_numpy(dtype=np.float64))
         if not _is_sorted_by(r_u, -score, r_i):
             order = np.lexsort((r_i, -score, r_u))
             r_u, r_i, score = r_u[order], r_i[order], score[order]
 
     tidx = _join(t_u, t_i, r_u, r_i, n_users, items.size)
     in_truth = tidx >= 0
-    rating = np.where(in_truth, t_rating[tidx], 0.0)
-    rel = (in_truth & relevant[tidx]).astype(np.float64)
+    found = np.flatnonzero(in_truth)  # few: most recommendations miss
+    matched = tidx[found]
+    del tidx
+    rating = np.zeros(in_truth.size)
+    rating[found] = t_rating[matched]
+    rel = np.zeros(in_truth.size)
+    rel[found] = relevant[matched]
 
     n = r_u.size
-    starts = np.searchsorted(r_u, np.arange(n_users))
+    per_user = np.bincount(r_u, minlength=n_users)
     if ranked:
         pos = rank
-        group = np.arange(n)
+        tie_group = None
     else:
+        starts = np.cumsum(per_user) - per_user
         pos = np.arange(n) - starts[r_u] + 1
         new = np.ones(n, dtype=bool)
         new[1:] = (r_u[1:] != r_u[:-1]) | (score[1:] != score[:-1])
-        group = np.cumsum(new) - 1
+        tie_group = np.cumsum(new) - 1
         if ties in ("optimistic", "pessimistic"):
             sign = -1.0 if ties == "optimistic" else 1.0
-            order = np.lexsort((r_i, sign * rating, sign * rel, group))
+            order = np.lexsort((r_i, sign * rating, sign * rel, tie_group))
             in_truth, rating, rel = in_truth[order], rating[order], rel[order]
-    group_size = np.bincount(group)
-    first_of_group = np.concatenate([[0], np.cumsum(group_size)[:-1]]).astype(np.int64)
-    group_start = pos[first_of_group] if n else np.zeros(0, dtype=np.int64)
-    group_user = r_u[first_of_group] if n else np.zeros(0, dtype=np.int64)
 
-    ideal = np.lexsort((-t_rating, t_u))
-    t_us = t_u[ideal]
-    t_starts = np.searchsorted(t_us, np.arange(n_users))
-    truth_rank = np.arange(t_us.size) - t_starts[t_us] + 1
-
+    t_us, truth_rating, truth_rank = _ideal_order(t_u, t_rating, n_users)
     n_rel = np.bincount(t_u, weights=relevant, minlength=n_users)
     n_truth = np.bincount(t_u, minlength=n_users)
-    has_recs = np.bincount(r_u, minlength=n_users) > 0
     return HitTable(
         users=pd.Index(users, name="user_id"),
         ucode=r_u,
@@ -286,16 +422,14 @@ def build_hits(
         in_truth=in_truth,
         rating=rating,
         rel=rel,
-        group=group,
-        group_start=group_start,
-        group_size=group_size,
-        group_user=group_user,
+        tie_group=tie_group,
         expected=ties == "expected" and not ranked,
         n_rel=n_rel,
         n_truth=n_truth,
         truth_ucode=t_us,
-        truth_rating=t_rating[ideal],
+        truth_rating=truth_rating,
         truth_rank=truth_rank,
         n_recs_only=n_recs_only,
-        n_without_recs=int(n_users - has_recs.sum()),
+        n_without_recs=int(n_users - np.count_nonzero(per_user)),
+        n_per_user=per_user,
     )
