@@ -37,18 +37,48 @@ AP_DENOMINATORS = ("min", "relevant", "hits")
 _MAX_RANK = 2.0**53  # whole numbers are exact in float64 below this
 
 
+def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
+    """Whether any (first, second) pair repeats, without hashing every row where possible.
+
+    Integer columns are packed into one int64 key: already strictly increasing keys (a list
+    sorted by user and rank) have no duplicate; otherwise a sort finds equal neighbours. Other
+    dtypes fall back to ``DataFrame.duplicated``.
+    """
+    a, b = first.to_numpy(), second.to_numpy()
+    if a.size < 2:
+        return False
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        a_min, b_min = int(a.min()), int(b.min())
+        span_a, span_b = int(a.max()) - a_min + 1, int(b.max()) - b_min + 1
+        if span_a * span_b < 2**62:
+            key = (a.astype(np.int64) - a_min) * span_b + (b.astype(np.int64) - b_min)
+            if np.all(key[1:] > key[:-1]):
+                return False
+            key.sort()
+            return bool(np.any(key[1:] == key[:-1]))
+    return bool(pd.DataFrame({"a": first, "b": second}).duplicated().any())
+
+
+def _check_unique_pairs(frame: pd.DataFrame, columns: tuple[str, str], *, func: str, arg: str,
+                        what: str) -> None:
+    if not _has_duplicate_pairs(frame[columns[0]], frame[columns[1]]):
+        return
+    dup = frame.duplicated(list(columns))
+    first, second = frame.loc[dup, list(columns)].iloc[0].tolist()
+    raise ValueError(
+        f"{func}: '{arg}' has {int(dup.sum())} {what}; first: "
+        + (f"({first!r}, {second!r})." if what.endswith("pair(s)")
+           else f"user {first!r}, rank {second!r}.")
+    )
+
+
 def check_truth(truth: object, *, func: str, arg: str = "truth") -> pd.DataFrame:
     """Validate a test-truth frame: ``user_id, item_id, rating``, no NaN, no duplicate pairs."""
     frame = check_columns(truth, func=func, arg=arg, required=("user_id", "item_id", "rating"))
     check_ids(frame, func=func, arg=arg)
     check_finite(frame, "rating", func=func, arg=arg)
-    dup = frame.duplicated(["user_id", "item_id"])
-    if dup.any():
-        user, item = frame.loc[dup, ["user_id", "item_id"]].iloc[0].tolist()
-        raise ValueError(
-            f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s); "
-            f"first: ({user!r}, {item!r})."
-        )
+    _check_unique_pairs(frame, ("user_id", "item_id"), func=func, arg=arg,
+                        what="duplicate (user_id, item_id) pair(s)")
     return frame
 
 
@@ -86,20 +116,12 @@ def check_recs(recs: object, *, func: str, arg: str = "recs") -> pd.DataFrame:
                 f"{func}: '{arg}' column 'rank' must be 1-based positive integers; "
                 f"got a minimum of {values.min().item()!r}."
             )
-        dup_rank = frame.duplicated(["user_id", "rank"])
-        if dup_rank.any():
-            user, rank_ = frame.loc[dup_rank, ["user_id", "rank"]].iloc[0].tolist()
-            raise ValueError(
-                f"{func}: '{arg}' has {int(dup_rank.sum())} duplicate rank(s) within a user; "
-                f"first: user {user!r}, rank {rank_!r}."
-            )
-    dup = frame.duplicated(["user_id", "item_id"])
-    if dup.any():
-        user, item = frame.loc[dup, ["user_id", "item_id"]].iloc[0].tolist()
-        raise ValueError(
-            f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s); "
-            f"first: ({user!r}, {item!r})."
-        )
+        rank_frame = frame if pd.api.types.is_integer_dtype(rank.dtype) else frame.assign(
+            rank=values.astype(np.int64))
+        _check_unique_pairs(rank_frame, ("user_id", "rank"), func=func, arg=arg,
+                            what="duplicate rank(s) within a user")
+    _check_unique_pairs(frame, ("user_id", "item_id"), func=func, arg=arg,
+                        what="duplicate (user_id, item_id) pair(s)")
     return frame
 
 

@@ -156,10 +156,36 @@ class RankingCurves:
         np.cumsum(rr, axis=1, out=rr)
         return rr, self.no_relevant
 
+    def _expected_rel_times_hits(self) -> np.ndarray:
+        """Per position i: E[rel_i * hits_i] over random orders of each tie group.
+
+        For the position ``t`` places into a group of ``g`` items holding ``r`` relevant ones,
+        with ``H`` relevant items before the group:
+        ``E = (r/g) * (1 + H) + t * r (r - 1) / (g (g - 1))``. Summed over positions and
+        divided by a fixed D this is the exact expected AP.
+        """
+        t = self.table
+        if t.pos.size == 0:
+            return np.zeros(0)
+        group, size = t.group, t.group_size
+        rel = t.rel
+        r = np.bincount(group, weights=rel, minlength=size.size)
+        before = np.cumsum(rel) - rel  # relevant rows before each row, across users
+        first = t._first_of_group
+        user_first = np.searchsorted(t.ucode, np.arange(t.n_users))
+        h = before[first] - before[user_first[t.group_user]]
+        g = size.astype(np.float64)
+        pair = np.divide(r * (r - 1), g * (g - 1), out=np.zeros_like(g), where=g > 1)
+        offset = t.pos - t.group_start[group]
+        return (r / g * (1.0 + h))[group] + offset * pair[group]
+
     def map(self) -> tuple[np.ndarray, np.ndarray | None]:  # noqa: A003 - registry name
-        summed = self.rel * self._precision
-        np.cumsum(summed, axis=1, out=summed)
         rule = self.options.ap_denominator
+        if self.table.expected and rule != "hits":
+            summed = self.table.dense(self._expected_rel_times_hits(), self.k_max) / self.ks
+        else:
+            summed = self.rel * self._precision
+        np.cumsum(summed, axis=1, out=summed)
         if rule == "relevant":
             denominator = self.n_rel
         elif rule == "hits":

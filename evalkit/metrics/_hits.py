@@ -105,7 +105,7 @@ def _join(t_u, t_i, r_u, r_i, n_users: int, n_items: int) -> np.ndarray:
         return pd.Index(t_key).get_indexer(r_key).astype(np.int64)
     t_order = None if _is_sorted_by(t_u) else np.argsort(t_u, kind="stable")
     t_us = t_u if t_order is None else t_u[t_order]
-    block = max(1, _BLOCK_CELLS // n_items)
+    block = max(1, min(n_users, _BLOCK_CELLS // n_items))
     bounds = np.arange(0, n_users + block, block).clip(max=n_users)
     t_cut = np.searchsorted(t_us, bounds)
     r_cut = np.searchsorted(r_u, bounds)

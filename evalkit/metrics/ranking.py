@@ -307,8 +307,10 @@ def average_precision_at_k(
     ``AP@k = (1/D) * sum_{{i<=k}} hit_i * P@i``. ``D = min(k, |R_u|)`` by default, so a perfect
     list scores 1; ``"relevant"`` gives ``D = |R_u|`` (trec_eval, ranx); ``"hits"`` gives the
     number of hits in the top k (torchmetrics; 0 hits give 0). Undefined when the user has no
-    relevant test item (``empty``). Under ``ties="expected"`` AP is computed from the expected
-    hit vector, an approximation (AP is not linear in the hits).
+    relevant test item (``empty``). Under ``ties="expected"`` AP is the exact expectation over
+    random orders of the tie groups for ``"min"`` and ``"relevant"`` (``E[hit_i * hits(i)]``
+    has a closed form per tie group); with ``"hits"``, whose denominator is random too, it is
+    the AP of the expected hit vector, an approximation.
 
     References
     ----------

@@ -14,9 +14,10 @@ Conventions (SPEC "Ranking metrics", "Ties in scores", "Which users are averaged
   ``"pessimistic"`` puts relevant items last (then lower rating first, then item id);
   ``"expected"`` averages the metric over every order of every tie group that starts within
   the cutoff (brute force; keep groups small).
-- Average precision under ``"expected"`` is, as documented by the engine, computed from the
-  expected relevance of each position (the mean of its tie group), not as the expectation of
-  AP; :func:`expected_ap_exact` gives the true expectation for comparison.
+- Average precision under ``"expected"`` is the mean over orders for a fixed denominator
+  (``"min"``, ``"relevant"``); with ``ap_denominator="hits"`` the engine documents an
+  approximation (AP of the expected relevance of each position), which the reference mirrors.
+  :func:`expected_ap_exact` gives the true expectation independently.
 """
 
 from __future__ import annotations
@@ -260,8 +261,9 @@ def user_value(name: str, data: UserData, *, k: int, **options: object) -> float
     if name == "r_precision":
         cutoff = sum(_is_relevant(r, o["threshold"]) for r in data.ratings.values())
     all_orders = list(orders(data, ties=o["ties"], threshold=o["threshold"], cutoff=cutoff))
-    if name == "map" and o["ties"] == "expected":
-        # the engine's documented rule: AP of the expected relevance of each position
+    if name == "map" and o["ties"] == "expected" and o["ap_denominator"] == "hits":
+        # with D = hits the engine documents an approximation: AP of the expected relevance
+        # of each position (for a fixed D it is the exact mean over orders, below)
         thr = o["threshold"]
         rel = {i for i, r in data.ratings.items() if _is_relevant(r, thr)}
         n_rel = len(rel)

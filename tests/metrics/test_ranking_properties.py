@@ -288,8 +288,6 @@ def test_memory_does_not_grow_with_k(name: str) -> None:
     assert large - base < 4 << 20, (base, large)
 
 
-@pytest.mark.xfail(strict=True, reason="the hit-table join allocates a 16 MiB lookup "
-                   "(_BLOCK_CELLS int64 cells) on every call, whatever the input size")
 def test_tiny_input_needs_little_memory() -> None:
     func = RANKING_METRICS["ndcg"].func
     func(TINY_TRUTH, TINY_RECS, k=10)

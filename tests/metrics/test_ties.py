@@ -123,9 +123,6 @@ def test_ap_brute_force_example() -> None:
         == pytest.approx(1 / 3)
 
 
-@pytest.mark.xfail(strict=True, reason="ties='expected' AP is AP of the expected hit vector, "
-                   "which ignores the correlation of hits within a tie group; it can fall "
-                   "below the pessimistic value")
 def test_expected_average_precision_lies_between_the_bounds() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TieWarning)
@@ -134,9 +131,6 @@ def test_expected_average_precision_lies_between_the_bounds() -> None:
     assert e == pytest.approx(5 / 12, abs=TOL)
 
 
-@pytest.mark.xfail(strict=True, reason="ties='expected' AP is AP of the expected hit vector, "
-                   "not the expectation of AP (which has a closed form for D = min(k, |R_u|) "
-                   "and D = |R_u|)")
 @pytest.mark.parametrize("ap_denominator", ["min", "relevant"])
 def test_expected_average_precision_is_the_mean_over_orders(ap_denominator: str) -> None:
     truth, recs = random_frames(np.random.default_rng(12), n_users=30, order="score",
