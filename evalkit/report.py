@@ -221,6 +221,9 @@ def run_reports(
 
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    # notebooks run in their own directory: a relative data path must not change meaning
+    if data != "sample" and Path(data).exists():
+        data = str(Path(data).resolve())
     found = find_notebooks(notebooks)
     if not found:
         where = notebooks or PROJECT_NOTEBOOKS

@@ -141,3 +141,23 @@ def test_report_command_exits_non_zero_on_failure(tmp_path: Path) -> None:
          str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     assert "01-broken.ipynb failed in cell 4" in done.stderr
+
+
+def test_a_relative_data_path_keeps_its_meaning(tmp_path: Path, monkeypatch) -> None:
+    # notebooks run in their own directory, so the runner must hand them an absolute path
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    params = nbformat.v4.new_code_cell('DATASET = "sample"\nHEADLINE_PATH = "x.json"')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(
+        "from evalkit.report import write_headline\n"
+        "write_headline(HEADLINE_PATH, {'dataset': DATASET})")]
+    notebooks = tmp_path / "nbs"
+    notebooks.mkdir()
+    nbformat.write(nb, notebooks / "01-echo.ipynb")
+    (tmp_path / "mydata").mkdir()
+    monkeypatch.chdir(tmp_path)
+    run_reports("mydata", out=tmp_path / "out", notebooks=notebooks, progress=False)
+    echoed = json.loads((tmp_path / "out" / "01-echo.json").read_text())["dataset"]
+    assert echoed == str((tmp_path / "mydata").resolve())
