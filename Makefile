@@ -48,3 +48,4 @@ clean:
 ## Re-execute the notebooks in place (their outputs are the nbval regression baseline).
 notebooks: setup-test
 	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace *.ipynb
+	$(BIN)/python -c "from evalkit.report import tidy_notebooks; tidy_notebooks('notebooks')"

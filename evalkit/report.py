@@ -27,6 +27,7 @@ __all__ = [
     "read_headlines",
     "run_card",
     "run_reports",
+    "tidy_notebooks",
     "write_headline",
 ]
 
@@ -116,6 +117,28 @@ def find_notebooks(directory: str | os.PathLike | None = None) -> list[Path]:
     """The notebooks a report run executes: ``*.ipynb`` in ``directory``, sorted by name."""
     directory = Path(directory) if directory is not None else PROJECT_NOTEBOOKS
     return sorted(p for p in directory.glob("*.ipynb") if not p.name.startswith("."))
+
+
+def tidy_notebooks(directory: str | os.PathLike | None = None) -> list[Path]:
+    """Drop per-run execution timestamps from the cell metadata of the committed notebooks.
+
+    ``make notebooks`` calls this after re-executing them, so that a diff shows only what
+    changed in the outputs.
+    """
+    import nbformat
+
+    tidied = []
+    for path in find_notebooks(directory):
+        nb = nbformat.read(path, as_version=4)
+        changed = False
+        for cell in nb.cells:
+            if "execution" in cell.metadata:
+                del cell.metadata["execution"]
+                changed = True
+        if changed:
+            atomic_write_text(path, nbformat.writes(nb) + "\n")
+            tidied.append(path)
+    return tidied
 
 
 def read_headlines(out: str | os.PathLike) -> dict[str, dict]:
@@ -241,6 +264,8 @@ def run_reports(
             pm.execute_notebook(
                 str(notebook), str(executed), parameters=params, cwd=str(notebook.parent),
                 progress_bar=False, kernel_name="python3", log_output=False,
+                # the kernel's own start-up notices would interleave with the progress bar
+                extra_arguments=["--IPKernelApp.log_level=ERROR"],
             )
         except pm.PapermillExecutionError as error:
             first_line = (error.source or "").strip().splitlines()[:1]

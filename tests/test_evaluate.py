@@ -12,6 +12,9 @@ from evalkit.evaluate import evaluate
 from evalkit.metrics import RANKING_METRICS
 from evalkit.stats import bootstrap_ci
 
+# random_case() adds a user found only in the recommendations, on purpose
+pytestmark = pytest.mark.filterwarnings("ignore:evaluate. 1 user.s. appear only in 'recs'")
+
 
 def random_case(seed: int, n_users: int = 60, n_items: int = 40):
     rng = np.random.default_rng(seed)
