@@ -132,13 +132,27 @@ def _per_user(
     k = check_positive_int(k, func=func, arg="k")
     table = prepare(truth, recs, options, func=func)
     n_tied = tie_check(table, k, options, func=func, stacklevel=4)
-    curves = RankingCurves(table, k, options)
+    # Past the longest list and the largest test set nothing changes but P@k's divisor, so
+    # the matrices stop there: memory does not grow with k.
+    width = min(k, max(1, int(table.pos.max()) if table.pos.size else 1,
+                       int(table.n_truth.max()) if table.n_truth.size else 1))
+    curves = RankingCurves(table, width, options)
     values, undefined = curves.metric(name)
+    column = values[:, width - 1]
+    if width < k and name in ("precision", "f1"):
+        precision = curves.hits[:, width - 1] / k
+        if name == "precision":
+            column = precision
+        else:
+            recall = curves.recall()[0][:, width - 1]
+            total = precision + recall
+            with np.errstate(divide="ignore", invalid="ignore"):
+                column = np.where(total > 0, 2 * precision * recall / total, 0.0)
     series = finish_per_user(
-        values[:, k - 1],
+        column,
         table.users,
         name=name,
-        undefined=None if undefined is None else np.asarray(undefined[:, k - 1]),
+        undefined=None if undefined is None else np.asarray(undefined[:, width - 1]),
         empty=options.empty,
         extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
     )
