@@ -1,8 +1,9 @@
 """evalkit's time against the number of users, on a log-log plot with a fitted slope.
 
 For each user count the seeded data of ``generate.py`` are timed (median of warm runs) for
-the suite (``evaluate`` at k = 10 and 100 with a small bootstrap) plus ``ranking_curves`` to
-k = 100, and for the engine alone (hit table and reductions, inputs validated beforehand).
+the suite (``evaluate`` at k = 10 and 100 with a small bootstrap) plus the curves to k = 100,
+in one call (``evaluate(..., curves=100)``), and for the engine alone (hit table and
+reductions, inputs validated beforehand).
 A slope of 1 on the log-log plot is linear growth.
 
 Usage::
@@ -47,25 +48,26 @@ def _median_time(func, repeats: int) -> float:
 def measure(users: list[int], *, repeats: int = 3, n_resamples: int = 10) -> list[dict]:
     """Median warm times of the suite plus curves, and of the engine, for each user count."""
     from evalkit.evaluate import evaluate
-    from evalkit.metrics import ranking_curves
     from evalkit.metrics._curves import RankingCurves
     from evalkit.metrics._hits import build_hits
-    from evalkit.metrics.ranking import make_options
+    from evalkit.metrics.ranking import CURVE_METRICS, make_options
 
     options = make_options("scaling")
     rows = []
     for n in users:
         truth, recs = generate(n, rng=0)
 
-        def suite_and_curves():
-            evaluate(truth, recs, k=KS, metrics=METRICS, n_resamples=n_resamples)
-            ranking_curves(truth, recs, k_max=max(KS))
+        def suite_and_curves():  # one call: one validation, one hit table
+            evaluate(truth, recs, k=KS, metrics=METRICS, n_resamples=n_resamples,
+                     curves=max(KS))
 
         def engine():
             table = build_hits(truth, recs, threshold=options.threshold, ties=options.ties)
             curves = RankingCurves(table, max(KS), options)
             for name in METRICS:
-                curves.metric(name)
+                curves.at(name, KS)
+            for name in CURVE_METRICS:
+                curves.means(name)
 
         rows.append({
             "users": n,
@@ -92,8 +94,8 @@ def plot(rows: list[dict], path: Path) -> dict[str, float]:
     users = [r["users"] for r in rows]
     fits = {}
     fig, ax = plt.subplots(figsize=(6, 4.2))
-    for key, label, marker in (("suite_plus_curves_s", "evaluate + ranking_curves", "o"),
-                               ("engine_s", "engine (hit table + 5 metrics)", "s")):
+    for key, label, marker in (("suite_plus_curves_s", "evaluate(..., curves=100)", "o"),
+                               ("engine_s", "engine (hit table + suite + curves)", "s")):
         seconds = [r[key] for r in rows]
         fits[key] = slope(users, seconds)
         ax.loglog(users, seconds, marker=marker, label=f"{label}: slope {fits[key]:.2f}")

@@ -147,3 +147,32 @@ def test_tie_warning_points_at_the_caller() -> None:
     with pytest.warns(TieWarning) as record:
         evaluate(truth, recs, k=1, metrics=["precision"])
     assert record[0].filename == __file__
+
+
+@pytest.mark.filterwarnings("ignore:.*tied scores straddling")
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "defaults")
+@pytest.mark.parametrize("k_curves", [3, 12])
+def test_curves_from_the_same_hit_table_equal_ranking_curves(options: dict, k_curves: int) -> None:
+    from evalkit.metrics import ranking_curves
+
+    truth, recs = random_case(11)
+    result = evaluate(truth, recs, k=[2, 5], n_resamples=20, curves=k_curves, **options)
+    curve_options = {key: value for key, value in options.items()
+                     if key not in ("neutral", "half_life")}
+    want = ranking_curves(truth, recs, k_max=k_curves, **curve_options)
+    pd.testing.assert_frame_equal(result.curves, want, check_exact=False, rtol=1e-12, atol=1e-12)
+    # the summary does not depend on whether curves were asked for
+    plain = evaluate(truth, recs, k=[2, 5], n_resamples=20, **options)
+    assert plain.curves is None
+    pd.testing.assert_frame_equal(result.summary, plain.summary, check_exact=False, rtol=1e-12)
+    rows = json.loads(result.to_json())["curves"]
+    assert [row["k"] for row in rows] == list(range(1, k_curves + 1))
+    assert rows[-1]["ndcg"] == pytest.approx(want["ndcg"].iloc[-1], rel=1e-12)
+    assert "curves" not in json.loads(plain.to_json())
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "10"])
+def test_bad_curves_cutoff_is_named(bad: object) -> None:
+    truth, recs = random_case(1)
+    with pytest.raises((ValueError, TypeError), match=r"evaluate: 'curves'"):
+        evaluate(truth, recs, curves=bad)

@@ -41,8 +41,10 @@ def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
     """Whether any (first, second) pair repeats, without hashing every row where possible.
 
     Integer columns are packed into one int64 key: already strictly increasing keys (a list
-    sorted by user and rank) have no duplicate; otherwise a sort finds equal neighbours. Other
-    dtypes fall back to ``DataFrame.duplicated``.
+    sorted by user and rank) have no duplicate. Rows grouped by ``first`` (recommendations
+    listed user by user) sort each group's ``second`` values as one row of a small matrix;
+    otherwise a sort of the keys finds equal neighbours. Other dtypes fall back to
+    ``DataFrame.duplicated``.
     """
     a, b = first.to_numpy(), second.to_numpy()
     if a.size < 2:
@@ -51,12 +53,44 @@ def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
         a_min, b_min = int(a.min()), int(b.min())
         span_a, span_b = int(a.max()) - a_min + 1, int(b.max()) - b_min + 1
         if span_a * span_b < 2**62:
+            changes = a[1:] != a[:-1]
+            if np.all(a[1:] >= a[:-1]):  # grouped by first
+                if np.all((b[1:] > b[:-1]) | changes):  # and increasing within each group
+                    return False
+                found = _duplicates_within_groups(b, b_min, span_b, changes)
+                if found is not None:
+                    return found
             key = (a.astype(np.int64) - a_min) * span_b + (b.astype(np.int64) - b_min)
             if np.all(key[1:] > key[:-1]):
                 return False
             key.sort()
             return bool(np.any(key[1:] == key[:-1]))
     return bool(pd.DataFrame({"a": first, "b": second}).duplicated().any())
+
+
+def _duplicates_within_groups(values: np.ndarray, low: int, span: int,
+                              changes: np.ndarray) -> bool | None:
+    """Whether a group of consecutive rows repeats a value; None when the groups are too
+    uneven for one ``(groups, longest)`` matrix (the caller then sorts all keys).
+
+    Each group becomes a row, padded with distinct negative numbers, and rows are sorted
+    independently: short sorts of small integers, much cheaper than one global sort.
+    """
+    starts = np.concatenate([[0], np.flatnonzero(changes) + 1])
+    sizes = np.diff(np.append(starts, values.size))
+    width = int(sizes.max())
+    if starts.size * width > 2 * values.size + 1024:
+        return None
+    dtype = np.int32 if span < 2**31 - width else np.int64
+    shifted = values.astype(dtype) if low == 0 else (values - low).astype(dtype)
+    if width * starts.size == values.size:
+        rows = shifted.reshape(starts.size, width)
+    else:
+        rows = np.tile(-np.arange(1, width + 1, dtype=dtype), (starts.size, 1))
+        column = np.arange(values.size) - np.repeat(starts, sizes)
+        rows[np.repeat(np.arange(starts.size), sizes), column] = shifted
+    rows = np.sort(rows, axis=1)
+    return bool(np.any(rows[:, 1:] == rows[:, :-1]))
 
 
 def _check_unique_pairs(frame: pd.DataFrame, columns: tuple[str, str], *, func: str, arg: str,

@@ -7,14 +7,16 @@ all of them at every cutoff costs one pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._hits import HitTable
 
-__all__ = ["RankingCurves", "RankingOptions"]
+__all__ = ["RankingCurves", "RankingOptions", "mean_over_users"]
 
 
 @dataclass(frozen=True)
@@ -87,37 +89,66 @@ class RankingCurves:
             return np.where(present, np.exp2(rating) - 1.0, 0.0)
         return np.where(present, rating, 0.0)
 
-    @cached_property
-    def _dcg_and_ideal(self) -> tuple[np.ndarray, np.ndarray]:
+    def _gain_of_truth(self) -> np.ndarray:
+        """Gain of each test item, in the table's ideal order (the ideal list's gains)."""
         t = self.table
-        disc = self._discount(self.ks)
+        if self.options.gain == "binary":
+            # the ideal list puts the relevant items first, whatever their ratings
+            return (t.truth_rank <= t.n_rel[t.truth_ucode]).astype(np.float64)
+        if self.options.gain == "linear":
+            return t.truth_rating
+        threshold = self.options.threshold
+        truth_rel = (
+            np.ones(t.truth_rating.size, dtype=bool) if threshold is None
+            else t.truth_rating >= threshold
+        )
+        return self._gain(t.truth_rating, truth_rel, np.ones(truth_rel.size, dtype=bool))
+
+    @cached_property
+    def _disc(self) -> np.ndarray:
+        return self._discount(self.ks)
+
+    @cached_property
+    def _dcg(self) -> np.ndarray:
+        """Cumulative DCG: column ``k - 1`` is DCG@k."""
+        t = self.table
         if self.options.gain == "linear":
             gain = t.rating  # the table's rating is already 0 outside the test set
         else:
             gain = self._gain(t.rating, t.rel > 0, t.in_truth)
-        dcg = t.dense(t.effective(gain), self.k_max) / disc
+        dcg = t.dense(t.effective(gain), self.k_max) / self._disc
         np.cumsum(dcg, axis=1, out=dcg)
-        threshold = self.options.threshold
-        if self.options.gain == "binary":
-            # the ideal list puts the relevant items first, whatever their ratings
-            ideal_gain = self._binary_ideal()
-        elif self.options.gain == "linear":
-            ideal_gain = t.truth_rating
-        else:
-            truth_rel = (
-                np.ones(t.truth_rating.size, dtype=bool)
-                if threshold is None
-                else t.truth_rating >= threshold
-            )
-            ideal_gain = self._gain(t.truth_rating, truth_rel, np.ones(truth_rel.size, dtype=bool))
-        idcg = t.ideal(ideal_gain, self.k_max)
-        idcg /= disc
-        np.cumsum(idcg, axis=1, out=idcg)
-        return dcg, idcg
+        return dcg
 
-    def _binary_ideal(self) -> np.ndarray:
+    def _cumulative_ideal(self) -> np.ndarray:
+        """Cumulative ideal DCG, a fresh array: column ``k - 1`` is IDCG@k."""
+        idcg = self.table.ideal(self._gain_of_truth(), self.k_max)
+        idcg /= self._disc
+        np.cumsum(idcg, axis=1, out=idcg)
+        return idcg
+
+    @cached_property
+    def _idcg(self) -> np.ndarray:
+        return self._cumulative_ideal()
+
+    def _ideal_at(self, values: np.ndarray, divisor: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """``(n_users, len(ks))`` sums of ``values / divisor[rank - 1]`` over each user's
+        ideal list cut at k.
+
+        ``values`` holds one value per test item in the table's ideal order; the sums run in
+        rank order, so they equal the columns of the cumulative ideal matrices exactly.
+        """
         t = self.table
-        return (t.truth_rank <= t.n_rel[t.truth_ucode]).astype(np.float64)
+        out = np.empty((t.n_users, ks.size))
+        for j, k in enumerate(ks):  # a loop over cutoffs, not users
+            sel = np.flatnonzero(t.truth_rank <= k)
+            out[:, j] = np.bincount(t.truth_ucode[sel], minlength=t.n_users,
+                                    weights=values[sel] / divisor[t.truth_rank[sel] - 1])
+        return out
+
+    @property
+    def _dcg_and_ideal(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._dcg, self._idcg
 
     @cached_property
     def _first(self) -> np.ndarray:
@@ -180,20 +211,11 @@ class RankingCurves:
         return (r / g * (1.0 + h))[group] + offset * pair[group]
 
     def map(self) -> tuple[np.ndarray, np.ndarray | None]:  # noqa: A003 - registry name
-        rule = self.options.ap_denominator
-        if self.table.expected and rule != "hits":
-            summed = self.table.dense(self._expected_rel_times_hits(), self.k_max) / self.ks
-        else:
-            summed = self.rel * self._precision
+        summed = self._ap_numerator()
         np.cumsum(summed, axis=1, out=summed)
-        if rule == "relevant":
-            denominator = self.n_rel
-        elif rule == "hits":
-            denominator = self.hits
-        else:
-            denominator = np.minimum(self.ks, self.n_rel)
+        denominator = self._ap_denominator(self.ks, self.hits)
         # D > 0 exactly when the user has a relevant item (k >= 1), or a hit for "hits"
-        zero = self.hits <= 0 if rule == "hits" else self.n_rel <= 0
+        zero = self.hits <= 0 if self.options.ap_denominator == "hits" else self.n_rel <= 0
         return self._ratio(summed, denominator, zero), self.no_relevant
 
     def dcg(self) -> tuple[np.ndarray, np.ndarray | None]:
@@ -237,4 +259,215 @@ class RankingCurves:
             return np.where(undefined, 0.0, hits / t.n_rel), undefined
 
     def metric(self, name: str) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(values, undefined)`` of a metric at every cutoff: ``(n_users, k_max)`` arrays.
+
+        This is the reference form; :meth:`at` and :meth:`means` return parts of it more
+        cheaply and are tested against it.
+        """
         return getattr(self, name)()
+
+    # -- chosen cutoffs ------------------------------------------------------------------
+    def at(self, name: str, ks: Sequence[int]) -> tuple[np.ndarray, np.ndarray | None]:
+        """Columns ``ks - 1`` of :meth:`metric` (each ``k <= k_max``), as ``(n_users, len(ks))``.
+
+        Metrics whose denominators are per-user numbers (recall, F1, AP, RR, NDCG, half-life
+        utility) skip the full matrices of ratios: only the numerators are cumulated over
+        every position, and the ideal-list denominators are summed at the chosen cutoffs.
+        """
+        ks = np.asarray(ks, dtype=np.int64)
+        fast = getattr(self, f"_at_{name}", None)
+        if fast is not None:
+            return fast(ks)
+        values, undefined = self.metric(name)
+        cols = ks - 1
+        return values[:, cols], None if undefined is None else np.asarray(undefined[:, cols])
+
+    def _no_relevant_at(self, ks: np.ndarray) -> np.ndarray:
+        return np.repeat((self.table.n_rel == 0)[:, None], ks.size, axis=1)
+
+    def _at_precision(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
+        return self.hits[:, ks - 1] / ks, None
+
+    def _at_recall(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.hits[:, ks - 1] / self.n_rel, self._no_relevant_at(ks)
+
+    def _at_f1(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p, _ = self._at_precision(ks)
+        r, undefined = self._at_recall(ks)
+        total = p + r
+        f = 2 * p
+        f *= r
+        return self._ratio(f, total, ~(total > 0)), undefined
+
+    @cached_property
+    def _first_position(self) -> np.ndarray:
+        """Per user: position of the first relevant item, 0 if none (deterministic order)."""
+        t = self.table
+        hits = np.flatnonzero(t.rel > 0)
+        users = t.ucode[hits]  # sorted: rows are grouped by user
+        first = np.ones(hits.size, dtype=bool)
+        first[1:] = users[1:] != users[:-1]
+        out = np.zeros(t.n_users, dtype=np.int64)
+        out[users[first]] = t.pos[hits[first]]
+        return out
+
+    def _at_hit_rate(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
+        if self.table.expected:
+            return self.hit_rate()[0][:, ks - 1], None
+        pos = self._first_position[:, None]
+        return ((pos >= 1) & (pos <= ks)).astype(np.float64), None
+
+    def _at_mrr(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.table.expected:
+            return self.mrr()[0][:, ks - 1], self._no_relevant_at(ks)
+        pos = self._first_position[:, None]
+        found = (pos >= 1) & (pos <= ks)
+        with np.errstate(divide="ignore"):
+            return np.where(found, 1.0 / pos, 0.0), self._no_relevant_at(ks)
+
+    def _ap_numerator(self) -> np.ndarray:
+        """Per position i: the summand of AP, ``rel_i * P@i`` (its expectation under ties)."""
+        if self.table.expected and self.options.ap_denominator != "hits":
+            return self.table.dense(self._expected_rel_times_hits(), self.k_max) / self.ks
+        if "hits" in self.__dict__:
+            summand = self.rel * self.hits
+        else:  # one fresh matrix, not two
+            summand = np.cumsum(self.rel, axis=1)
+            summand *= self.rel
+        summand /= self.ks
+        return summand
+
+    def _ap_denominator(self, ks: np.ndarray, hits: np.ndarray) -> np.ndarray:
+        rule = self.options.ap_denominator
+        if rule == "relevant":
+            return np.broadcast_to(self.n_rel, hits.shape)
+        if rule == "hits":
+            return hits
+        return np.minimum(ks, self.n_rel)
+
+    def _at_map(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        summed = self._ap_numerator()
+        np.cumsum(summed, axis=1, out=summed)
+        summed = summed[:, ks - 1]
+        hits = self.hits[:, ks - 1]
+        zero = hits <= 0 if self.options.ap_denominator == "hits" else self.n_rel <= 0
+        zero = np.broadcast_to(zero, summed.shape)
+        return self._ratio(summed, self._ap_denominator(ks, hits), zero), self._no_relevant_at(ks)
+
+    def _at_dcg(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
+        return self._dcg[:, ks - 1], None
+
+    def _at_ndcg(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        idcg = self._ideal_at(self._gain_of_truth(), self._disc, ks)
+        undefined = idcg <= 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ndcg = self._dcg[:, ks - 1] / idcg
+        np.copyto(ndcg, 0.0, where=undefined)
+        return ndcg, undefined
+
+    # -- means over users at every cutoff -------------------------------------------------
+    def means(self, name: str) -> np.ndarray:
+        """Mean over users of a metric at every cutoff ``1..k_max``, under the empty policy.
+
+        Equal to ``mean_over_users(*metric(name), empty)``. Where a metric is a per-user
+        weight times a cumulative sum, the weights are applied to column sums (grouping users
+        by their denominator), so no per-user matrix of ratios is built.
+        """
+        fast = getattr(self, f"_mean_{name}", None)
+        if fast is not None:
+            return fast()
+        values, undefined = self.metric(name)
+        return mean_over_users(values, undefined, self.options.empty)
+
+    def _n_counted(self) -> int:
+        """Users in a mean of a metric undefined for users without relevant items."""
+        t = self.table
+        if self.options.empty == "zero":
+            return t.n_users
+        return int(t.n_users - np.count_nonzero(t.n_rel == 0))
+
+    @staticmethod
+    def _divide(sums: np.ndarray, n: int) -> np.ndarray:
+        return np.full(sums.shape, np.nan) if n == 0 else sums / n
+
+    def _mean_precision(self) -> np.ndarray:
+        return self._divide(np.cumsum(self.rel.sum(axis=0)) / self.ks, self.table.n_users)
+
+    def _grouped(self, values: np.ndarray, keys: np.ndarray, weights: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of ``values`` summed per distinct key of the users with a relevant item.
+
+        Returns the distinct keys and a ``(n_keys, k_max)`` array of cumulative sums.
+        """
+        counted = self.table.n_rel > 0
+        distinct, group = np.unique(keys[counted], return_inverse=True)
+        data = np.ones(group.size) if weights is None else weights[counted]
+        indicator = sp.csr_matrix(
+            (data, (group, np.flatnonzero(counted))), shape=(distinct.size, keys.size)
+        )
+        sums = np.asarray(indicator @ values)  # plain C loops: the same sums on every machine
+        return distinct, np.cumsum(sums, axis=1)
+
+    def _mean_recall(self) -> np.ndarray:
+        n_rel, sums = self._grouped(self.rel, self.table.n_rel)
+        return self._divide((sums / n_rel[:, None]).sum(axis=0), self._n_counted())
+
+    def _mean_f1(self) -> np.ndarray:
+        n_rel, sums = self._grouped(self.rel, self.table.n_rel)
+        return self._divide((2 * sums / (self.ks + n_rel[:, None])).sum(axis=0), self._n_counted())
+
+    def _first_sums(self) -> np.ndarray:
+        """Column sums of :meth:`first_relevant` as a dense matrix."""
+        if self.table.expected:
+            return self._first.sum(axis=0)
+        pos = self._first_position
+        pos = pos[(pos >= 1) & (pos <= self.k_max)]
+        return np.bincount(pos - 1, minlength=self.k_max).astype(np.float64)
+
+    def _mean_hit_rate(self) -> np.ndarray:
+        return self._divide(np.cumsum(self._first_sums()), self.table.n_users)
+
+    def _mean_mrr(self) -> np.ndarray:
+        return self._divide(np.cumsum(self._first_sums() / self.ks), self._n_counted())
+
+    def _mean_map(self) -> np.ndarray:
+        rule = self.options.ap_denominator
+        if rule == "hits":
+            values, undefined = self.map()
+            return mean_over_users(values, undefined, self.options.empty)
+        n_rel = self.table.n_rel
+        keys = n_rel if rule == "relevant" else np.minimum(n_rel, self.k_max)
+        distinct, sums = self._grouped(self._ap_numerator(), keys)
+        denominator = distinct[:, None] if rule == "relevant" else np.minimum(self.ks, distinct[:, None])
+        return self._divide((sums / denominator).sum(axis=0), self._n_counted())
+
+    def _mean_dcg(self) -> np.ndarray:
+        return self._divide(self._dcg.sum(axis=0), self.table.n_users)
+
+    def _mean_ndcg(self) -> np.ndarray:
+        dcg = self._dcg
+        ratio = self._idcg.copy() if "_idcg" in self.__dict__ else self._cumulative_ideal()
+        defined = ratio > 0
+        np.divide(dcg, ratio, out=ratio, where=defined)
+        np.copyto(ratio, 0.0, where=~defined)
+        sums = ratio.sum(axis=0)
+        if self.options.empty == "zero":
+            return self._divide(sums, self.table.n_users)
+        counts = defined.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(counts > 0, sums / counts, np.nan)
+
+
+def mean_over_users(values: np.ndarray, undefined: np.ndarray | None, empty: str) -> np.ndarray:
+    """Column means over users under the ``empty`` policy."""
+    if values.shape[0] == 0:
+        return np.full(values.shape[1], np.nan)
+    if undefined is None:
+        return values.mean(axis=0)
+    if empty == "zero":
+        return np.where(undefined, 0.0, values).mean(axis=0)
+    counts = (~undefined).sum(axis=0)
+    sums = np.where(undefined, 0.0, values).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(counts > 0, sums / counts, np.nan)

@@ -5,11 +5,13 @@ Every ranking metric is a reduction of the same few per-position vectors (is the
 them once, with integer codes and a single join, and :class:`HitTable` turns them into dense
 ``(n_users, k)`` matrices so that a metric at every cutoff ``1..k`` is one cumulative sum.
 
-The join works on user blocks: the truth items of a block of users are written into a small
-dense lookup array (users x items of the block, sized to stay in cache), the block's
-recommendations are read from it, and the entries are cleared again. That is a linear-time
-hash join without hashing, and on MovieLens-25M-sized input it is several times faster than a
-sort-merge or a hash-table join. Catalogues too large for a block fall back to a hash join.
+The join works on user blocks: a code for each test item of a block of users (its rating
+level, one byte) is written into a small dense lookup array (users x items of the block, sized
+to stay in cache), the block's recommendations read their codes from it, and the entries are
+cleared again. That is a linear-time hash join without hashing, and on MovieLens-25M-sized
+input it is several times faster than a sort-merge or a hash-table join. More than 254
+distinct ratings store truth row numbers instead of rating levels; catalogues too large for a
+block fall back to a hash join.
 """
 
 from __future__ import annotations
@@ -23,28 +25,31 @@ from scipy.special import gammaln
 
 __all__ = ["HitTable", "build_hits"]
 
-_BLOCK_CELLS = 1 << 21  # lookup cells per user block (int32: 8 MiB)
+_BLOCK_BYTES = 1 << 22  # lookup array per user block: 4 MiB, to stay in cache
+_MAX_LEVELS = 254  # distinct ratings coded in one byte (0: not in the test set)
 
 
 def _codes(values: np.ndarray, uniques: np.ndarray) -> np.ndarray:
-    """Position of each value in the sorted array ``uniques``, or -1 if absent."""
+    """Position of each value in the sorted array ``uniques``, or -1 if absent (int32 for
+    fewer than 2**31 uniques, else int64)."""
+    dtype = np.int32 if uniques.size < 2**31 - 1 else np.int64
     if uniques.size == 0:
-        return np.full(values.shape, -1, dtype=np.int64)
+        return np.full(values.shape, -1, dtype=dtype)
     if (
         values.dtype.kind in "iu"
         and uniques.dtype.kind in "iu"
         and uniques[0] >= 0
         and uniques[-1] < max(4 * uniques.size, 1 << 20)
     ):
-        lookup = np.full(int(uniques[-1]) + 1, -1, dtype=np.int64)
-        lookup[uniques] = np.arange(uniques.size)
+        lookup = np.full(int(uniques[-1]) + 1, -1, dtype=dtype)
+        lookup[uniques] = np.arange(uniques.size, dtype=dtype)
         if values.size and values.min() >= 0 and values.max() <= uniques[-1]:
             return lookup[values]
         inside = (values >= 0) & (values <= uniques[-1])
-        out = np.full(values.shape, -1, dtype=np.int64)
+        out = np.full(values.shape, -1, dtype=dtype)
         out[inside] = lookup[values[inside]]
         return out
-    return pd.Index(uniques).get_indexer(values).astype(np.int64)
+    return pd.Index(uniques).get_indexer(values).astype(dtype)
 
 
 def _unique(*arrays: np.ndarray) -> np.ndarray:
@@ -91,44 +96,74 @@ def _is_sorted_by(*keys: np.ndarray) -> bool:
     return True
 
 
-def _join(t_u, t_i, r_u, r_i, n_users: int, n_items: int) -> np.ndarray:
-    """Index of the truth row matching each (user, item) in recs, or -1.
+def _join(t_u, t_i, r_u, r_i, n_users: int, n_items: int, payload: np.ndarray) -> np.ndarray:
+    """``payload`` of the truth row matching each (user, item) in recs, or 0 where none does.
 
-    ``r_u`` must be sorted (recs grouped by user); truth may be in any order.
+    ``payload`` holds one nonzero value per truth row (a rating level code, or a row number
+    plus one). ``r_u`` must be sorted (recs grouped by user); truth may be in any order.
     """
-    out = np.full(r_u.size, -1, dtype=np.int64)
+    out = np.zeros(r_u.size, dtype=payload.dtype)
     if r_u.size == 0 or t_u.size == 0:
         return out
-    if n_items > _BLOCK_CELLS:
+    block = _BLOCK_BYTES // payload.itemsize // max(n_items, 1)  # users per block
+    if block < 1:
         t_key = t_u.astype(np.int64) * n_items + t_i
         r_key = r_u.astype(np.int64) * n_items + r_i
-        return pd.Index(t_key).get_indexer(r_key).astype(np.int64)
+        row = pd.Index(t_key).get_indexer(r_key)
+        found = np.flatnonzero(row >= 0)
+        out[found] = payload[row[found]]
+        return out
+    block = min(block, n_users)
     t_order = None if _is_sorted_by(t_u) else np.argsort(t_u, kind="stable")
     t_us = t_u if t_order is None else t_u[t_order]
-    block = max(1, min(n_users, _BLOCK_CELLS // n_items))
     bounds = np.arange(0, n_users + block, block).clip(max=n_users)
     t_cut = np.searchsorted(t_us, bounds)
     r_cut = np.searchsorted(r_u, bounds)
-    # cell of each row in its block's (users x items) lookup; fits in int32 (cells < 2**31)
-    cell_dtype = np.int32 if block * n_items < 2**31 else np.int64
-    t_cell = ((t_us % block) * n_items).astype(cell_dtype)
+    # cell of each row in its block's (users x items) lookup: fewer than 2**31 cells
+    t_cell = t_us.astype(np.int32)
+    t_cell %= block
+    t_cell *= n_items
     t_cell += t_i if t_order is None else t_i[t_order]
-    r_cell = ((r_u % block) * n_items).astype(cell_dtype)
+    t_value = payload if t_order is None else payload[t_order]
+    r_cell = r_u.astype(np.int32)
+    r_cell %= block
+    r_cell *= n_items
     r_cell += r_i
-    row_dtype = np.int32 if t_u.size < 2**31 - 1 else np.int64
-    rows = np.arange(1, t_u.size + 1, dtype=row_dtype)  # truth row + 1 (0: empty cell)
-    if t_order is not None:
-        rows = (t_order + 1).astype(row_dtype)
-    lookup = np.zeros(block * n_items, dtype=row_dtype)
+    lookup = np.zeros(block * n_items, dtype=payload.dtype)
     for j in range(bounds.size - 1):  # a loop over user blocks, not users
         t0, t1, r0, r1 = t_cut[j], t_cut[j + 1], r_cut[j], r_cut[j + 1]
         if r0 == r1 or t0 == t1:
             continue
         cells = t_cell[t0:t1]
-        lookup[cells] = rows[t0:t1]
-        np.subtract(lookup[r_cell[r0:r1]], 1, out=out[r0:r1], casting="unsafe")
+        lookup[cells] = t_value[t0:t1]
+        np.take(lookup, r_cell[r0:r1], out=out[r0:r1])
         lookup[cells] = 0
     return out
+
+
+def _rating_levels(rating: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct ratings (ascending) and each rating's index among them, as ``uint8``;
+    None when there are more than ``_MAX_LEVELS`` of them.
+
+    Half-star and whole-star scales are coded arithmetically, without hashing.
+    """
+    if rating.size == 0:
+        return np.zeros(0), np.zeros(0, dtype=np.uint8)
+    doubled = rating * 2.0
+    low, high = doubled.min(), doubled.max()
+    if high - low < 256 and np.all(doubled == np.floor(doubled)):
+        index = (doubled - low).astype(np.uint8)
+        present = np.bincount(index, minlength=int(high - low) + 1) > 0
+        if np.count_nonzero(present) > _MAX_LEVELS:
+            return None
+        levels = (low + np.flatnonzero(present)) / 2.0
+        if present.all():
+            return levels, index
+        return levels, (np.cumsum(present) - 1).astype(np.uint8)[index]
+    codes, uniques = pd.factorize(rating, sort=True)
+    if uniques.size > _MAX_LEVELS:
+        return None
+    return np.asarray(uniques, dtype=np.float64), codes.astype(np.uint8)
 
 
 @dataclass(frozen=True, eq=False)
@@ -224,7 +259,7 @@ class HitTable:
             sel = None if pos.size == 0 or pos.max() <= k else np.flatnonzero(pos <= k)
             if sel is not None:
                 ucode, pos = ucode[sel], pos[sel]
-            cells = ucode * k
+            cells = ucode.astype(np.int64) * k
             cells += pos
             cells -= 1
             cache[key] = (sel, cells)
@@ -305,31 +340,32 @@ class HitTable:
 
 
 def _ideal_order(
-    t_u: np.ndarray, t_rating: np.ndarray, n_users: int
+    t_u: np.ndarray, t_rating: np.ndarray, n_users: int,
+    levels: tuple[np.ndarray, np.ndarray] | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Truth in ideal order: user code, rating (descending within user) and 1-based rank.
 
     Ratings usually take a handful of values (half stars), so the order comes from counting
-    each (user, rating) pair, without sorting; many distinct ratings fall back to a sort.
+    each (user, rating level) pair, without sorting; many distinct ratings fall back to a sort.
     """
     n_truth = np.bincount(t_u, minlength=n_users)
-    codes, values = pd.factorize(t_rating)
-    n_values = values.size
+    n_values = 0 if levels is None else levels[0].size
     if 0 < n_values <= 64 and n_users * n_values <= max(4 * t_u.size, 1 << 16):
-        desc = np.argsort(-values, kind="stable")  # value codes from the highest rating down
-        place = np.empty(n_values, dtype=np.int64)
-        place[desc] = np.arange(n_values)
-        key = t_u * n_values + place[codes]
+        values, index = levels
+        key = t_u.astype(np.int64 if n_users * n_values >= 2**31 else np.int32) * n_values
+        key += (n_values - 1) - index  # the highest rating first
         counts = np.bincount(key, minlength=n_users * n_values)
-        t_us = np.repeat(np.arange(n_users, dtype=np.int64), n_truth)
-        rating = np.repeat(np.tile(np.asarray(values, dtype=np.float64)[desc], n_users), counts)
+        t_us = np.repeat(np.arange(n_users, dtype=t_u.dtype), n_truth)
+        rating = np.repeat(np.tile(values[::-1], n_users), counts)
     else:
         by_rating = np.argsort(-t_rating, kind="stable")
         ideal = by_rating[np.argsort(t_u[by_rating], kind="stable")]  # = lexsort((-r, u))
         t_us = t_u[ideal]
         rating = t_rating[ideal]
-    t_starts = np.cumsum(n_truth) - n_truth
-    truth_rank = np.arange(t_us.size) - t_starts[t_us] + 1
+    dtype = np.int32 if t_us.size < 2**31 - 1 else np.int64
+    t_starts = (np.cumsum(n_truth) - n_truth).astype(dtype)
+    truth_rank = np.arange(1, t_us.size + 1, dtype=dtype)
+    truth_rank -= t_starts[t_us]
     return t_us, rating, truth_rank
 
 
@@ -386,15 +422,26 @@ def build_hits(
             order = np.lexsort((r_i, -score, r_u))
             r_u, r_i, score = r_u[order], r_i[order], score[order]
 
-    tidx = _join(t_u, t_i, r_u, r_i, n_users, items.size)
-    in_truth = tidx >= 0
-    found = np.flatnonzero(in_truth)  # few: most recommendations miss
-    matched = tidx[found]
-    del tidx
-    rating = np.zeros(in_truth.size)
-    rating[found] = t_rating[matched]
-    rel = np.zeros(in_truth.size)
-    rel[found] = relevant[matched]
+    levels = _rating_levels(t_rating)
+    if levels is not None:  # one byte per row: the rating level + 1, 0 outside the test set
+        code = _join(t_u, t_i, r_u, r_i, n_users, items.size, levels[1] + np.uint8(1))
+        in_truth = code > 0
+        rating = np.concatenate([[0.0], levels[0]])[code]
+        level_relevant = levels[0] >= (-np.inf if threshold is None else threshold)
+        rel = np.concatenate([[0.0], level_relevant.astype(np.float64)])[code]
+        del code
+    else:  # row numbers + 1
+        row_dtype = np.int32 if t_u.size < 2**31 - 1 else np.int64
+        row = _join(t_u, t_i, r_u, r_i, n_users, items.size,
+                    np.arange(1, t_u.size + 1, dtype=row_dtype))
+        in_truth = row > 0
+        found = np.flatnonzero(in_truth)  # few: most recommendations miss
+        matched = row[found] - 1
+        del row
+        rating = np.zeros(in_truth.size)
+        rating[found] = t_rating[matched]
+        rel = np.zeros(in_truth.size)
+        rel[found] = relevant[matched]
 
     n = r_u.size
     per_user = np.bincount(r_u, minlength=n_users)
@@ -412,7 +459,7 @@ def build_hits(
             order = np.lexsort((r_i, sign * rating, sign * rel, tie_group))
             in_truth, rating, rel = in_truth[order], rating[order], rel[order]
 
-    t_us, truth_rating, truth_rank = _ideal_order(t_u, t_rating, n_users)
+    t_us, truth_rating, truth_rank = _ideal_order(t_u, t_rating, n_users, levels)
     n_rel = np.bincount(t_u, weights=relevant, minlength=n_users)
     n_truth = np.bincount(t_u, minlength=n_users)
     return HitTable(

@@ -41,7 +41,7 @@ from ._common import (
     finish_per_user,
     warn_ties,
 )
-from ._curves import RankingCurves, RankingOptions
+from ._curves import RankingCurves, RankingOptions, mean_over_users
 from ._hits import HitTable, build_hits
 
 __all__ = [
@@ -137,14 +137,14 @@ def _per_user(
     width = min(k, max(1, int(table.pos.max()) if table.pos.size else 1,
                        int(table.n_truth.max()) if table.n_truth.size else 1))
     curves = RankingCurves(table, width, options)
-    values, undefined = curves.metric(name)
-    column = values[:, width - 1]
+    values, undefined = curves.at(name, [width])
+    column = values[:, 0]
     if width < k and name in ("precision", "f1"):
         precision = curves.hits[:, width - 1] / k
         if name == "precision":
             column = precision
         else:
-            recall = curves.recall()[0][:, width - 1]
+            recall = curves.at("recall", [width])[0][:, 0]
             total = precision + recall
             with np.errstate(divide="ignore", invalid="ignore"):
                 column = np.where(total > 0, 2 * precision * recall / total, 0.0)
@@ -152,7 +152,7 @@ def _per_user(
         column,
         table.users,
         name=name,
-        undefined=None if undefined is None else np.asarray(undefined[:, width - 1]),
+        undefined=None if undefined is None else undefined[:, 0],
         empty=options.empty,
         extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
     )
@@ -619,26 +619,14 @@ def ranking_curves(
         ap_denominator=ap_denominator, empty=empty, ties=ties,
     )
     table = prepare(truth, recs, options, func=func)
-    curves = RankingCurves(table, k_max, options)
-    columns: dict[str, np.ndarray] = {}
-    for name in CURVE_METRICS:
-        values, undefined = curves.metric(name)
-        columns[name] = mean_over_users(values, undefined, options.empty)
+    return curves_frame(RankingCurves(table, k_max, options), k_max)
+
+
+def curves_frame(curves: RankingCurves, k_max: int) -> pd.DataFrame:
+    """The :func:`ranking_curves` table, k = 1..k_max, from a :class:`RankingCurves`."""
+    columns = {name: curves.means(name)[:k_max] for name in CURVE_METRICS}
     frame = pd.DataFrame(columns, index=pd.RangeIndex(1, k_max + 1, name="k"))
-    frame["n_users"] = int(table.n_users - (table.n_rel == 0).sum()) if options.empty != "zero" \
-        else table.n_users
+    table = curves.table
+    frame["n_users"] = int(table.n_users - (table.n_rel == 0).sum()) \
+        if curves.options.empty != "zero" else table.n_users
     return frame
-
-
-def mean_over_users(values: np.ndarray, undefined: np.ndarray | None, empty: str) -> np.ndarray:
-    """Column means over users under the ``empty`` policy."""
-    if values.shape[0] == 0:
-        return np.full(values.shape[1], np.nan)
-    if undefined is None:
-        return values.mean(axis=0)
-    if empty == "zero":
-        return np.where(undefined, 0.0, values).mean(axis=0)
-    counts = (~undefined).sum(axis=0)
-    sums = np.where(undefined, 0.0, values).sum(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(counts > 0, sums / counts, np.nan)

@@ -81,8 +81,8 @@ def tie_report(
         curves = RankingCurves(table, k, options)
         row: dict[str, float] = {}
         for name in metrics:
-            values, undefined = curves.metric(name)
-            row[f"{name}@{k}"] = float(mean_over_users(values, undefined, "drop")[k - 1])
+            values, undefined = curves.at(name, [k])
+            row[f"{name}@{k}"] = float(mean_over_users(values, undefined, "drop")[0])
         row["tied_users"] = table.n_straddling(k)
         rows[policy] = row
     out = pd.DataFrame.from_dict(rows, orient="index")

@@ -153,17 +153,34 @@ def test_empty_policies_derive_from_nan(name: str) -> None:
         assert n_undefined > 0  # the data must exercise the policy
 
 
-@pytest.mark.parametrize("cells", [64, 1])
-def test_join_paths_agree_with_naive(monkeypatch: pytest.MonkeyPatch, cells: int) -> None:
-    # The hit table joins truth and recs in blocks of users sized by _BLOCK_CELLS, and falls
+@pytest.mark.parametrize("ratings", ["half-stars", "distinct"])
+@pytest.mark.parametrize("block_bytes", [1 << 22, 64, 1])
+def test_join_paths_agree_with_naive(monkeypatch: pytest.MonkeyPatch, block_bytes: int,
+                                     ratings: str) -> None:
+    # The hit table joins truth and recs in blocks of users sized by _BLOCK_BYTES, and falls
     # back to a hash join when one user's row of the catalogue does not fit. Shrinking the
-    # block size exercises many blocks (64) and the fallback (1) on the same data.
-    monkeypatch.setattr(hits_module, "_BLOCK_CELLS", cells)
-    truth, recs = random_frames(np.random.default_rng(7), n_users=60, order="score")
+    # block size exercises many blocks (64) and the fallback (1) on the same data. With more
+    # distinct ratings than a byte can code, the lookup holds truth row numbers instead.
+    monkeypatch.setattr(hits_module, "_BLOCK_BYTES", block_bytes)
+    truth, recs = random_frames(np.random.default_rng(7), n_users=90, order="score")
+    if ratings == "distinct":
+        truth = truth.assign(rating=truth["rating"] + np.arange(len(truth)) * 1e-4)
+        assert truth["rating"].nunique() > hits_module._MAX_LEVELS
     for name in NAMES:
         got = call(name, truth, recs, 4, empty="nan")
         want = naive_metric(name, truth, recs, k=4, empty="nan")
-        assert_matches(got, want, (name, cells))
+        assert_matches(got, want, (name, block_bytes, ratings))
+
+
+def test_rating_levels() -> None:
+    levels, index = hits_module._rating_levels(np.array([4.5, 0.5, 3.0, 4.5, -1.0]))
+    assert levels.tolist() == [-1.0, 0.5, 3.0, 4.5]
+    assert index.tolist() == [3, 1, 2, 3, 0]
+    levels, index = hits_module._rating_levels(np.array([0.25, 0.1, 0.25]))  # not half stars
+    assert levels.tolist() == [0.1, 0.25]
+    assert index.tolist() == [1, 0, 1]
+    assert hits_module._rating_levels(np.arange(300) / 7) is None
+    assert hits_module._rating_levels(np.arange(300) / 2) is None  # 300 half-star levels
 
 
 CURVE_COLUMNS = ("precision", "recall", "f1", "hit_rate", "map", "mrr", "ndcg")
