@@ -112,6 +112,8 @@ def check_finite(
             f"{func}: '{arg}' column '{column}' must be numeric; got dtype {series.dtype}."
         )
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isfinite(values).all():
+        return values
     nan = np.isnan(values)
     if nan.any() and not allow_nan:
         first = frame.index[np.flatnonzero(nan)[0]]

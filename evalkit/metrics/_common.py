@@ -81,8 +81,11 @@ def _duplicates_within_groups(values: np.ndarray, low: int, span: int,
     width = int(sizes.max())
     if starts.size * width > 2 * values.size + 1024:
         return None
-    dtype = np.int32 if span < 2**31 - width else np.int64
-    shifted = values.astype(dtype) if low == 0 else (values - low).astype(dtype)
+    if low >= 0 and low + span < 2**31:  # the values themselves fit, below the padding
+        dtype, shifted = np.int32, values.astype(np.int32)
+    else:
+        dtype = np.int32 if span < 2**31 - width else np.int64
+        shifted = (values - low).astype(dtype)
     if width * starts.size == values.size:
         rows = shifted.reshape(starts.size, width)
     else:
@@ -135,7 +138,8 @@ def check_recs(recs: object, *, func: str, arg: str = "recs") -> pd.DataFrame:
         check_finite(frame, "score", func=func, arg=arg)
     if has_rank:
         rank = frame["rank"]
-        values = check_finite(frame, "rank", func=func, arg=arg)
+        numpy_int = isinstance(rank.dtype, np.dtype) and rank.dtype.kind in "iu"
+        values = None if numpy_int else check_finite(frame, "rank", func=func, arg=arg)
         if not pd.api.types.is_integer_dtype(rank.dtype):
             if not np.all(values == np.round(values)):
                 raise ValueError(f"{func}: '{arg}' column 'rank' must hold whole numbers.")

@@ -285,12 +285,22 @@ class RankingCurves:
     def _no_relevant_at(self, ks: np.ndarray) -> np.ndarray:
         return np.repeat((self.table.n_rel == 0)[:, None], ks.size, axis=1)
 
+    def _hits_at(self, ks: np.ndarray) -> np.ndarray:
+        """Per user: (expected) relevant items in the top k, for each k in ``ks``."""
+        if "hits" in self.__dict__:
+            return self.hits[:, ks - 1]
+        rel = self.rel  # sums of leading columns: no cumulative matrix needed
+        out = np.empty((rel.shape[0], ks.size))
+        for j, k in enumerate(ks):  # a loop over cutoffs, not users
+            np.sum(rel[:, :k], axis=1, out=out[:, j])
+        return out
+
     def _at_precision(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
-        return self.hits[:, ks - 1] / ks, None
+        return self._hits_at(ks) / ks, None
 
     def _at_recall(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return self.hits[:, ks - 1] / self.n_rel, self._no_relevant_at(ks)
+            return self._hits_at(ks) / self.n_rel, self._no_relevant_at(ks)
 
     def _at_f1(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p, _ = self._at_precision(ks)
@@ -346,11 +356,16 @@ class RankingCurves:
             return hits
         return np.minimum(ks, self.n_rel)
 
+    @cached_property
+    def _ap_summands(self) -> np.ndarray:
+        return self._ap_numerator()
+
     def _at_map(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        summed = self._ap_numerator()
-        np.cumsum(summed, axis=1, out=summed)
-        summed = summed[:, ks - 1]
-        hits = self.hits[:, ks - 1]
+        summands = self._ap_summands
+        summed = np.empty((summands.shape[0], ks.size))
+        for j, k in enumerate(ks):  # a loop over cutoffs, not users
+            np.sum(summands[:, :k], axis=1, out=summed[:, j])
+        hits = self._hits_at(ks)
         zero = hits <= 0 if self.options.ap_denominator == "hits" else self.n_rel <= 0
         zero = np.broadcast_to(zero, summed.shape)
         return self._ratio(summed, self._ap_denominator(ks, hits), zero), self._no_relevant_at(ks)
@@ -394,27 +409,32 @@ class RankingCurves:
     def _mean_precision(self) -> np.ndarray:
         return self._divide(np.cumsum(self.rel.sum(axis=0)) / self.ks, self.table.n_users)
 
-    def _grouped(self, values: np.ndarray, keys: np.ndarray, weights: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+    def _grouped(self, values: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rows of ``values`` summed per distinct key of the users with a relevant item.
 
-        Returns the distinct keys and a ``(n_keys, k_max)`` array of cumulative sums.
+        Returns the distinct keys and a ``(n_keys, k_max)`` array of cumulative sums over the
+        positions.
         """
         counted = self.table.n_rel > 0
         distinct, group = np.unique(keys[counted], return_inverse=True)
-        data = np.ones(group.size) if weights is None else weights[counted]
         indicator = sp.csr_matrix(
-            (data, (group, np.flatnonzero(counted))), shape=(distinct.size, keys.size)
+            (np.ones(group.size), (group, np.flatnonzero(counted))),
+            shape=(distinct.size, keys.size),
         )
         sums = np.asarray(indicator @ values)  # plain C loops: the same sums on every machine
         return distinct, np.cumsum(sums, axis=1)
 
+    @cached_property
+    def _hits_by_n_rel(self) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct ``n_rel`` values and the summed cumulative hits of their users."""
+        return self._grouped(self.rel, self.table.n_rel)
+
     def _mean_recall(self) -> np.ndarray:
-        n_rel, sums = self._grouped(self.rel, self.table.n_rel)
+        n_rel, sums = self._hits_by_n_rel
         return self._divide((sums / n_rel[:, None]).sum(axis=0), self._n_counted())
 
     def _mean_f1(self) -> np.ndarray:
-        n_rel, sums = self._grouped(self.rel, self.table.n_rel)
+        n_rel, sums = self._hits_by_n_rel
         return self._divide((2 * sums / (self.ks + n_rel[:, None])).sum(axis=0), self._n_counted())
 
     def _first_sums(self) -> np.ndarray:
@@ -438,7 +458,7 @@ class RankingCurves:
             return mean_over_users(values, undefined, self.options.empty)
         n_rel = self.table.n_rel
         keys = n_rel if rule == "relevant" else np.minimum(n_rel, self.k_max)
-        distinct, sums = self._grouped(self._ap_numerator(), keys)
+        distinct, sums = self._grouped(self._ap_summands, keys)
         denominator = distinct[:, None] if rule == "relevant" else np.minimum(self.ks, distinct[:, None])
         return self._divide((sums / denominator).sum(axis=0), self._n_counted())
 

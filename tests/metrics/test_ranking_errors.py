@@ -12,6 +12,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalkit.metrics import RANKING_METRICS, TieWarning, ranking_curves
 from evalkit.metrics._common import (
@@ -275,3 +277,24 @@ def test_messages_follow_the_house_form() -> None:
     message = raises(RANKING_METRICS["precision"].func, exc=ValueError, k=0)
     assert re.fullmatch(r"precision_at_k: 'k' must be a positive integer; got 0 \(int\)\.",
                         message), message
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    groups=st.lists(st.lists(st.integers(-3, 40), max_size=12), min_size=1, max_size=12),
+    big=st.sampled_from([0, 2**31 - 20, -(2**40), 2**40]),
+    grouped=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_duplicate_detection_matches_pandas(groups, big, grouped, seed) -> None:
+    # Grouped rows (users listed one after another) take the per-group sort, uneven groups a
+    # padded matrix, ungrouped rows the sorted packed keys: all must agree with pandas.
+    from evalkit.metrics._common import _has_duplicate_pairs
+
+    first = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+    second = np.array([v for g in groups for v in g], dtype=np.int64) + big
+    if not grouped:
+        order = np.random.default_rng(seed).permutation(first.size)
+        first, second = first[order], second[order]
+    frame = pd.DataFrame({"a": first, "b": second})
+    assert _has_duplicate_pairs(frame["a"], frame["b"]) == frame.duplicated().any()
