@@ -50,11 +50,13 @@ def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
     if a.size < 2:
         return False
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        a_min, b_min = int(a.min()), int(b.min())
-        span_a, span_b = int(a.max()) - a_min + 1, int(b.max()) - b_min + 1
+        grouped = bool(np.all(a[1:] >= a[:-1]))  # grouped by first: its ends are its bounds
+        a_min, a_max = (int(a[0]), int(a[-1])) if grouped else (int(a.min()), int(a.max()))
+        b_min = int(b.min())
+        span_a, span_b = a_max - a_min + 1, int(b.max()) - b_min + 1
         if span_a * span_b < 2**62:
-            changes = a[1:] != a[:-1]
-            if np.all(a[1:] >= a[:-1]):  # grouped by first
+            if grouped:
+                changes = a[1:] != a[:-1]
                 if np.all((b[1:] > b[:-1]) | changes):  # and increasing within each group
                     return False
                 found = _duplicates_within_groups(b, b_min, span_b, changes)

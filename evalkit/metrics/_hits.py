@@ -29,9 +29,19 @@ _BLOCK_BYTES = 1 << 22  # lookup array per user block: 4 MiB, to stay in cache
 _MAX_LEVELS = 254  # distinct ratings coded in one byte (0: not in the test set)
 
 
-def _codes(values: np.ndarray, uniques: np.ndarray) -> np.ndarray:
+def _bounds(values: np.ndarray, known: dict | None) -> tuple:
+    """``(min, max)`` of a non-empty array, remembered in ``known`` (keyed by the array)."""
+    if known is None:
+        return values.min(), values.max()
+    entry = known.get(id(values))
+    if entry is None or entry[0] is not values:
+        entry = known[id(values)] = (values, values.min(), values.max())
+    return entry[1], entry[2]
+
+
+def _codes(values: np.ndarray, uniques: np.ndarray, known: dict | None = None) -> np.ndarray:
     """Position of each value in the sorted array ``uniques``, or -1 if absent (int32 for
-    fewer than 2**31 uniques, else int64)."""
+    fewer than 2**31 uniques, else int64). ``known`` remembers array bounds across calls."""
     dtype = np.int32 if uniques.size < 2**31 - 1 else np.int64
     if uniques.size == 0:
         return np.full(values.shape, -1, dtype=dtype)
@@ -43,8 +53,10 @@ def _codes(values: np.ndarray, uniques: np.ndarray) -> np.ndarray:
     ):
         lookup = np.full(int(uniques[-1]) + 1, -1, dtype=dtype)
         lookup[uniques] = np.arange(uniques.size, dtype=dtype)
-        if values.size and values.min() >= 0 and values.max() <= uniques[-1]:
-            return lookup[values]
+        if values.size:
+            low, high = _bounds(values, known)
+            if low >= 0 and high <= uniques[-1]:
+                return lookup[values]
         inside = (values >= 0) & (values <= uniques[-1])
         out = np.full(values.shape, -1, dtype=dtype)
         out[inside] = lookup[values[inside]]
@@ -52,12 +64,12 @@ def _codes(values: np.ndarray, uniques: np.ndarray) -> np.ndarray:
     return pd.Index(uniques).get_indexer(values).astype(dtype)
 
 
-def _unique(*arrays: np.ndarray) -> np.ndarray:
+def _unique(*arrays: np.ndarray, known: dict | None = None) -> np.ndarray:
     """Sorted unique values of the arrays; linear time for small non-negative integer ids."""
     if all(a.dtype.kind in "iu" for a in arrays) and any(a.size for a in arrays):
-        present_arrays = [a for a in arrays if a.size]
-        lo = min(a.min() for a in present_arrays)
-        hi = max(a.max() for a in present_arrays)
+        bounds = [_bounds(a, known) for a in arrays if a.size]
+        lo = min(b[0] for b in bounds)
+        hi = max(b[1] for b in bounds)
         size = sum(a.size for a in arrays)
         if lo >= 0 and hi < max(4 * size, 1 << 20):
             present = np.zeros(int(hi) + 1, dtype=bool)
@@ -386,14 +398,15 @@ def build_hits(
     Recommendations already sorted by user and rank (or by user and descending score) are
     used in place, without a sort or a copy.
     """
+    known: dict = {}  # bounds of the id arrays, each computed once
     t_user = _id_array(truth["user_id"])
-    users = _unique(t_user)
+    users = _unique(t_user, known=known)
     n_users = users.size
-    t_u = _codes(t_user, users)
+    t_u = _codes(t_user, users, known)
     r_user = _id_array(recs["user_id"])
-    r_u = _codes(r_user, users)
-    keep = r_u >= 0
-    all_kept = bool(keep.all())
+    r_u = _codes(r_user, users, known)
+    all_kept = r_u.size == 0 or bool(r_u.min() >= 0)
+    keep = None if all_kept else r_u >= 0
     n_recs_only = 0 if all_kept else int(_unique(r_user[~keep]).size)
 
     def kept(values: np.ndarray) -> np.ndarray:
@@ -401,9 +414,10 @@ def build_hits(
 
     t_item = _id_array(truth["item_id"])
     r_item = kept(_id_array(recs["item_id"]))
-    items = _unique(t_item, r_item)
-    t_i = _codes(t_item, items)
-    r_i = _codes(r_item, items)
+    items = _unique(t_item, r_item, known=known)
+    t_i = _codes(t_item, items, known)
+    r_i = _codes(r_item, items, known)
+    del known
     r_u = kept(r_u)
 
     t_rating = truth["rating"].to_numpy(dtype=np.float64)
