@@ -18,6 +18,9 @@ system in a fresh subprocess (so that peak memory is the system's own):
 - pandas: a readable ``groupby().apply(python function)`` computing the same metrics, on a
   seeded subsample of users at the larger scales, extrapolated linearly to all users.
 
+Peak memory is sampled (every 2 ms, from a thread) during the conversion and one warm-up
+evaluation; the timed runs come after, without the sampler.
+
 Relevance grades for ranx and trec_eval are ``2 * rating`` (integers 1..10), so
 ``relevance_level=8`` is evalkit's ``threshold=4.0`` and NDCG's linear gain is the rating
 scaled by 2, which NDCG does not see. Values are compared per user on a sample where the
@@ -217,7 +220,7 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, **_) -> dict:
 
     with PeakRSS() as mem:
         both()  # warm-up
-        t_both, (result, _) = timed(both, repeats)
+    t_both, (result, _) = timed(both, repeats)
     t_suite, result = timed(suite, repeats)
     t_curves, _ = timed(curves, repeats)
     t_two_calls, _ = timed(two_calls, repeats)
@@ -291,7 +294,7 @@ def run_ranx(truth, recs, *, repeats, check, **_) -> dict:
         with PeakRSS() as mem:
             t_convert, (qrels, run) = timed(convert, 1)
             ranx.evaluate(qrels, run, RANX_METRICS)  # warm-up
-            t_eval, means = timed(lambda: ranx.evaluate(qrels, run, RANX_METRICS), repeats)
+        t_eval, means = timed(lambda: ranx.evaluate(qrels, run, RANX_METRICS), repeats)
     names = {"precision": "P", "recall": "R", "map": "AP", "mrr": "RR", "ndcg": "NDCG"}
     values = {}
     for metric in RANX_METRICS:
@@ -325,9 +328,9 @@ def run_trec_eval(truth, recs, *, repeats, check, **_) -> dict:
     with PeakRSS() as mem:
         t_convert, (qrels, run) = timed(convert, 1)
         construct().evaluate(run)  # warm-up
-        t_construct, evaluator = timed(construct, repeats)
-        t_eval_only, results = timed(lambda: evaluator.evaluate(run), repeats)
-        t_eval, results = timed(lambda: construct().evaluate(run), repeats)
+    t_construct, evaluator = timed(construct, repeats)
+    t_eval_only, results = timed(lambda: evaluator.evaluate(run), repeats)
+    t_eval, results = timed(lambda: construct().evaluate(run), repeats)
     names = {"P_10": "P@10", "P_100": "P@100", "recall_10": "R@10", "recall_100": "R@100",
              "map_cut_10": "AP@10", "map_cut_100": "AP@100", "recip_rank": "RR@100",
              "ndcg_cut_10": "NDCG@10", "ndcg_cut_100": "NDCG@100"}  # recip_rank: the whole list
@@ -346,7 +349,7 @@ def run_pandas(truth, recs, *, repeats, check, pandas_users, **_) -> dict:
     n_all = truth["user_id"].nunique()
     with PeakRSS() as mem:
         naive_pandas(sub_t, sub_r)  # warm-up
-        t_eval, frame = timed(lambda: naive_pandas(sub_t, sub_r), repeats)
+    t_eval, frame = timed(lambda: naive_pandas(sub_t, sub_r), repeats)
     scale = n_all / users.size
     values = {col: frame[col] for col in frame.columns}
     return {"convert": [], "evaluate": [t * scale for t in t_eval], "measured": t_eval,
