@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="deterministic, optimistic, pessimistic or expected")
     ev.add_argument("--empty", default="drop", help="drop, zero or nan")
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    ev.add_argument("--curves", type=int, default=None, metavar="K_MAX",
+                    help="also write the mean P, R, F1, HR, MAP, MRR and NDCG at every cutoff "
+                         "1..K_MAX to the JSON ('curves')")
     ev.add_argument("--out", type=Path, default=None,
                     help="JSON output path (default: <recs>.evaluation.json)")
 
@@ -92,6 +95,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         truth, recs, k=args.k, metrics=args.metrics,
         threshold=None if args.all_relevant else args.threshold, gain=args.gain,
         ap_denominator=args.ap_denominator, ties=args.ties, empty=args.empty, rng=args.seed,
+        curves=args.curves,
     )
     out = args.out or args.recs.with_name(args.recs.name.split(".")[0] + ".evaluation.json")
     result.to_json(out)

@@ -10,6 +10,7 @@ import pytest
 
 from evalkit.data import load_interactions
 from evalkit.evaluate import evaluate
+from evalkit.metrics import ranking_curves
 from evalkit.recs import read_recommendations
 
 
@@ -45,6 +46,19 @@ def test_sample_then_evaluate(tmp_path) -> None:
     for column in ("ndcg@5", "ndcg@10", "recall@5", "recall@10"):
         assert rows[column]["mean"] == pytest.approx(expected.summary.loc[column, "mean"])
         assert rows[column]["ci_low"] == pytest.approx(expected.summary.loc[column, "ci_low"])
+    assert "curves" not in result
+
+    with_curves = run("evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
+                      str(tmp_path / "recs.csv"), "--k", "10", "--curves", "20",
+                      "--out", str(out_json))
+    assert with_curves.returncode == 0, with_curves.stderr
+    curves = json.loads(out_json.read_text())["curves"]
+    want = ranking_curves(load_interactions(tmp_path / "test.csv"),
+                          read_recommendations(tmp_path / "recs.csv"), k_max=20)
+    assert [row["k"] for row in curves] == list(range(1, 21))
+    for row in curves:
+        for name in ("precision", "recall", "map", "ndcg"):
+            assert row[name] == pytest.approx(want.loc[row["k"], name], rel=1e-12)
 
 
 def test_bad_input_exits_non_zero_with_a_message(tmp_path) -> None:

@@ -598,6 +598,11 @@ def ranking_curves(
     ``empty="drop"`` or ``"nan"`` and count as 0 under ``"zero"``. No tie warning is raised
     here: every tie group of two or more items straddles some cutoff.
 
+    The means come from column sums: where a metric is a per-user weight times a cumulative
+    sum (P, R, F1, HR, MRR, MAP with the "min" or "relevant" denominator), users are grouped
+    by their weight and no per-user matrix of ratios is built. ``evaluate(..., curves=k_max)``
+    returns this table together with the per-user summary from one validation and one join.
+
     Examples
     --------
     Seed 001's list R,NR,R,R,NR,R,NR,NR,NR,R with five relevant items:
