@@ -3,6 +3,12 @@
 :class:`RankingCurves` computes each intermediate (hit matrix, cumulative hits, DCG, ...) at
 most once, lazily, so asking for one metric costs only what that metric needs and asking for
 all of them at every cutoff costs one pass.
+
+Three views of each metric: :meth:`RankingCurves.metric`, the per-user values at every cutoff
+(the reference form); :meth:`RankingCurves.at`, per-user values at chosen cutoffs (what
+``evaluate`` and the per-user functions use); :meth:`RankingCurves.means`, the mean over users
+at every cutoff (what ``ranking_curves`` uses). The last two skip the per-user matrices of
+ratios where the metric allows and are tested against the first.
 """
 
 from __future__ import annotations
@@ -146,10 +152,6 @@ class RankingCurves:
                                     weights=values[sel] / divisor[t.truth_rank[sel] - 1])
         return out
 
-    @property
-    def _dcg_and_ideal(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._dcg, self._idcg
-
     @cached_property
     def _first(self) -> np.ndarray:
         t = self.table
@@ -219,10 +221,10 @@ class RankingCurves:
         return self._ratio(summed, denominator, zero), self.no_relevant
 
     def dcg(self) -> tuple[np.ndarray, np.ndarray | None]:
-        return self._dcg_and_ideal[0], None
+        return self._dcg, None
 
     def ndcg(self) -> tuple[np.ndarray, np.ndarray | None]:
-        dcg, idcg = self._dcg_and_ideal
+        dcg, idcg = self._dcg, self._idcg
         undefined = idcg <= 0
         with np.errstate(divide="ignore", invalid="ignore"):
             ndcg = dcg / idcg
