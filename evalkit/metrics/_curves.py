@@ -272,9 +272,10 @@ class RankingCurves:
     def at(self, name: str, ks: Sequence[int]) -> tuple[np.ndarray, np.ndarray | None]:
         """Columns ``ks - 1`` of :meth:`metric` (each ``k <= k_max``), as ``(n_users, len(ks))``.
 
-        Metrics whose denominators are per-user numbers (recall, F1, AP, RR, NDCG, half-life
-        utility) skip the full matrices of ratios: only the numerators are cumulated over
-        every position, and the ideal-list denominators are summed at the chosen cutoffs.
+        P, R, F1, HR, RR, AP, DCG and NDCG skip the full matrices of ratios: hits and AP
+        summands are summed over leading columns, the first relevant position gives HR and
+        RR, and the ideal DCG is summed at the chosen cutoffs only. Half-life utility takes
+        the columns of :meth:`metric`.
         """
         ks = np.asarray(ks, dtype=np.int64)
         fast = getattr(self, f"_at_{name}", None)
