@@ -51,12 +51,17 @@ def _codes(values: np.ndarray, uniques: np.ndarray, known: dict | None = None) -
         and uniques[0] >= 0
         and uniques[-1] < max(4 * uniques.size, 1 << 20)
     ):
-        lookup = np.full(int(uniques[-1]) + 1, -1, dtype=dtype)
-        lookup[uniques] = np.arange(uniques.size, dtype=dtype)
         if values.size:
             low, high = _bounds(values, known)
-            if low >= 0 and high <= uniques[-1]:
-                return lookup[values]
+            contiguous = int(uniques[-1]) - int(uniques[0]) + 1 == uniques.size
+            if contiguous and low >= uniques[0] and high <= uniques[-1]:
+                codes = values.astype(dtype)  # ids first..last, all present: an offset
+                codes -= uniques[0].astype(dtype)
+                return codes
+        lookup = np.full(int(uniques[-1]) + 1, -1, dtype=dtype)
+        lookup[uniques] = np.arange(uniques.size, dtype=dtype)
+        if values.size and low >= 0 and high <= uniques[-1]:
+            return lookup[values]
         inside = (values >= 0) & (values <= uniques[-1])
         out = np.full(values.shape, -1, dtype=dtype)
         out[inside] = lookup[values[inside]]
@@ -131,24 +136,24 @@ def _join(t_u, t_i, r_u, r_i, n_users: int, n_items: int, payload: np.ndarray) -
     bounds = np.arange(0, n_users + block, block).clip(max=n_users)
     t_cut = np.searchsorted(t_us, bounds)
     r_cut = np.searchsorted(r_u, bounds)
-    # cell of each row in its block's (users x items) lookup: fewer than 2**31 cells
-    t_cell = t_us.astype(np.int32)
-    t_cell %= block
-    t_cell *= n_items
-    t_cell += t_i if t_order is None else t_i[t_order]
+    t_is = t_i if t_order is None else t_i[t_order]
     t_value = payload if t_order is None else payload[t_order]
-    r_cell = r_u.astype(np.int32)
-    r_cell %= block
-    r_cell *= n_items
-    r_cell += r_i
     lookup = np.zeros(block * n_items, dtype=payload.dtype)
     for j in range(bounds.size - 1):  # a loop over user blocks, not users
         t0, t1, r0, r1 = t_cut[j], t_cut[j + 1], r_cut[j], r_cut[j + 1]
         if r0 == r1 or t0 == t1:
             continue
-        cells = t_cell[t0:t1]
+        # cell of each row in the block's (users x items) lookup: fewer than 2**31 cells,
+        # computed per block so that the arrays stay in cache
+        first = bounds[j]
+        cells = t_us[t0:t1] - first
+        cells *= n_items
+        cells += t_is[t0:t1]
         lookup[cells] = t_value[t0:t1]
-        np.take(lookup, r_cell[r0:r1], out=out[r0:r1])
+        wanted = r_u[r0:r1] - first
+        wanted *= n_items
+        wanted += r_i[r0:r1]
+        np.take(lookup, wanted, out=out[r0:r1])
         lookup[cells] = 0
     return out
 
