@@ -174,8 +174,10 @@ class RankingCurves:
             return self.hits / self.n_rel, self.no_relevant
 
     def f1(self) -> tuple[np.ndarray, np.ndarray | None]:
-        p, _ = self.precision()
-        r, undefined = self.recall()
+        return self._f1(self.precision()[0], *self.recall())
+
+    def _f1(self, p: np.ndarray, r: np.ndarray, undefined: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
         total = p + r
         f = 2 * p
         f *= r
@@ -215,16 +217,23 @@ class RankingCurves:
     def map(self) -> tuple[np.ndarray, np.ndarray | None]:  # noqa: A003 - registry name
         summed = self._ap_numerator()
         np.cumsum(summed, axis=1, out=summed)
-        denominator = self._ap_denominator(self.ks, self.hits)
+        return self._ap(summed, self.ks, self.hits), self.no_relevant
+
+    def _ap(self, summed: np.ndarray, ks: np.ndarray, hits: np.ndarray) -> np.ndarray:
+        """AP from its cumulated numerators (a fresh array, overwritten) at cutoffs ``ks``."""
         # D > 0 exactly when the user has a relevant item (k >= 1), or a hit for "hits"
-        zero = self.hits <= 0 if self.options.ap_denominator == "hits" else self.n_rel <= 0
-        return self._ratio(summed, denominator, zero), self.no_relevant
+        zero = hits <= 0 if self.options.ap_denominator == "hits" else self.n_rel <= 0
+        zero = np.broadcast_to(zero, summed.shape)
+        return self._ratio(summed, self._ap_denominator(ks, hits), zero)
 
     def dcg(self) -> tuple[np.ndarray, np.ndarray | None]:
         return self._dcg, None
 
     def ndcg(self) -> tuple[np.ndarray, np.ndarray | None]:
-        dcg, idcg = self._dcg, self._idcg
+        return self._ndcg(self._dcg, self._idcg)
+
+    @staticmethod
+    def _ndcg(dcg: np.ndarray, idcg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         undefined = idcg <= 0
         with np.errstate(divide="ignore", invalid="ignore"):
             ndcg = dcg / idcg
@@ -306,23 +315,15 @@ class RankingCurves:
             return self._hits_at(ks) / self.n_rel, self._no_relevant_at(ks)
 
     def _at_f1(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p, _ = self._at_precision(ks)
-        r, undefined = self._at_recall(ks)
-        total = p + r
-        f = 2 * p
-        f *= r
-        return self._ratio(f, total, ~(total > 0)), undefined
+        return self._f1(self._at_precision(ks)[0], *self._at_recall(ks))
 
     @cached_property
     def _first_position(self) -> np.ndarray:
         """Per user: position of the first relevant item, 0 if none (deterministic order)."""
         t = self.table
-        hits = np.flatnonzero(t.rel > 0)
-        users = t.ucode[hits]  # sorted: rows are grouped by user
-        first = np.ones(hits.size, dtype=bool)
-        first[1:] = users[1:] != users[:-1]
+        rows = t.first_hit_rows
         out = np.zeros(t.n_users, dtype=np.int64)
-        out[users[first]] = t.pos[hits[first]]
+        out[t.ucode[rows]] = t.pos[rows]
         return out
 
     def _at_hit_rate(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
@@ -368,21 +369,14 @@ class RankingCurves:
         summed = np.empty((summands.shape[0], ks.size))
         for j, k in enumerate(ks):  # a loop over cutoffs, not users
             np.sum(summands[:, :k], axis=1, out=summed[:, j])
-        hits = self._hits_at(ks)
-        zero = hits <= 0 if self.options.ap_denominator == "hits" else self.n_rel <= 0
-        zero = np.broadcast_to(zero, summed.shape)
-        return self._ratio(summed, self._ap_denominator(ks, hits), zero), self._no_relevant_at(ks)
+        return self._ap(summed, ks, self._hits_at(ks)), self._no_relevant_at(ks)
 
     def _at_dcg(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
         return self._dcg[:, ks - 1], None
 
     def _at_ndcg(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         idcg = self._ideal_at(self._gain_of_truth(), self._disc, ks)
-        undefined = idcg <= 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ndcg = self._dcg[:, ks - 1] / idcg
-        np.copyto(ndcg, 0.0, where=undefined)
-        return ndcg, undefined
+        return self._ndcg(self._dcg[:, ks - 1], idcg)
 
     # -- means over users at every cutoff -------------------------------------------------
     def means(self, name: str) -> np.ndarray:
@@ -393,10 +387,11 @@ class RankingCurves:
         by their denominator), so no per-user matrix of ratios is built.
         """
         fast = getattr(self, f"_mean_{name}", None)
-        if fast is not None:
-            return fast()
-        values, undefined = self.metric(name)
-        return mean_over_users(values, undefined, self.options.empty)
+        means = None if fast is None else fast()
+        if means is None:  # no cheaper route for this metric or these options
+            values, undefined = self.metric(name)
+            means = mean_over_users(values, undefined, self.options.empty)
+        return means
 
     def _n_counted(self) -> int:
         """Users in a mean of a metric undefined for users without relevant items."""
@@ -454,15 +449,16 @@ class RankingCurves:
     def _mean_mrr(self) -> np.ndarray:
         return self._divide(np.cumsum(self._first_sums() / self.ks), self._n_counted())
 
-    def _mean_map(self) -> np.ndarray:
+    def _mean_map(self) -> np.ndarray | None:
         rule = self.options.ap_denominator
-        if rule == "hits":
-            values, undefined = self.map()
-            return mean_over_users(values, undefined, self.options.empty)
+        if rule == "hits":  # S(k) / hits(k) does not separate into per-user weights
+            return None
         n_rel = self.table.n_rel
         keys = n_rel if rule == "relevant" else np.minimum(n_rel, self.k_max)
         distinct, sums = self._grouped(self._ap_summands, keys)
-        denominator = distinct[:, None] if rule == "relevant" else np.minimum(self.ks, distinct[:, None])
+        denominator = distinct[:, None]
+        if rule == "min":
+            denominator = np.minimum(self.ks, denominator)
         return self._divide((sums / denominator).sum(axis=0), self._n_counted())
 
     def _mean_dcg(self) -> np.ndarray:

@@ -312,6 +312,15 @@ class HitTable:
         """Scatter per-truth-row ``values`` (ideal order) into an ``(n_users, k)`` matrix."""
         return self._scatter(values, k, ideal=True)
 
+    @cached_property
+    def first_hit_rows(self) -> np.ndarray:
+        """Row of each user's first relevant item, in list order (users without one: none)."""
+        hits = np.flatnonzero(self.rel > 0)
+        users = self.ucode[hits]  # sorted: rows are grouped by user
+        first = np.ones(hits.size, dtype=bool)
+        first[1:] = users[1:] != users[:-1]
+        return hits[first]
+
     def first_relevant(self) -> np.ndarray:
         """Per position: probability that it holds the user's first relevant item.
 
@@ -322,11 +331,7 @@ class HitTable:
         """
         out = np.zeros(self.pos.size)
         if not self.expected:
-            hits = np.flatnonzero(self.rel > 0)
-            users = self.ucode[hits]  # sorted: rows are grouped by user
-            first = np.ones(hits.size, dtype=bool)
-            first[1:] = users[1:] != users[:-1]
-            out[hits[first]] = 1.0
+            out[self.first_hit_rows] = 1.0
             return out
         n_groups = self.group_size.size
         r = np.bincount(self.group, weights=self.rel, minlength=n_groups)
