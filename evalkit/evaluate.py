@@ -247,8 +247,7 @@ def evaluate(
             UserWarning,
             stacklevel=2,
         )
-    k_curves = curves
-    curves = RankingCurves(table, max(ks + [k_curves or 1]), options)
+    reductions = RankingCurves(table, max(ks + [curves or 1]), options)
 
     # stacklevel 4: the comprehension is a frame of its own
     tied = {kk: tie_check(table, kk, options, func=func, stacklevel=4) for kk in ks}
@@ -257,10 +256,10 @@ def evaluate(
     for name in names:
         metric = RANKING_METRICS[name]
         if not metric.at_k:
-            values, undefined = curves.metric(name)
+            values, undefined = reductions.metric(name)
             spec = [(None, values, undefined)]
         else:
-            values, undefined = curves.at(name, ks)
+            values, undefined = reductions.at(name, ks)
             spec = [
                 (kk, values[:, j], None if undefined is None else undefined[:, j])
                 for j, kk in enumerate(ks)
@@ -304,4 +303,4 @@ def evaluate(
         "recs_only_users": table.n_recs_only,
     }
     return Evaluation(per_user=per_user, summary=summary, definitions=definitions, counts=counts,
-                      curves=None if k_curves is None else curves_frame(curves, k_curves))
+                      curves=None if curves is None else curves_frame(reductions, curves))
