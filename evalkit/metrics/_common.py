@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_choice, check_columns, check_finite, check_ids
+from . import _kernels
 
 __all__ = [
     "AP_DENOMINATORS",
@@ -40,16 +41,20 @@ _MAX_RANK = 2.0**53  # whole numbers are exact in float64 below this
 def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
     """Whether any (first, second) pair repeats, without hashing every row where possible.
 
-    Integer columns are packed into one int64 key: already strictly increasing keys (a list
-    sorted by user and rank) have no duplicate. Rows grouped by ``first`` (recommendations
-    listed user by user) sort each group's ``second`` values as one row of a small matrix;
-    otherwise a sort of the keys finds equal neighbours. Other dtypes fall back to
-    ``DataFrame.duplicated``.
+    Integer columns grouped by ``first`` (recommendations listed user by user) are checked in
+    one compiled pass that marks each group's ``second`` values in a table. Otherwise they are
+    packed into one int64 key: already strictly increasing keys (a list sorted by user and
+    rank) have no duplicate; rows grouped by ``first`` with values too spread for a table sort
+    each group as one row of a small matrix; otherwise a sort of the keys finds equal
+    neighbours. Other dtypes fall back to ``DataFrame.duplicated``.
     """
     a, b = first.to_numpy(), second.to_numpy()
     if a.size < 2:
         return False
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        found = _kernels.grouped_duplicates(a, b)  # one pass, when grouped by first
+        if found >= 0:
+            return bool(found)
         grouped = bool(np.all(a[1:] >= a[:-1]))  # grouped by first: its ends are its bounds
         a_min, a_max = (int(a[0]), int(a[-1])) if grouped else (int(a.min()), int(a.max()))
         b_min = int(b.min())

@@ -7,8 +7,12 @@ all of them at every cutoff costs one pass.
 Three views of each metric: :meth:`RankingCurves.metric`, the per-user values at every cutoff
 (the reference form); :meth:`RankingCurves.at`, per-user values at chosen cutoffs (what
 ``evaluate`` and the per-user functions use); :meth:`RankingCurves.means`, the mean over users
-at every cutoff (what ``ranking_curves`` uses). The last two skip the per-user matrices of
-ratios where the metric allows and are tested against the first.
+at every cutoff (what ``ranking_curves`` uses). For P, R, F1, HR, RR, AP, DCG and NDCG the
+last two run a compiled kernel (:func:`._kernels.rank_reduce`): one walk over each user's
+positions, users in parallel chunks, no ``(n_users, k_max)`` matrix at all. Under
+``ties="expected"`` (values averaged over tie groups) and for the other metrics they reduce
+NumPy arrays, skipping the per-user matrices of ratios where the metric allows. Both routes
+are tested against :meth:`RankingCurves.metric`.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from . import _kernels
 from ._hits import HitTable
 
 __all__ = ["RankingCurves", "RankingOptions", "mean_over_users"]
@@ -50,11 +55,76 @@ class RankingCurves:
     paired with a boolean array marking users for whom it is undefined (see ``undefined``).
     """
 
-    def __init__(self, table: HitTable, k_max: int, options: RankingOptions) -> None:
+    def __init__(self, table: HitTable, k_max: int, options: RankingOptions, *,
+                 compiled: bool = True) -> None:
         self.table = table
         self.k_max = k_max
         self.options = options
         self.ks = np.arange(1, k_max + 1, dtype=np.float64)
+        # the compiled kernel serves `at` and `means` for the metrics it knows, except under
+        # ties="expected" (averages over tie groups); compiled=False keeps the array forms
+        self.compiled = compiled and not table.expected
+
+    # -- the compiled kernel -------------------------------------------------------------
+    def _kernel(self, ks: np.ndarray | None) -> dict[str, np.ndarray]:
+        """:func:`._kernels.rank_reduce` at increasing cutoffs ``ks``, or (None) its sums over
+        users at every cutoff; each computed once."""
+        cache = self.__dict__.setdefault("_kernel_cache", {})
+        key = None if ks is None else tuple(ks.tolist())
+        if key not in cache:
+            t = self.table
+            n_ks = 0 if ks is None else ks.size
+            gain_of = self._gain(t.code_rating, t.code_rel > 0,
+                                 np.arange(t.code_rating.size) > 0)
+            out = {
+                "at": np.empty((len(_kernels.AT_METRICS), t.n_users, n_ks)),
+                "idcg_at": np.empty((t.n_users, n_ks)),
+                "sums": np.zeros((len(_kernels.AT_METRICS), self.k_max)),
+                "ndcg_count": np.zeros(self.k_max, dtype=np.int64),
+            }
+            kernel_ks = np.zeros(0, dtype=np.int64) if ks is None else ks.astype(np.int64)
+            rule = _kernels.AP_RULES.index(self.options.ap_denominator)
+
+            def task(u0: int, u1: int) -> tuple[np.ndarray, np.ndarray]:
+                sums = np.zeros((len(_kernels.AT_METRICS), self.k_max))
+                count = np.zeros(self.k_max, dtype=np.int64)
+                _kernels.rank_reduce(
+                    t.row_start, t.pos, t.code, gain_of, t.code_rel, t.truth_start,
+                    t.truth_code, t.monotone, t.n_rel, self._disc, kernel_ks, self.k_max,
+                    rule, out["at"], out["idcg_at"], ks is None, sums, count, u0, u1)
+                return sums, count
+
+            for sums, count in _kernels.over_users(t.n_users, task):  # in user order
+                out["sums"] += sums
+                out["ndcg_count"] += count
+            for row in (0, 1, 3, 4, 6):  # per-position increments: cumulate
+                np.cumsum(out["sums"][row], out=out["sums"][row])
+            cache[key] = out
+        return cache[key]
+
+    def _compiled_at(self, name: str, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        distinct, cols = np.unique(ks, return_inverse=True)
+        out = self._kernel(distinct)
+        values = out["at"][_kernels.AT_METRICS.index(name)][:, cols]
+        if name == "ndcg":
+            return values, out["idcg_at"][:, cols] <= 0
+        if name in ("recall", "f1", "mrr", "map"):
+            return values, self._no_relevant_at(ks)
+        return values, None
+
+    def _compiled_means(self, name: str) -> np.ndarray:
+        out = self._kernel(None)
+        sums = out["sums"][_kernels.AT_METRICS.index(name)]
+        n_users = self.table.n_users
+        if name == "precision":
+            return self._divide(sums / self.ks, n_users)
+        if name in ("recall", "f1", "mrr", "map"):
+            return self._divide(sums, self._n_counted())
+        if name == "ndcg" and self.options.empty != "zero":
+            counts = out["ndcg_count"]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(counts > 0, sums / counts, np.nan)
+        return self._divide(sums, n_users)
 
     # -- building blocks -----------------------------------------------------------------
     # Intermediates are computed once and shared; results are built in place in fresh
@@ -287,6 +357,8 @@ class RankingCurves:
         the columns of :meth:`metric`.
         """
         ks = np.asarray(ks, dtype=np.int64)
+        if self.compiled and name in _kernels.AT_METRICS:
+            return self._compiled_at(name, ks)
         fast = getattr(self, f"_at_{name}", None)
         if fast is not None:
             return fast(ks)
@@ -386,6 +458,8 @@ class RankingCurves:
         weight times a cumulative sum, the weights are applied to column sums (grouping users
         by their denominator), so no per-user matrix of ratios is built.
         """
+        if self.compiled and name in _kernels.AT_METRICS:
+            return self._compiled_means(name)
         fast = getattr(self, f"_mean_{name}", None)
         means = None if fast is None else fast()
         if means is None:  # no cheaper route for this metric or these options

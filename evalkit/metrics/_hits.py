@@ -5,13 +5,14 @@ Every ranking metric is a reduction of the same few per-position vectors (is the
 them once, with integer codes and a single join, and :class:`HitTable` turns them into dense
 ``(n_users, k)`` matrices so that a metric at every cutoff ``1..k`` is one cumulative sum.
 
-The join works on user blocks: a code for each test item of a block of users (its rating
-level, one byte) is written into a small dense lookup array (users x items of the block, sized
-to stay in cache), the block's recommendations read their codes from it, and the entries are
-cleared again. That is a linear-time hash join without hashing, and on MovieLens-25M-sized
-input it is several times faster than a sort-merge or a hash-table join. More than 254
-distinct ratings store truth row numbers instead of rating levels; catalogues too large for a
-block fall back to a hash join.
+Each test row gets a nonzero code: its rating level (one byte; half-star and other scales
+with at most 254 distinct ratings) or, failing that, its row number. The join is a compiled
+per-user pass (:func:`._kernels.join`): a user's test items write their codes into a lookup
+array indexed by item, the user's recommendations read them, and the entries are cleared
+again, a linear-time hash join without hashing. Integer item ids in a range not much wider
+than the data index the lookup directly; other ids are coded first. Per-row ratings and
+relevance (``rating``, ``rel``) and the ideal order of the test items are derived from the
+codes only when an array form asks for them; the compiled reductions read the codes.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
+from . import _kernels
+
 __all__ = ["HitTable", "build_hits"]
 
-_BLOCK_BYTES = 1 << 22  # lookup array per user block: 4 MiB, to stay in cache
 _MAX_LEVELS = 254  # distinct ratings coded in one byte (0: not in the test set)
 
 
@@ -87,6 +89,22 @@ def _unique(*arrays: np.ndarray, known: dict | None = None) -> np.ndarray:
     return np.unique(np.concatenate(arrays))
 
 
+def _item_keys(t_item: np.ndarray, r_item: np.ndarray, known: dict
+               ) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Keys of the items for the join's lookup array: ``(truth keys, recs keys, low, size)``.
+
+    Integer ids in a range not much wider than the data are their own keys (``id - low``
+    indexes the lookup); others are coded by their position among the distinct items.
+    """
+    if t_item.dtype.kind in "iu" and r_item.dtype.kind in "iu" and t_item.size and r_item.size:
+        (t_low, t_high), (r_low, r_high) = _bounds(t_item, known), _bounds(r_item, known)
+        low, high = min(t_low, r_low), max(t_high, r_high)
+        if int(high) - int(low) < max(4 * (t_item.size + r_item.size), 1 << 20):
+            return t_item, r_item, int(low), int(high) - int(low) + 1
+    items = _unique(t_item, r_item, known=known)
+    return _codes(t_item, items, known), _codes(r_item, items, known), 0, max(items.size, 1)
+
+
 def _id_array(series: pd.Series) -> np.ndarray:
     values = series.to_numpy()
     if values.dtype.kind in "iu":
@@ -113,51 +131,6 @@ def _is_sorted_by(*keys: np.ndarray) -> bool:
     return True
 
 
-def _join(t_u, t_i, r_u, r_i, n_users: int, n_items: int, payload: np.ndarray) -> np.ndarray:
-    """``payload`` of the truth row matching each (user, item) in recs, or 0 where none does.
-
-    ``payload`` holds one nonzero value per truth row (a rating level code, or a row number
-    plus one). ``r_u`` must be sorted (recs grouped by user); truth may be in any order.
-    """
-    out = np.zeros(r_u.size, dtype=payload.dtype)
-    if r_u.size == 0 or t_u.size == 0:
-        return out
-    block = _BLOCK_BYTES // payload.itemsize // max(n_items, 1)  # users per block
-    if block < 1:
-        t_key = t_u.astype(np.int64) * n_items + t_i
-        r_key = r_u.astype(np.int64) * n_items + r_i
-        row = pd.Index(t_key).get_indexer(r_key)
-        found = np.flatnonzero(row >= 0)
-        out[found] = payload[row[found]]
-        return out
-    block = min(block, n_users)
-    t_order = None if _is_sorted_by(t_u) else np.argsort(t_u, kind="stable")
-    t_us = t_u if t_order is None else t_u[t_order]
-    bounds = np.arange(0, n_users + block, block).clip(max=n_users)
-    t_cut = np.searchsorted(t_us, bounds)
-    r_cut = np.searchsorted(r_u, bounds)
-    t_is = t_i if t_order is None else t_i[t_order]
-    t_value = payload if t_order is None else payload[t_order]
-    lookup = np.zeros(block * n_items, dtype=payload.dtype)
-    for j in range(bounds.size - 1):  # a loop over user blocks, not users
-        t0, t1, r0, r1 = t_cut[j], t_cut[j + 1], r_cut[j], r_cut[j + 1]
-        if r0 == r1 or t0 == t1:
-            continue
-        # cell of each row in the block's (users x items) lookup: fewer than 2**31 cells,
-        # computed per block so that the arrays stay in cache
-        first = bounds[j]
-        cells = t_us[t0:t1] - first
-        cells *= n_items
-        cells += t_is[t0:t1]
-        lookup[cells] = t_value[t0:t1]
-        wanted = r_u[r0:r1] - first
-        wanted *= n_items
-        wanted += r_i[r0:r1]
-        np.take(lookup, wanted, out=out[r0:r1])
-        lookup[cells] = 0
-    return out
-
-
 def _rating_levels(rating: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The distinct ratings (ascending) and each rating's index among them, as ``uint8``;
     None when there are more than ``_MAX_LEVELS`` of them.
@@ -166,11 +139,8 @@ def _rating_levels(rating: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """
     if rating.size == 0:
         return np.zeros(0), np.zeros(0, dtype=np.uint8)
-    doubled = rating * 2.0
-    low, high = doubled.min(), doubled.max()
-    if high - low < 256 and np.all(doubled == np.floor(doubled)):
-        index = (doubled - low).astype(np.uint8)
-        present = np.bincount(index, minlength=int(high - low) + 1) > 0
+    index, present, low = _kernels.half_star_levels(rating)
+    if index.size:
         if np.count_nonzero(present) > _MAX_LEVELS:
             return None
         levels = (low + np.flatnonzero(present)) / 2.0
@@ -199,16 +169,17 @@ class HitTable:
     users: pd.Index
     ucode: np.ndarray  # user code of each recommendation
     pos: np.ndarray  # 1-based rank
-    in_truth: np.ndarray  # bool: the item is in the user's test set
-    rating: np.ndarray  # its test rating (0 where not in truth)
-    rel: np.ndarray  # 1.0 if relevant, else 0.0
+    code: np.ndarray  # the item's code in the user's test set (0: not in it)
+    code_rating: np.ndarray  # per code: the test rating (0 for code 0)
+    code_rel: np.ndarray  # per code: 1.0 if relevant, else 0.0
+    monotone: bool  # codes are rating levels, in increasing order of rating
+    row_start: np.ndarray  # per user: first recommendation row (n_users + 1 entries)
+    truth_start: np.ndarray  # per user: first test row in truth_code (n_users + 1 entries)
+    truth_code: np.ndarray  # codes of the test items, grouped by user
     tie_group: np.ndarray | None  # tie group id of each position; None: no ties (ranks)
     expected: bool  # ties="expected": values are averaged over each tie group
     n_rel: np.ndarray  # per user: relevant test items
     n_truth: np.ndarray  # per user: test items
-    truth_ucode: np.ndarray  # truth rows, sorted by user then rating descending
-    truth_rating: np.ndarray
-    truth_rank: np.ndarray  # 1-based position in the user's ideal list
     n_recs_only: int  # users that appear only in the recommendations (ignored)
     n_without_recs: int  # evaluated users with no recommendation (they score 0)
     n_per_user: np.ndarray = field(repr=False)  # per user: recommendations
@@ -216,6 +187,46 @@ class HitTable:
     @property
     def n_users(self) -> int:
         return len(self.users)
+
+    # -- per-row values, from the codes ---------------------------------------------------
+    @cached_property
+    def in_truth(self) -> np.ndarray:
+        """Per row: the item is in the user's test set."""
+        return self.code > 0
+
+    @cached_property
+    def rating(self) -> np.ndarray:
+        """Per row: the item's test rating (0 where not in the test set)."""
+        return self.code_rating[self.code]
+
+    @cached_property
+    def rel(self) -> np.ndarray:
+        """Per row: 1.0 if the item is relevant, else 0.0."""
+        return self.code_rel[self.code]
+
+    @cached_property
+    def _ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n_users = self.n_users
+        t_u = np.repeat(np.arange(n_users, dtype=np.int32), self.n_truth)
+        t_rating = self.code_rating[self.truth_code]
+        levels = (self.code_rating[1:], (self.truth_code - 1).astype(np.uint8)) \
+            if self.monotone else None
+        return _ideal_order(t_u, t_rating, n_users, levels)
+
+    @property
+    def truth_ucode(self) -> np.ndarray:
+        """Test rows in ideal order (by user, rating descending): their user codes."""
+        return self._ideal[0]
+
+    @property
+    def truth_rating(self) -> np.ndarray:
+        """Test rows in ideal order: their ratings."""
+        return self._ideal[1]
+
+    @property
+    def truth_rank(self) -> np.ndarray:
+        """Test rows in ideal order: 1-based position in the user's ideal list."""
+        return self._ideal[2]
 
     # -- tie groups ----------------------------------------------------------------------
     @cached_property
@@ -424,82 +435,82 @@ def build_hits(
 
     t_item = _id_array(truth["item_id"])
     r_item = kept(_id_array(recs["item_id"]))
-    items = _unique(t_item, r_item, known=known)
-    t_i = _codes(t_item, items, known)
-    r_i = _codes(r_item, items, known)
+    t_i, r_i, item_low, n_items = _item_keys(t_item, r_item, known)
     del known
     r_u = kept(r_u)
 
     t_rating = truth["rating"].to_numpy(dtype=np.float64)
-    relevant = np.ones(t_rating.size, dtype=bool) if threshold is None else t_rating >= threshold
 
     ranked = "rank" in recs.columns
     if ranked:
         rank = kept(recs["rank"].to_numpy()).astype(np.int64, copy=False)
-        if not _is_sorted_by(r_u, rank):
+        r_start = _kernels.group_starts(r_u, rank, True, n_users)  # empty: not sorted
+        if not r_start.size:
             order = np.lexsort((rank, r_u))
             r_u, r_i, rank = r_u[order], r_i[order], rank[order]
         score = None
     else:
         score = kept(recs["score"].to_numpy(dtype=np.float64))
+        r_start = np.zeros(0, dtype=np.int64)
         if not _is_sorted_by(r_u, -score, r_i):
             order = np.lexsort((r_i, -score, r_u))
             r_u, r_i, score = r_u[order], r_i[order], score[order]
+    if not r_start.size:
+        r_start = _kernels.group_starts(r_u, r_u, False, n_users)
 
+    # each test row gets a nonzero code: its rating level (one byte) or its row number
     levels = _rating_levels(t_rating)
-    if levels is not None:  # one byte per row: the rating level + 1, 0 outside the test set
-        code = _join(t_u, t_i, r_u, r_i, n_users, items.size, levels[1] + np.uint8(1))
-        in_truth = code > 0
-        rating = np.concatenate([[0.0], levels[0]])[code]
-        level_relevant = levels[0] >= (-np.inf if threshold is None else threshold)
-        rel = np.concatenate([[0.0], level_relevant.astype(np.float64)])[code]
-        del code
-    else:  # row numbers + 1
-        row_dtype = np.int32 if t_u.size < 2**31 - 1 else np.int64
-        row = _join(t_u, t_i, r_u, r_i, n_users, items.size,
-                    np.arange(1, t_u.size + 1, dtype=row_dtype))
-        in_truth = row > 0
-        found = np.flatnonzero(in_truth)  # few: most recommendations miss
-        matched = row[found] - 1
-        del row
-        rating = np.zeros(in_truth.size)
-        rating[found] = t_rating[matched]
-        rel = np.zeros(in_truth.size)
-        rel[found] = relevant[matched]
+    if levels is not None:
+        code_rating = np.concatenate([[0.0], levels[0]])
+        t_code = levels[1] + np.uint8(1)
+    else:
+        code_rating = np.concatenate([[0.0], t_rating])
+        t_code = np.arange(1, t_u.size + 1, dtype=np.int32 if t_u.size < 2**31 - 1 else np.int64)
+    code_rel = np.ones(code_rating.size) if threshold is None else \
+        (code_rating >= threshold).astype(np.float64)
+    code_rel[0] = 0.0
+
+    t_start = _kernels.group_starts(t_u, t_u, False, n_users)
+    if not t_start.size:  # truth not grouped by user: a counting sort groups it
+        order, t_start = _kernels.group_rows(t_u, n_users)
+        t_i, t_code = t_i[order], t_code[order]
+        del order
+    code = np.empty(r_u.size, dtype=t_code.dtype)
+    n_rel = np.empty(n_users)
+    _kernels.over_users(n_users, lambda u0, u1: _kernels.join(
+        t_start, t_i, t_code, r_start, r_i, item_low, n_items, code_rel, code, n_rel, u0, u1))
+    del t_i
 
     n = r_u.size
-    per_user = np.bincount(r_u, minlength=n_users)
+    per_user = np.diff(r_start)
     if ranked:
         pos = rank
         tie_group = None
     else:
-        starts = np.cumsum(per_user) - per_user
-        pos = np.arange(n) - starts[r_u] + 1
+        pos = np.arange(1, n + 1) - r_start[:-1].repeat(per_user)
         new = np.ones(n, dtype=bool)
         new[1:] = (r_u[1:] != r_u[:-1]) | (score[1:] != score[:-1])
         tie_group = np.cumsum(new) - 1
         if ties in ("optimistic", "pessimistic"):
             sign = -1.0 if ties == "optimistic" else 1.0
-            order = np.lexsort((r_i, sign * rating, sign * rel, tie_group))
-            in_truth, rating, rel = in_truth[order], rating[order], rel[order]
+            order = np.lexsort((r_i, sign * code_rating[code], sign * code_rel[code], tie_group))
+            code = code[order]
 
-    t_us, truth_rating, truth_rank = _ideal_order(t_u, t_rating, n_users, levels)
-    n_rel = np.bincount(t_u, weights=relevant, minlength=n_users)
-    n_truth = np.bincount(t_u, minlength=n_users)
     return HitTable(
         users=pd.Index(users, name="user_id"),
         ucode=r_u,
         pos=pos,
-        in_truth=in_truth,
-        rating=rating,
-        rel=rel,
+        code=code,
+        code_rating=code_rating,
+        code_rel=code_rel,
+        monotone=levels is not None,
+        row_start=r_start,
+        truth_start=t_start,
+        truth_code=t_code,
         tie_group=tie_group,
         expected=ties == "expected" and not ranked,
         n_rel=n_rel,
-        n_truth=n_truth,
-        truth_ucode=t_us,
-        truth_rating=truth_rating,
-        truth_rank=truth_rank,
+        n_truth=np.diff(t_start),
         n_recs_only=n_recs_only,
         n_without_recs=int(n_users - np.count_nonzero(per_user)),
         n_per_user=per_user,

@@ -4,7 +4,9 @@
 reference checks (through the per-user functions). ``at`` (the chosen cutoffs, used by
 ``evaluate`` and the per-user functions) and ``means`` (the column means, used by
 ``ranking_curves``) take cheaper routes: numerators cumulated once, ideal lists summed at the
-cutoffs, users grouped by their denominator. Here they must give the same numbers for every
+cutoffs, users grouped by their denominator; or the compiled kernel, one walk over each
+user's positions (the default, except under ``ties="expected"``). Both paths are run here and
+must give the same numbers as the full matrices for every
 metric, every option combination, every ``empty`` policy and several layouts (full
 rectangles, ragged lists, ranks with gaps, ties, users with nothing relevant).
 """
@@ -62,14 +64,18 @@ DATA = {
 }
 
 
-def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dict) -> RankingCurves:
+PATHS = {"compiled": True, "arrays": False}  # the compiled kernel, or the NumPy forms
+
+
+def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dict,
+               compiled: bool = True) -> RankingCurves:
     opts = dict(options)
     if "discount" in opts:
         opts["discount"], opts["log_base"] = opts["discount"]
     o = make_options("test", **opts)
     table = build_hits(check_truth(truth, func="t"), check_recs(recs, func="t"),
                        threshold=o.threshold, ties=o.ties)
-    return RankingCurves(table, k_max, o)
+    return RankingCurves(table, k_max, o, compiled=compiled)
 
 
 def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object) -> None:
@@ -90,28 +96,33 @@ def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object
                                    err_msg=str(context))
 
 
+@pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("layout", list(DATA))
 @pytest.mark.parametrize("name", CURVE_NAMES)
-def test_at_and_means_equal_the_full_matrices(layout: str, name: str) -> None:
+def test_at_and_means_equal_the_full_matrices(layout: str, name: str, path: str) -> None:
     truth, recs = DATA[layout]
     keys = list(GRID)
     for values in itertools.product(*(GRID[key] for key in keys)):
         options = dict(zip(keys, values))
         if layout != "score" and options["ties"] != "deterministic":
             continue  # ties only matter for score-only lists
-        curves = curves_for(truth, recs, 7, options)
+        curves = curves_for(truth, recs, 7, options, PATHS[path])
         assert_same(curves, name, [1, 3, 7], (layout, options))
+        # cutoffs in any order, repeated: the columns follow the request
+        assert_same(curves, name, [7, 1, 7, 3], (layout, options))
 
 
+@pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("name", CURVE_NAMES)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_at_and_means_on_random_cases(name: str, data: st.DataObject) -> None:
+def test_at_and_means_on_random_cases(name: str, path: str, data: st.DataObject) -> None:
     truth, recs = data.draw(cases(), label="frames")
     options = {key: data.draw(st.sampled_from(values), label=key) for key, values in GRID.items()}
     k_max = data.draw(st.integers(1, 12), label="k_max")
     ks = sorted(data.draw(st.sets(st.integers(1, k_max), min_size=1, max_size=3), label="ks"))
-    assert_same(curves_for(truth, recs, k_max, options), name, ks, (options, k_max, ks))
+    assert_same(curves_for(truth, recs, k_max, options, PATHS[path]), name, ks,
+                (options, k_max, ks))
 
 
 def test_no_users_gives_nan_means() -> None:
@@ -119,7 +130,8 @@ def test_no_users_gives_nan_means() -> None:
                           "item_id": pd.Series([], dtype="int64"),
                           "rating": pd.Series([], dtype="float64")})
     recs = pd.DataFrame({"user_id": [1], "item_id": [2], "rank": [1]})
-    curves = curves_for(truth, recs, 3, {})
-    for name in CURVE_NAMES:
-        assert np.isnan(curves.means(name)).all(), name
-        assert curves.at(name, [1, 3])[0].shape == (0, 2), name
+    for compiled in PATHS.values():
+        curves = curves_for(truth, recs, 3, {}, compiled)
+        for name in CURVE_NAMES:
+            assert np.isnan(curves.means(name)).all(), name
+            assert curves.at(name, [1, 3])[0].shape == (0, 2), name

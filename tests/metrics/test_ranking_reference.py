@@ -154,22 +154,23 @@ def test_empty_policies_derive_from_nan(name: str) -> None:
 
 
 @pytest.mark.parametrize("ratings", ["half-stars", "distinct"])
-@pytest.mark.parametrize("block_bytes", [1 << 22, 64, 1])
-def test_join_paths_agree_with_naive(monkeypatch: pytest.MonkeyPatch, block_bytes: int,
-                                     ratings: str) -> None:
-    # The hit table joins truth and recs in blocks of users sized by _BLOCK_BYTES, and falls
-    # back to a hash join when one user's row of the catalogue does not fit. Shrinking the
-    # block size exercises many blocks (64) and the fallback (1) on the same data. With more
-    # distinct ratings than a byte can code, the lookup holds truth row numbers instead.
-    monkeypatch.setattr(hits_module, "_BLOCK_BYTES", block_bytes)
+@pytest.mark.parametrize("truth_order", ["grouped", "shuffled"])
+def test_join_paths_agree_with_naive(truth_order: str, ratings: str) -> None:
+    # The join needs the truth grouped by user: grouped truth is used as it is, shuffled
+    # truth is grouped by a counting sort first. With more distinct ratings than a byte can
+    # code, test rows are coded by their row numbers instead of their rating levels.
     truth, recs = random_frames(np.random.default_rng(7), n_users=90, order="score")
+    truth = truth.sort_values(["user_id", "item_id"], ignore_index=True)
+    if truth_order == "shuffled":
+        truth = truth.sample(frac=1.0, random_state=3, ignore_index=True)
+        assert not truth["user_id"].is_monotonic_increasing
     if ratings == "distinct":
         truth = truth.assign(rating=truth["rating"] + np.arange(len(truth)) * 1e-4)
         assert truth["rating"].nunique() > hits_module._MAX_LEVELS
     for name in NAMES:
         got = call(name, truth, recs, 4, empty="nan")
         want = naive_metric(name, truth, recs, k=4, empty="nan")
-        assert_matches(got, want, (name, block_bytes, ratings))
+        assert_matches(got, want, (name, truth_order, ratings))
 
 
 def test_rating_levels() -> None:

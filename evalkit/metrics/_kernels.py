@@ -1,0 +1,397 @@
+"""Compiled per-user kernels for the hit table, the ranking reductions and the input checks.
+
+The array code in :mod:`._hits` and :mod:`._curves` states every metric as whole-array NumPy
+operations; at MovieLens-25M scale that is some sixty passes over arrays of 5-16 million
+entries, and memory traffic, not arithmetic, sets the time. The kernels here do the same work
+in one pass over each user's rows, keeping the user's few hundred values in cache:
+
+- :func:`join` marks the hits: each user's test items are written into a small lookup array
+  indexed by item code, the user's recommendations read their codes from it, and the entries
+  are cleared again.
+- :func:`rank_reduce` walks each user's positions ``1..k_max`` once and produces P, R, F1,
+  HR, RR, AP, DCG and NDCG at the requested cutoffs and their sums over users at every cutoff.
+- :func:`group_rows` (a counting sort) and :func:`grouped_duplicates` serve the join and the
+  input checks.
+
+They are compiled with numba on first use and cached on disk. Every value is computed with the
+same floating-point operations in the same order as the NumPy reference form
+(:meth:`RankingCurves.metric`), users one after another, so results do not depend on the
+machine's thread count; the tests hold each kernel to that reference.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+
+__all__ = ["AT_METRICS", "group_rows", "grouped_duplicates", "join", "over_users",
+           "rank_reduce"]
+
+# Rows of rank_reduce's outputs. HR, RR and AP are the names the registry uses for them.
+AT_METRICS = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg")
+AP_RULES = ("min", "relevant", "hits")
+
+_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+CHUNK_USERS = 1 << 14  # users per task: fixed, so sums over users never depend on the threads
+
+
+def _threads() -> int:
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(available, 8))
+
+
+def _parallel(tasks: list) -> list:
+    """Call each task, on a thread per core (the kernels release the GIL); results in order."""
+    threads = min(_threads(), len(tasks))
+    if threads <= 1:
+        return [task() for task in tasks]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(lambda task: task(), tasks))
+
+
+def over_users(n_users: int, task) -> list:
+    """``task(u0, u1)`` for consecutive chunks of :data:`CHUNK_USERS` users, results in chunk
+    order."""
+    bounds = list(range(0, n_users, CHUNK_USERS)) + [n_users]
+    return _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])])
+
+
+@njit(**_OPTIONS)
+def group_rows(codes, n_groups):  # pragma: no cover - compiled
+    """A stable counting sort: the row order that groups ``codes`` (0..n_groups-1) and the
+    start of each group in it (``n_groups + 1`` entries)."""
+    starts = np.zeros(n_groups + 1, np.int64)
+    for c in codes:
+        starts[c + 1] += 1
+    for g in range(n_groups):
+        starts[g + 1] += starts[g]
+    fill = starts[:-1].copy()
+    order = np.empty(codes.size, np.int64)
+    for row in range(codes.size):
+        c = codes[row]
+        order[fill[c]] = row
+        fill[c] += 1
+    return order, starts
+
+
+@njit(**_OPTIONS)
+def group_starts(codes, key, by_key, n_groups):  # pragma: no cover - compiled
+    """Start of each group's rows (``n_groups + 1`` entries) when rows are sorted by ``codes``
+    (0..n_groups-1) and, with ``by_key``, by ``key`` within a group; else an empty array."""
+    starts = np.empty(n_groups + 1, np.int64)
+    g = -1  # the last group whose start is written
+    for row in range(codes.size):
+        c = codes[row]
+        if row and c == codes[row - 1]:
+            if by_key and key[row] < key[row - 1]:
+                return np.empty(0, np.int64)
+        elif c < g:
+            return np.empty(0, np.int64)
+        else:
+            while g < c:
+                g += 1
+                starts[g] = row
+    while g < n_groups:
+        g += 1
+        starts[g] = codes.size
+    return starts
+
+
+@njit(**_OPTIONS)
+def half_star_levels(rating):  # pragma: no cover - compiled
+    """Ratings on a half-star grid spanning under 128 stars: ``(index, present, low)``, where
+    ``index`` is each rating's position on the grid from ``low / 2`` and ``present`` marks the
+    grid values that occur. ``index`` is empty when the ratings are not such a grid."""
+    low, high = rating[0], rating[0]
+    for v in rating:
+        low = min(low, v)
+        high = max(high, v)
+    low, high = 2.0 * low, 2.0 * high
+    if not high - low < 256:
+        return np.empty(0, np.uint8), np.zeros(0, np.bool_), low
+    present = np.zeros(int(high - low) + 1, np.bool_)
+    index = np.empty(rating.size, np.uint8)
+    for row in range(rating.size):
+        v = 2.0 * rating[row] - low
+        i = int(v)
+        if i != v:
+            return np.empty(0, np.uint8), np.zeros(0, np.bool_), low
+        index[row] = i
+        present[i] = True
+    return index, present, low
+
+
+@njit(**_OPTIONS)
+def join(t_start, t_item, t_code, r_start, r_item, low, n_items, rel_of, out, n_rel,
+         u0, u1):  # pragma: no cover - compiled
+    """``out[j]`` = the code of the test row of recommendation ``j``'s (user, item), 0 if none,
+    and ``n_rel[u]`` = the relevant test items of user ``u`` (``rel_of[code]`` summed).
+
+    Truth rows are grouped by user (``t_start``), recommendations too (``r_start``); codes
+    are nonzero; ``item - low`` is in ``0..n_items-1`` for every item. Users ``u0..u1-1``.
+    """
+    lookup = np.zeros(n_items, t_code.dtype)
+    for u in range(u0, u1):
+        a, b = t_start[u], t_start[u + 1]
+        c, d = r_start[u], r_start[u + 1]
+        relevant = 0.0
+        for j in range(a, b):
+            lookup[t_item[j] - low] = t_code[j]
+            relevant += rel_of[t_code[j]]
+        n_rel[u] = relevant
+        for j in range(c, d):
+            out[j] = lookup[r_item[j] - low]
+        for j in range(a, b):
+            lookup[t_item[j] - low] = 0
+
+
+@njit(**_OPTIONS)
+def _scan_groups(groups, values, r0, r1):  # pragma: no cover - compiled
+    """Rows ``r0:r1``: ``(state, low, high)`` with state -1 if ``groups`` decreases, 1 if
+    ``values`` increase within every group, else 0; low and high bound ``values``."""
+    low, high = values[r0], values[r0]
+    increasing = True
+    for row in range(r0 + 1, r1):
+        g, v = groups[row], values[row]
+        if g < groups[row - 1]:
+            return -1, low, high
+        if g == groups[row - 1] and v <= values[row - 1]:
+            increasing = False
+        if v < low:
+            low = v
+        elif v > high:
+            high = v
+    return (1 if increasing else 0), low, high
+
+
+@njit(**_OPTIONS)
+def _stamp_duplicates(groups, values, r0, r1, low, span):  # pragma: no cover - compiled
+    """Whether a group within rows ``r0:r1`` (whole groups) repeats a value: each value is
+    stamped with its group's number, so no marks need clearing."""
+    stamp = np.zeros(span, np.int32)
+    group = 1
+    for row in range(r0, r1):
+        if row > r0 and groups[row] != groups[row - 1]:
+            group += 1
+        v = values[row] - low
+        if stamp[v] == group:
+            return True
+        stamp[v] = group
+    return False
+
+
+_CHUNK_ROWS = 1 << 21
+
+
+def grouped_duplicates(groups: np.ndarray, values: np.ndarray) -> int:
+    """1 if a run of equal ``groups`` repeats a value, 0 if none does; -1 when ``groups`` is
+    not sorted or the values span too wide a range for a table of stamps (the caller sorts).
+
+    Integer arrays. Values increasing within each group (ranks of a sorted list) need one
+    pass; otherwise a second pass stamps each value with its group's number. Both passes run
+    on row chunks in parallel.
+    """
+    n = groups.size
+    if n < 2:
+        return 0
+    edges = list(range(0, n, _CHUNK_ROWS)) + [n]
+    chunks = list(zip(edges[:-1], edges[1:]))
+    scans = _parallel([lambda a=a, b=b: _scan_groups(groups, values, a, b) for a, b in chunks])
+    if any(state < 0 for state, _, _ in scans):
+        return -1
+    inner = np.asarray(edges[1:-1])
+    if inner.size and np.any(groups[inner] < groups[inner - 1]):
+        return -1
+    increasing = all(state == 1 for state, _, _ in scans) and not (
+        inner.size and np.any((groups[inner] == groups[inner - 1])
+                              & (values[inner] <= values[inner - 1])))
+    if increasing:
+        return 0
+    low = min(int(lo) for _, lo, _ in scans)
+    span = max(int(hi) for _, _, hi in scans) - low + 1
+    if span > max(4 * n, 1 << 20):
+        return -1
+    # chunks of whole groups: each edge moves back to the start of its group
+    edges = np.unique(np.searchsorted(groups, groups[np.asarray(edges[:-1])]))
+    edges = np.append(edges, n)
+    found = _parallel([
+        lambda a=int(a), b=int(b): _stamp_duplicates(groups, values, a, b, low, span)
+        for a, b in zip(edges[:-1], edges[1:])
+    ])
+    return int(any(found))
+
+
+@njit(**_OPTIONS)
+def _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal):  # pragma: no cover
+    """The ``m`` largest gains of test rows ``a:b``, in decreasing order, into ``ideal``."""
+    if m == 0:
+        return
+    if monotone:  # gains grow with the code: count each code, read the largest first
+        for j in range(a, b):
+            counts[t_code[j]] += 1
+        filled = 0
+        c = gain_of.size - 1
+        while filled < m:
+            for _ in range(min(counts[c], m - filled)):
+                ideal[filled] = gain_of[c]
+                filled += 1
+            c -= 1
+        for j in range(a, b):
+            counts[t_code[j]] = 0
+    else:
+        for j in range(a, b):
+            scratch[j - a] = gain_of[t_code[j]]
+        ordered = np.sort(scratch[: b - a])
+        for i in range(m):
+            ideal[i] = ordered[b - a - 1 - i]
+
+
+@njit(**_OPTIONS)
+def _emit(at, idcg_at, u, q, k, hits, nr, first, ap, dcg, idcg, ap_rule):  # pragma: no cover
+    """Write user ``u``'s metrics at cutoff ``k`` (column ``q``), as the NumPy forms do."""
+    precision = hits / k
+    recall = hits / nr
+    total = precision + recall
+    at[0, u, q] = precision
+    at[1, u, q] = recall
+    at[2, u, q] = (2 * precision) * recall / total if total > 0 else 0.0
+    at[3, u, q] = 1.0 if 0 < first <= k else 0.0
+    at[4, u, q] = 1.0 / first if 0 < first <= k else 0.0
+    if ap_rule == 0:
+        at[5, u, q] = ap / min(float(k), nr) if nr > 0 else 0.0
+    elif ap_rule == 1:
+        at[5, u, q] = ap / nr if nr > 0 else 0.0
+    else:
+        at[5, u, q] = ap / hits if hits > 0 else 0.0
+    at[6, u, q] = dcg
+    at[7, u, q] = dcg / idcg if idcg > 0 else 0.0
+    idcg_at[u, q] = idcg
+
+
+@njit(**_OPTIONS)
+def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, n_rel, disc,
+                ks, k_max, ap_rule, at, idcg_at, curves, sums, ndcg_count,
+                u0, u1):  # pragma: no cover - compiled
+    """Per-user ranking metrics at cutoffs ``ks``, or their sums over users at ``1..k_max``.
+
+    Parameters (arrays; users are ``0..n_users-1``)
+        r_start, pos, code: each user's recommendations (rows ``r_start[u]:r_start[u+1]``),
+            their 1-based ranks (increasing) and codes; ``gain_of[code]`` and ``rel_of[code]``
+            give a row's gain and relevance (code 0: not in the test set, gain 0).
+        t_start, t_code: each user's test items, by code. With ``monotone`` the gains grow
+            with the code (rating levels), so the ideal list is read from a count per code;
+            otherwise it is sorted.
+        n_rel: relevant test items per user. disc: the discount at positions ``1..k_max``.
+        ks: increasing cutoffs, each ``<= k_max``. ap_rule: 0 min, 1 relevant, 2 hits.
+
+    Outputs (filled in)
+        at: ``(8, n_users, len(ks))``, rows in :data:`AT_METRICS` order, computed with the
+            operations of the NumPy forms; undefined values are 0, except recall's ``0/0``
+            (NaN). idcg_at: ``(n_users, len(ks))`` ideal DCG (NDCG is undefined where 0).
+        With ``curves``: sums: ``(8, k_max)`` sums over users of F1, AP and NDCG (rows 2, 5,
+            7) at every cutoff, over the users for whom each is defined, and of the increments
+            at each position of the others (to be cumulated: hits, recall, HR, RR, DCG), and
+            ndcg_count: users with a defined NDCG at every cutoff. Ratios here multiply by
+            reciprocals, so sums may differ from the NumPy forms in the last bits.
+
+    Only users ``u0..u1-1`` are computed (and added to ``sums``).
+    """
+    depth = k_max if curves else (ks[-1] if ks.size else 0)
+    counts = np.zeros(gain_of.size, np.int64)
+    ideal = np.zeros(depth)
+    icum = np.zeros(depth)  # the user's cumulative ideal DCG
+    longest = 0
+    max_rel = 0
+    for u in range(u0, u1):
+        longest = max(longest, t_start[u + 1] - t_start[u])
+        max_rel = max(max_rel, int(n_rel[u]))
+    scratch = np.empty(0 if monotone else longest)
+    # per-position increments summed over users (cumulated by the caller)
+    rel_col, rec_col, first_col, rr_col, dcg_col = sums[0], sums[1], sums[3], sums[4], sums[6]
+    inv_p = np.zeros(k_max + max_rel + 1)
+    for i in range(1, inv_p.size):
+        inv_p[i] = 1.0 / i
+    for u in range(u0, u1):
+        a, b = t_start[u], t_start[u + 1]
+        m = min(b - a, depth)
+        _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal)
+        running = 0.0
+        for i in range(m):
+            running += ideal[i] / disc[i]
+            icum[i] = running
+        nr = n_rel[u]
+        hits = 0.0
+        ap = 0.0
+        dcg = 0.0
+        first = 0
+        row, end = r_start[u], r_start[u + 1]
+        if not curves:
+            q = 0
+            while row < end and pos[row] <= depth:
+                p = pos[row]
+                while q < ks.size and ks[q] < p:
+                    _emit(at, idcg_at, u, q, ks[q], hits, nr, first, ap, dcg,
+                          icum[min(ks[q], m) - 1] if m else 0.0, ap_rule)
+                    q += 1
+                c = code[row]
+                if c != 0:
+                    rel = rel_of[c]
+                    if rel > 0:
+                        hits += rel
+                        ap += rel * hits / p
+                        if first == 0:
+                            first = p
+                    g = gain_of[c]
+                    if g != 0:
+                        dcg += g / disc[p - 1]
+                row += 1
+            while q < ks.size:
+                _emit(at, idcg_at, u, q, ks[q], hits, nr, first, ap, dcg,
+                      icum[min(ks[q], m) - 1] if m else 0.0, ap_rule)
+                q += 1
+            continue
+        inv_nr = 1.0 / nr if nr > 0 else 0.0
+        inv_hits = 0.0
+        inv_idcg = 0.0
+        for p in range(1, k_max + 1):
+            if row < end and pos[row] == p:
+                c = code[row]
+                if c != 0:
+                    rel = rel_of[c]
+                    if rel > 0:
+                        hits += rel
+                        inv_hits = 1.0 / hits
+                        ap += rel * hits / p
+                        rel_col[p - 1] += rel
+                        rec_col[p - 1] += rel * inv_nr
+                        if first == 0:
+                            first = p
+                    g = gain_of[c]
+                    if g != 0:
+                        step = g / disc[p - 1]
+                        dcg += step
+                        dcg_col[p - 1] += step
+                row += 1
+            if nr > 0:
+                if hits > 0:
+                    sums[2, p - 1] += 2 * hits * inv_p[p + int(nr)]
+                if ap_rule == 0:
+                    sums[5, p - 1] += ap * (inv_p[p] if p < nr else inv_nr)
+                elif ap_rule == 1:
+                    sums[5, p - 1] += ap * inv_nr
+                else:
+                    sums[5, p - 1] += ap * inv_hits
+            if p <= m:  # past the ideal list the ideal DCG stays as it is
+                inv_idcg = 1.0 / icum[p - 1] if icum[p - 1] > 0 else 0.0
+            if inv_idcg > 0:
+                sums[7, p - 1] += dcg * inv_idcg
+                ndcg_count[p - 1] += 1
+        if first > 0:
+            first_col[first - 1] += 1.0
+            rr_col[first - 1] += 1.0 / first
