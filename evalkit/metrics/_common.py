@@ -41,12 +41,12 @@ _MAX_RANK = 2.0**53  # whole numbers are exact in float64 below this
 def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
     """Whether any (first, second) pair repeats, without hashing every row where possible.
 
-    Integer columns grouped by ``first`` (recommendations listed user by user) are checked in
-    one compiled pass that marks each group's ``second`` values in a table. Otherwise they are
-    packed into one int64 key: already strictly increasing keys (a list sorted by user and
-    rank) have no duplicate; rows grouped by ``first`` with values too spread for a table sort
-    each group as one row of a small matrix; otherwise a sort of the keys finds equal
-    neighbours. Other dtypes fall back to ``DataFrame.duplicated``.
+    Integer columns grouped by ``first`` (recommendations listed user by user) are checked by
+    compiled passes (:func:`._kernels.grouped_duplicates`). Otherwise they are packed into one
+    int64 key: rows grouped by ``first`` with values too spread for the kernel's table sort
+    each group as one row of a small matrix; otherwise already increasing keys have no
+    duplicate, and a sort of the keys finds equal neighbours. Other dtypes fall back to
+    ``DataFrame.duplicated``.
     """
     a, b = first.to_numpy(), second.to_numpy()
     if a.size < 2:
@@ -60,11 +60,8 @@ def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
         b_min = int(b.min())
         span_a, span_b = a_max - a_min + 1, int(b.max()) - b_min + 1
         if span_a * span_b < 2**62:
-            if grouped:
-                changes = a[1:] != a[:-1]
-                if np.all((b[1:] > b[:-1]) | changes):  # and increasing within each group
-                    return False
-                found = _duplicates_within_groups(b, b_min, span_b, changes)
+            if grouped:  # then the kernel found values too spread for its table
+                found = _duplicates_within_groups(b, b_min, span_b, a[1:] != a[:-1])
                 if found is not None:
                     return found
             key = (a.astype(np.int64) - a_min) * span_b + (b.astype(np.int64) - b_min)

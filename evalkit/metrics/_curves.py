@@ -351,10 +351,11 @@ class RankingCurves:
     def at(self, name: str, ks: Sequence[int]) -> tuple[np.ndarray, np.ndarray | None]:
         """Columns ``ks - 1`` of :meth:`metric` (each ``k <= k_max``), as ``(n_users, len(ks))``.
 
-        P, R, F1, HR, RR, AP, DCG and NDCG skip the full matrices of ratios: hits and AP
-        summands are summed over leading columns, the first relevant position gives HR and
-        RR, and the ideal DCG is summed at the chosen cutoffs only. Half-life utility takes
-        the columns of :meth:`metric`.
+        P, R, F1, HR, RR, AP, DCG and NDCG come from the compiled kernel. Without it (under
+        ``ties="expected"`` or ``compiled=False``) P, R, F1, AP, DCG and NDCG skip the full
+        matrices of ratios: hits and AP summands are summed over leading columns and the
+        ideal DCG is summed at the chosen cutoffs only; the others take the columns of
+        :meth:`metric`.
         """
         ks = np.asarray(ks, dtype=np.int64)
         if self.compiled and name in _kernels.AT_METRICS:
@@ -388,29 +389,6 @@ class RankingCurves:
 
     def _at_f1(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._f1(self._at_precision(ks)[0], *self._at_recall(ks))
-
-    @cached_property
-    def _first_position(self) -> np.ndarray:
-        """Per user: position of the first relevant item, 0 if none (deterministic order)."""
-        t = self.table
-        rows = t.first_hit_rows
-        out = np.zeros(t.n_users, dtype=np.int64)
-        out[t.ucode[rows]] = t.pos[rows]
-        return out
-
-    def _at_hit_rate(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
-        if self.table.expected:
-            return self.hit_rate()[0][:, ks - 1], None
-        pos = self._first_position[:, None]
-        return ((pos >= 1) & (pos <= ks)).astype(np.float64), None
-
-    def _at_mrr(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if self.table.expected:
-            return self.mrr()[0][:, ks - 1], self._no_relevant_at(ks)
-        pos = self._first_position[:, None]
-        found = (pos >= 1) & (pos <= ks)
-        with np.errstate(divide="ignore"):
-            return np.where(found, 1.0 / pos, 0.0), self._no_relevant_at(ks)
 
     def _ap_numerator(self) -> np.ndarray:
         """Per position i: the summand of AP, ``rel_i * P@i`` (its expectation under ties)."""
@@ -511,11 +489,7 @@ class RankingCurves:
 
     def _first_sums(self) -> np.ndarray:
         """Column sums of :meth:`first_relevant` as a dense matrix."""
-        if self.table.expected:
-            return self._first.sum(axis=0)
-        pos = self._first_position
-        pos = pos[(pos >= 1) & (pos <= self.k_max)]
-        return np.bincount(pos - 1, minlength=self.k_max).astype(np.float64)
+        return self._first.sum(axis=0)
 
     def _mean_hit_rate(self) -> np.ndarray:
         return self._divide(np.cumsum(self._first_sums()), self.table.n_users)

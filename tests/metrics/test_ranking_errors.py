@@ -283,16 +283,18 @@ def test_messages_follow_the_house_form() -> None:
 @given(
     groups=st.lists(st.lists(st.integers(-3, 40), max_size=12), min_size=1, max_size=12),
     big=st.sampled_from([0, 2**31 - 20, -(2**40), 2**40]),
+    spread=st.sampled_from([1, 2**33]),
     grouped=st.booleans(),
     seed=st.integers(0, 2**16),
 )
-def test_duplicate_detection_matches_pandas(groups, big, grouped, seed) -> None:
-    # Grouped rows (users listed one after another) take the per-group sort, uneven groups a
-    # padded matrix, ungrouped rows the sorted packed keys: all must agree with pandas.
+def test_duplicate_detection_matches_pandas(groups, big, spread, grouped, seed) -> None:
+    # Grouped rows (users listed one after another) take the compiled passes, or, with values
+    # too spread for the kernel's table, the per-group sort (uneven groups: a padded matrix);
+    # ungrouped rows the sorted packed keys: all must agree with pandas.
     from evalkit.metrics._common import _has_duplicate_pairs
 
     first = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
-    second = np.array([v for g in groups for v in g], dtype=np.int64) + big
+    second = np.array([v for g in groups for v in g], dtype=np.int64) * spread + big
     if not grouped:
         order = np.random.default_rng(seed).permutation(first.size)
         first, second = first[order], second[order]
