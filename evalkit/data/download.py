@@ -7,7 +7,10 @@ import hashlib
 import http.client
 import os
 import re
+import socket
 import tempfile
+import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -15,10 +18,11 @@ from typing import BinaryIO
 
 from tqdm import tqdm
 
-from evalkit._checks import check_choice
+from evalkit._checks import check_choice, describe
 
 __all__ = [
     "MOVIELENS_NAMES",
+    "STALL_MIN_BYTES",
     "DownloadError",
     "cache_dir_path",
     "cached_path",
@@ -38,7 +42,10 @@ MOVIELENS_NAMES: tuple[str, ...] = (
 )
 
 GROUPLENS_URL = "https://files.grouplens.org/datasets/movielens/"
+#: A transfer that receives fewer bytes than this in ``stall_timeout`` seconds has stalled.
+STALL_MIN_BYTES: int = 1024
 _CHUNK = 1 << 20
+_MD5_MAX = 4096
 _MD5_BSD = re.compile(r"^\s*MD5\s*\((?P<file>.+)\)\s*=\s*(?P<md5>[0-9a-fA-F]{32})\s*$")
 _MD5_GNU = re.compile(r"^\s*(?P<md5>[0-9a-fA-F]{32})(?:\s+\*?(?P<file>\S.*?))?\s*$")
 
@@ -76,16 +83,128 @@ def parse_md5(text: str) -> str:
     raise ValueError(f"unrecognised checksum file content {text[:80]!r}")
 
 
-def _fetch_md5(url: str, timeout: float) -> str:
+class _Watchdog:
+    """Bounds the total time of a transfer: when it is up, every socket of the transfer is shut
+    down, which wakes a read blocked on it (a slow server cannot hold the transfer open)."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = None if seconds is None else threading.Timer(seconds, self._expire)
+        if self._timer is not None:
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def register(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        """A urllib opener whose HTTP(S) connections register their sockets here."""
+        watchdog = self
+
+        class _HTTP(http.client.HTTPConnection):
+            def connect(self) -> None:
+                super().connect()
+                watchdog.register(self.sock)
+
+        class _HTTPS(http.client.HTTPSConnection):
+            def connect(self) -> None:
+                super().connect()
+                watchdog.register(self.sock)
+
+        class _HTTPHandler(urllib.request.HTTPHandler):
+            def http_open(self, req):  # type: ignore[no-untyped-def]
+                return self.do_open(_HTTP, req)
+
+        class _HTTPSHandler(urllib.request.HTTPSHandler):
+            def https_open(self, req):  # type: ignore[no-untyped-def]
+                return self.do_open(_HTTPS, req)
+
+        return urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
+
+
+class _Limits:
+    """The time bounds of one transfer: per read (``timeout``), stall and total."""
+
+    def __init__(self, timeout: float, stall_timeout: float, max_time: float | None) -> None:
+        self.timeout, self.stall_timeout, self.max_time = timeout, stall_timeout, max_time
+        self.start = time.monotonic()
+        self.watchdog = _Watchdog(max_time)
+
+    def check(self, url: str, received: int, mark: list[float]) -> None:
+        """Raise when the total time is up or the last ``stall_timeout`` seconds brought fewer
+        than ``STALL_MIN_BYTES``; ``mark`` holds the (time, bytes) where the window started."""
+        now = time.monotonic()
+        if self.watchdog.expired or (self.max_time is not None and
+                                     now - self.start > self.max_time):  # fmt: skip
+            raise DownloadError(
+                f"download_movielens: {url} took longer than max_time={self.max_time:g} seconds "
+                f"({received} bytes received); nothing was kept."
+            )
+        if now - mark[0] >= self.stall_timeout:
+            if received - mark[1] < STALL_MIN_BYTES:
+                raise DownloadError(
+                    f"download_movielens: the transfer of {url} stalled: "
+                    f"{received - mark[1]} bytes in the last {now - mark[0]:.1f} seconds "
+                    f"(stall_timeout={self.stall_timeout:g} needs at least {STALL_MIN_BYTES}); "
+                    "nothing was kept."
+                )
+            mark[:] = [now, received]
+
+
+def _read_chunks(response, url: str, limits: _Limits, limit: int | None = None):  # type: ignore[no-untyped-def]
+    """Yield the body of ``response`` as it arrives, checking the time bounds between reads."""
+    received = 0
+    mark = [time.monotonic(), 0.0]
+    while limit is None or received < limit:
+        try:
+            chunk = response.read1(_CHUNK if limit is None else limit - received)
+        except http.client.IncompleteRead as exc:
+            chunk = exc.partial
+            if chunk:
+                yield chunk
+            return
+        except OSError:
+            limits.check(url, received, mark)  # a shut-down socket: say why
+            raise
+        if not chunk:
+            limits.check(url, received, [time.monotonic(), received])  # woken by the watchdog?
+            return
+        received += len(chunk)
+        yield chunk
+        limits.check(url, received, mark)
+
+
+def _fetch_md5(url: str, limits: _Limits) -> str:
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
-            text = response.read(4096).decode("ascii", errors="replace")
+        with limits.watchdog.opener().open(url, timeout=limits.timeout) as response:
+            body = b"".join(_read_chunks(response, url, limits, _MD5_MAX))
+            text = body.decode("ascii", errors="replace")
+    except DownloadError as exc:
+        raise DownloadError(f"{exc} (while fetching the checksum)") from None
     except urllib.error.HTTPError as exc:
         raise DownloadError(
             f"download_movielens: could not fetch the checksum {url}: HTTP {exc.code} "
             f"{exc.reason}; nothing was downloaded."
         ) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        limits.check(url, 0, [time.monotonic(), 0])
         raise DownloadError(
             f"download_movielens: could not fetch the checksum {url}: {exc}; nothing was "
             "downloaded."
@@ -97,35 +216,32 @@ def _fetch_md5(url: str, timeout: float) -> str:
 
 
 def _stream(
-    url: str, out: BinaryIO, *, timeout: float, progress: bool, desc: str
+    url: str, out: BinaryIO, *, limits: _Limits, progress: bool, desc: str
 ) -> tuple[int, int | None, str]:
     """Copy ``url`` into the open binary file ``out``; return (received, expected, md5)."""
     digest = hashlib.md5()  # noqa: S324 - GroupLens publishes MD5 sums
     received = 0
-    with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
+    with limits.watchdog.opener().open(url, timeout=limits.timeout) as response:
         length = response.headers.get("Content-Length")
         expected = int(length) if length and length.strip().isdigit() else None
         with tqdm(
             total=expected, unit="B", unit_scale=True, unit_divisor=1024, desc=desc,
             disable=not progress, leave=False,
         ) as bar:  # fmt: skip
-            while True:
-                try:
-                    chunk = response.read(_CHUNK)
-                except http.client.IncompleteRead as exc:
-                    chunk = exc.partial
-                    digest.update(chunk)
-                    received += len(chunk)
-                    bar.update(len(chunk))
-                    out.write(chunk)
-                    break
-                if not chunk:
-                    break
+            for chunk in _read_chunks(response, url, limits):
                 digest.update(chunk)
                 received += len(chunk)
                 bar.update(len(chunk))
                 out.write(chunk)
     return received, expected, digest.hexdigest()
+
+
+def _file_md5(path: Path) -> str:
+    digest = hashlib.md5()  # noqa: S324 - GroupLens publishes MD5 sums
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def download_movielens(
@@ -135,6 +251,9 @@ def download_movielens(
     base_url: str = GROUPLENS_URL,
     progress: bool = True,
     timeout: float = 60.0,
+    stall_timeout: float = 120.0,
+    max_time: float | None = 7200.0,
+    verify: bool = False,
 ) -> Path:
     """Download the archive of a MovieLens release into the cache and return its path.
 
@@ -152,6 +271,16 @@ def download_movielens(
         Show a progress bar while downloading.
     timeout : float, default 60.0
         Seconds to wait for the server at each step (connection and every read).
+    stall_timeout : float, default 120.0
+        The transfer fails when fewer than ``STALL_MIN_BYTES`` (1024) bytes arrive in this many
+        seconds, even if each read returns in time (a server sending a byte now and then).
+    max_time : float or None, default 7200.0
+        Seconds the whole download (checksum and archive) may take; ``None`` for no bound. When
+        it is up, the connection is closed, wherever the transfer is.
+    verify : bool, default False
+        With an archive already in the cache: fetch the published checksum, compare it with the
+        cached archive's MD5, and download the archive again when they differ (`load_movielens`
+        does this when it finds a cached archive damaged).
 
     Returns
     -------
@@ -161,20 +290,23 @@ def download_movielens(
     Raises
     ------
     ValueError
-        For an unknown release name (the message lists the valid ones).
+        For an unknown release name (the message lists the valid ones), or a ``timeout``,
+        ``stall_timeout`` or ``max_time`` that is not a positive number.
     DownloadError
-        When the checksum cannot be fetched or read, the transfer fails or stops short of its
-        ``Content-Length``, or the MD5 of the received bytes differs from the published one. The
-        message says what was expected and what was received; no file is left behind.
+        When the checksum cannot be fetched or read, the transfer fails, stalls, takes longer
+        than ``max_time`` or stops short of its ``Content-Length``, or the MD5 of the received
+        bytes differs from the published one. The message says what was expected and what was
+        received; no file is left behind.
 
     Notes
     -----
     An archive already in the cache is returned at once, without any network access (it was
-    verified when it was downloaded). Otherwise the checksum ``<name>.zip.md5`` is fetched
-    first (GroupLens writes ``MD5 (<name>.zip) = <hex>``; ``<hex>  <file>`` is accepted too),
-    then the archive is streamed into a temporary file in the cache directory, its length and
-    MD5 are checked, and it is moved into place with ``os.replace``, so the cache never holds a
-    partial or corrupt archive, even when several processes download at once.
+    verified when it was downloaded), unless ``verify=True``. Otherwise the checksum
+    ``<name>.zip.md5`` is fetched first (GroupLens writes ``MD5 (<name>.zip) = <hex>``;
+    ``<hex>  <file>`` is accepted too), then the archive is streamed into a temporary file in
+    the cache directory, its length and MD5 are checked, and it is moved into place with
+    ``os.replace``, so the cache never holds a partial or corrupt archive, even when several
+    processes download at once.
 
     Examples
     --------
@@ -188,14 +320,35 @@ def download_movielens(
     'ml-100k.zip'
     """
     check_choice(name, func="download_movielens", arg="release name", choices=MOVIELENS_NAMES)
+    for arg, value in (("timeout", timeout), ("stall_timeout", stall_timeout),
+                       ("max_time", max_time)):  # fmt: skip
+        if value is None and arg == "max_time":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(
+                f"download_movielens: '{arg}' must be a positive number of seconds; got "
+                f"{describe(value)}."
+            )
     target = cached_path(name, cache_dir=cache_dir)
-    if target.is_file():
+    if target.is_file() and not verify:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     base = base_url if base_url.endswith("/") else base_url + "/"
     url = f"{base}{name}.zip"
-    expected_md5 = _fetch_md5(url + ".md5", timeout)
+    limits = _Limits(timeout, stall_timeout, max_time)
+    try:
+        expected_md5 = _fetch_md5(url + ".md5", limits)
+        if target.is_file() and _file_md5(target) == expected_md5:
+            return target  # verified: the cached archive is the published one
+        _download(url, target, expected_md5, limits=limits, progress=progress, name=name)
+    finally:
+        limits.watchdog.cancel()
+    return target
 
+
+def _download(
+    url: str, target: Path, expected_md5: str, *, limits: _Limits, progress: bool, name: str
+) -> None:
     handle, temp_name = tempfile.mkstemp(prefix=f".{name}.zip.", suffix=".part", dir=target.parent)
     temp = Path(temp_name)
     done = False
@@ -203,13 +356,16 @@ def download_movielens(
         with os.fdopen(handle, "wb") as out:
             try:
                 received, expected, actual_md5 = _stream(
-                    url, out, timeout=timeout, progress=progress, desc=f"{name}.zip"
+                    url, out, limits=limits, progress=progress, desc=f"{name}.zip"
                 )
+            except DownloadError:
+                raise
             except urllib.error.HTTPError as exc:
                 raise DownloadError(
                     f"download_movielens: could not download {url}: HTTP {exc.code} {exc.reason}."
                 ) from None
             except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                limits.check(url, 0, [time.monotonic(), 0])  # the time bound, if it closed it
                 raise DownloadError(
                     f"download_movielens: the download of {url} failed: {exc}."
                 ) from None
@@ -229,4 +385,3 @@ def download_movielens(
         if not done:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
-    return target
