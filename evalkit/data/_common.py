@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -30,6 +31,8 @@ RATING_DTYPES: dict[str, str] = {
 NO_GENRES = "(no genres listed)"
 
 # A trailing "(1995)" or "(2006-2007)" / "(2006–2007)" (en dash) after the title.
+# A UTF-8 multi-byte sequence (a lead byte and its continuation bytes).
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 _TITLE_YEAR = r"^(?P<title>.*?)\s*\((?P<year>\d{4})(?:\s*[-\u2013]\s*\d{4})?\)\s*$"
 
 
@@ -40,9 +43,10 @@ class Dataset(NamedTuple):
     ----------
     ratings : pandas.DataFrame
         Columns ``user_id`` (int64), ``item_id`` (int64), ``rating`` (float64) and
-        ``timestamp`` (int64, seconds since the Unix epoch).
+        ``timestamp`` (int64, seconds since the Unix epoch). An id column holding an id of
+        2**63 or more is uint64 instead, so 64-bit hash ids stay exact.
     items : pandas.DataFrame
-        Columns ``item_id`` (int64), ``title`` (str, without the trailing "(year)"),
+        Columns ``item_id`` (int64, or uint64 as above), ``title`` (str, without the trailing "(year)"),
         ``year`` (nullable Int64) and ``genres`` (list of str, empty when none are listed).
     name : str
         The release name (e.g. ``"ml-1m"``) or the name of the folder it was read from.
@@ -53,12 +57,39 @@ class Dataset(NamedTuple):
     name: str
 
 
-def decode_text(data: bytes) -> str:
-    """Decode ``data`` as UTF-8, falling back to Latin-1 when it is not valid UTF-8."""
+def _line_at(data: bytes | bytearray, offset: int) -> tuple[int, str]:
+    """1-based line number of byte ``offset`` and that line's text (shortened), for messages."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    end = data.find(b"\n", offset)
+    text = bytes(data[start : end if end >= 0 else len(data)]).decode("utf-8", "replace")
+    return data.count(b"\n", 0, offset) + 1, text.rstrip("\r")[:60]
+
+
+def decode_text(
+    data: bytes | bytearray, *, label: str, func: str, latin1: bool = True
+) -> str:
+    """Decode ``data`` as UTF-8; where it is not valid UTF-8, as Latin-1 if ``latin1``.
+
+    A file that is not valid UTF-8 but holds UTF-8 multi-byte sequences mixes the two
+    encodings: decoding it either way would garble some lines, so it is refused, naming one
+    line of each kind. (Latin-1 text practically never holds such sequences: they need a
+    letter such as "Ã" followed by a symbol from U+0080-U+00BF.)
+    """
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+    except UnicodeDecodeError as exc:
+        line, _ = _line_at(data, exc.start)
+        bad = f"line {line} is not valid UTF-8 (byte 0x{data[exc.start]:02x})"
+    if not latin1:
+        raise ValueError(f"{func}: '{label}' must be UTF-8 text; {bad}. Re-save it as UTF-8.")
+    utf8 = _UTF8_SEQUENCE.search(data)
+    if utf8 is not None:
+        other, text = _line_at(data, utf8.start())
+        raise ValueError(
+            f"{func}: '{label}' mixes text encodings: line {other} is UTF-8 ({text!r}) but "
+            f"{bad}; re-save the file in one encoding."
+        )
+    return data.decode("latin-1")
 
 
 def split_title_year(titles: pd.Series) -> tuple[pd.Series, pd.Series]:
@@ -92,12 +123,18 @@ def genres_from_flags(flags: np.ndarray, names: list[str]) -> pd.Series:
     return genres_from_strings(pd.Series(joined, dtype="str"))
 
 
+def _id_array(ids: np.ndarray) -> np.ndarray:
+    """Integer ids as int64, or as uint64 when they need it (an id of 2**63 or more)."""
+    ids = np.asarray(ids)
+    return ids if ids.dtype == np.uint64 else ids.astype(np.int64)
+
+
 def items_frame(item_ids: np.ndarray, titles: pd.Series, genres: pd.Series) -> pd.DataFrame:
     """Assemble the canonical item table from ids, raw titles and genre lists."""
     title, year = split_title_year(titles.reset_index(drop=True))
     return pd.DataFrame(
         {
-            "item_id": np.asarray(item_ids, dtype=np.int64),
+            "item_id": _id_array(item_ids),
             "title": title,
             "year": year,
             "genres": genres.reset_index(drop=True),
