@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "as_dataframe",
     "as_rng",
     "check_choice",
     "check_columns",
@@ -35,6 +36,22 @@ def describe(value: object) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{text} ({type(value).__name__})" if not isinstance(value, str) else text
+
+
+def as_dataframe(frame: object) -> object:
+    """A pandas DataFrame for a pyarrow Table, a polars DataFrame or any object whose
+    ``to_pandas()`` returns a DataFrame; anything else is returned unchanged (so the checker
+    that follows refuses it with its usual message). Converted once, at the boundary; a pandas
+    DataFrame is returned as is, without a copy.
+    """
+    if isinstance(frame, pd.DataFrame):
+        return frame
+    to_pandas = getattr(frame, "to_pandas", None)
+    if callable(to_pandas):
+        converted = to_pandas()
+        if isinstance(converted, pd.DataFrame):
+            return converted
+    return frame
 
 
 def check_columns(

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data.interactions import ALIASES, _read, _renaming
+from .data.interactions import ALIASES, _renaming, normalize_ids, read_table
 from .metrics._common import check_recs
 
 __all__ = ["read_recommendations"]
@@ -45,14 +45,18 @@ def read_recommendations(
     -------
     pd.DataFrame
         ``user_id, item_id`` and ``score`` and/or ``rank`` (int64), in file order; other
-        columns are dropped.
+        columns are dropped. Integer ids are int64, or uint64 when an id is 2**63 or more (so
+        64-bit hash ids stay exact).
 
     Raises
     ------
     ValueError, TypeError
         With the same checks the metrics apply (via ``check_recs``): missing columns, neither
         rank nor score, NaN or infinite scores, duplicate (user, item) pairs, duplicate or
-        non-positive ranks; and for an unsupported file type or a bad mapping.
+        non-positive ranks; and for an unsupported file type or a bad mapping. A file that is
+        empty, not valid for its suffix (fake gzip, garbage Parquet, not UTF-8), has a column
+        name twice or looks written with another separator is a ``ValueError`` naming the
+        file.
 
     Examples
     --------
@@ -67,14 +71,16 @@ def read_recommendations(
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"{_FUNC}: 'path' must be an existing file; got '{file}'.")
-    frame = _read(file, func=_FUNC)
+    frame, kind = read_table(file, func=_FUNC)
     mapping = _renaming(frame, columns, func=_FUNC, canonical=_CANONICAL, aliases=RECS_ALIASES)
     frame = frame.rename(columns=mapping)
     keep = [c for c in _CANONICAL if c in frame.columns]
     frame = frame[keep].reset_index(drop=True)
+    where = f"{_FUNC}: 'path' file '{file}'"
     for column in ("user_id", "item_id"):
-        if column in frame and pd.api.types.is_integer_dtype(frame[column].dtype):
-            frame[column] = frame[column].astype(np.int64)
+        if column in frame and not frame[column].isna().any():  # check_recs reports NaN ids
+            frame[column] = normalize_ids(frame[column], column, where=where,
+                                          text=kind != "Parquet")  # fmt: skip
     if "rank" in frame and pd.api.types.is_float_dtype(frame["rank"].dtype):
         values = frame["rank"].to_numpy()
         if np.all(np.isfinite(values)) and np.all(values == np.round(values)):

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import lzma
 import os
+import re
+import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_columns, check_ids
+from evalkit._checks import as_dataframe, check_columns, check_ids
+from evalkit.data._archive import os_error
 
 __all__ = ["fingerprint", "load_interactions"]
 
@@ -25,21 +30,140 @@ ALIASES: dict[str, str] = {
 }  # fmt: skip
 _COMPRESSION = {".gz", ".bz2", ".zip", ".xz", ".zst"}
 _FUNC = "load_interactions"
+_UINT64_FROM = 2**63
+_INT64_MAX = 2**63 - 1
+
+
+_COMPRESSION_NAMES = {".gz": "gzip", ".bz2": "bzip2", ".zip": "zip", ".xz": "xz",
+                      ".zst": "zstandard"}  # fmt: skip
+# What the decompressors raise on data that is not what the suffix says.
+_DECOMPRESSION_ERRORS = (EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
+# Other separators a CSV or TSV may have been written with by mistake.
+_OTHER_SEPARATORS = {",": ("\t", ";", "|"), "\t": (",", ";", "|")}
+_SEPARATOR_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 
 
 def _read(path: Path, *, func: str = _FUNC) -> pd.DataFrame:
+    """Read a CSV, TSV or Parquet file; every failure names ``func``, 'path' and the file."""
+    return read_table(path, func=func)[0]
+
+
+def read_table(path: Path, *, func: str = _FUNC) -> tuple[pd.DataFrame, str]:
+    """Read a CSV, TSV or Parquet file into a frame and say which ("CSV", "TSV", "Parquet").
+
+    Every failure is a ``ValueError`` (or, for the file system, the same ``OSError``) whose
+    message names ``func``, the argument 'path', the file and what was wrong: empty, not
+    UTF-8, not the compression its suffix says, not Parquet, a repeated column name, or a
+    CSV/TSV written with another separator. A UTF-8 byte order mark is accepted.
+    """
     suffixes = [s.lower() for s in path.suffixes]
+    compression = None
     if suffixes and suffixes[-1] in _COMPRESSION:
+        compression = _COMPRESSION_NAMES[suffixes[-1]]
         suffixes = suffixes[:-1]
     suffix = suffixes[-1] if suffixes else ""
-    if suffix in (".parquet", ".pq"):
-        return pd.read_parquet(path)
-    if suffix in (".csv", ".tsv"):
-        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-    raise ValueError(
-        f"{func}: 'path' must end in .csv, .tsv, .parquet or .pq (optionally compressed); "
-        f"got '{path.name}'."
-    )
+    if suffix not in (".parquet", ".pq", ".csv", ".tsv"):
+        raise ValueError(
+            f"{func}: 'path' must end in .csv, .tsv, .parquet or .pq (optionally compressed); "
+            f"got '{path.name}'."
+        )
+    kind = "Parquet" if suffix in (".parquet", ".pq") else suffix[1:].upper()
+    sep = "\t" if suffix == ".tsv" else ","
+    where = f"{func}: 'path' file '{path}'"
+    try:
+        if kind == "Parquet":
+            frame = pd.read_parquet(path)
+        else:
+            frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig")
+    except pd.errors.EmptyDataError:
+        raise ValueError(
+            f"{where} is empty; expected a header line and one interaction per line."
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{where} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+            f"{exc.start} of the decoded data); re-save it as UTF-8."
+        ) from None
+    except _DECOMPRESSION_ERRORS as exc:
+        raise ValueError(f"{where} is not valid {compression} data ({exc}).") from None
+    except OSError as exc:
+        if exc.errno is not None:  # the file system, not the content
+            raise os_error(exc, f"{where} cannot be read: {exc.strerror}.") from None
+        what = f"valid {compression} data" if compression else f"a readable {kind} file"
+        raise ValueError(f"{where} is not {what} ({exc}).") from None
+    except ValueError as exc:  # pandas' ParserError, pyarrow's ArrowInvalid
+        detail = " ".join(str(exc).split())
+        raise ValueError(f"{where} could not be read as {kind}: {detail}") from None
+    _check_header(frame, path, kind=kind, sep=sep, compression=compression, where=where)
+    return frame, kind
+
+
+def _check_header(
+    frame: pd.DataFrame, path: Path, *, kind: str, sep: str, compression: str | None,
+    where: str,
+) -> None:  # fmt: skip
+    """Refuse a repeated column name and a CSV/TSV written with another separator."""
+    names = [str(c) for c in frame.columns]
+    if kind != "Parquet":
+        if len(names) == 1:
+            for other in _OTHER_SEPARATORS[sep]:
+                if other in names[0]:
+                    raise ValueError(
+                        f"{where} has a single column {names[0]!r} when read as "
+                        f"{_SEPARATOR_NAMES[sep]}-separated {kind}: it looks "
+                        f"{_SEPARATOR_NAMES[other]}-separated. Use the suffix that matches "
+                        "the separator (.csv for commas, .tsv for tabs), or convert the file."
+                    )
+        # pandas renames a repeated header name "a" to "a.1": read the header as it is.
+        if any(re.fullmatch(r".+\.\d+", n) for n in names):
+            raw = pd.read_csv(path, sep=sep, encoding="utf-8-sig", header=None, nrows=1,
+                              dtype="str", compression="infer")  # fmt: skip
+            names = [str(v) for v in raw.iloc[0]] if len(raw) else names
+    seen: dict[str, int] = {}
+    for position, name in enumerate(names):
+        if name in seen:
+            raise ValueError(
+                f"{where} has the column {name!r} twice (columns {seen[name] + 1} and "
+                f"{position + 1}); column names must be unique."
+            )
+        seen[name] = position
+
+
+def normalize_ids(series: pd.Series, column: str, *, where: str, text: bool) -> pd.Series:
+    """Integer ids as int64, or uint64 when an id is 2**63 or more; other ids unchanged.
+
+    ``text``: the ids come from a CSV/TSV, where pandas keeps integers as text only when they
+    do not fit 64 bits (such ids are refused rather than silently kept as strings).
+    """
+    values = series.to_numpy()
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        if values.dtype == np.uint64 and values.size and values.max() >= _UINT64_FROM:
+            return pd.Series(values, index=series.index, name=column)
+        return pd.Series(values.astype(np.int64), index=series.index, name=column)
+    if pd.api.types.is_integer_dtype(series.dtype):  # nullable Int64 / UInt64 (no NA here)
+        if str(series.dtype) == "UInt64" and series.max() >= _UINT64_FROM:
+            return series.astype(np.uint64)
+        return series.astype(np.int64)
+    if text and len(series) and (
+        pd.api.types.is_string_dtype(series.dtype) or pd.api.types.is_object_dtype(series.dtype)
+    ):
+        first = series.iloc[0]
+        looks_integer = isinstance(first, int) or (
+            isinstance(first, str) and re.fullmatch(r"[-+]?\d+", first) is not None
+        )
+        if looks_integer:
+            text = series.astype("str")
+            if text.str.fullmatch(r"[-+]?\d+").all():
+                # pandas keeps integers as text (CSV) or objects only when they do not fit
+                numbers = pd.to_numeric(text, errors="coerce")
+                if numbers.dtype.kind in "iu":
+                    return normalize_ids(numbers, column, where=where, text=False)
+                raise ValueError(
+                    f"{where}: column '{column}' holds integer ids outside the 64-bit range "
+                    f"(from {text.iloc[0]!r}; ids must fit int64, or uint64 when none is "
+                    "negative). Quote them as strings in a Parquet file to keep them as labels."
+                )
+    return series
 
 
 def _renaming(
@@ -96,6 +220,8 @@ def _renaming(
 
 
 def _timestamps(series: pd.Series) -> pd.Series:
+    """Whole seconds as int64; datetimes converted; NaN, infinite, fractional or values beyond
+    int64 (such as 1e30, which a cast would turn into the smallest int64) refused."""
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         if series.isna().any():
             n = int(series.isna().sum())
@@ -103,17 +229,30 @@ def _timestamps(series: pd.Series) -> pd.Series:
         seconds = series.to_numpy().astype("datetime64[s]").astype(np.int64)
         return pd.Series(seconds, index=series.index)
     values = pd.to_numeric(series, errors="coerce")
-    bad = values.isna() | ~np.isfinite(values.to_numpy(dtype=np.float64, na_value=np.nan))
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ValueError(
-            f"{_FUNC}: column 'timestamp' must hold numbers (seconds); {int(bad.sum())} value(s) "
-            f"are missing or not numeric (first at row {row}: {series.iloc[row]!r})."
-        )
-    array = values.to_numpy(dtype=np.float64)
-    if not np.array_equal(array, np.floor(array)):
-        raise ValueError(f"{_FUNC}: column 'timestamp' must hold whole seconds.")
-    return values.astype(np.int64)
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu":
+        array = values.to_numpy()
+        if array.dtype == np.uint64 and array.size and array.max() > _INT64_MAX:
+            _timestamp_error(series, array > _INT64_MAX, "beyond the int64 range of seconds")
+        return pd.Series(array.astype(np.int64), index=series.index)
+    array = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    for bad, what in (
+        (np.isnan(array), "missing or not numeric"),
+        (np.isinf(array), "infinite"),
+        # 2**63 is exact in float64; anything at or past it overflows int64
+        (np.abs(array) >= 2.0**63, "beyond the int64 range of seconds"),
+        (array != np.floor(array), "not whole seconds"),
+    ):
+        if bad.any():
+            _timestamp_error(series, bad, what)
+    return pd.Series(array.astype(np.int64), index=series.index)
+
+
+def _timestamp_error(series: pd.Series, bad: np.ndarray, what: str) -> None:
+    row = int(np.flatnonzero(bad)[0])
+    raise ValueError(
+        f"{_FUNC}: column 'timestamp' must hold whole seconds within int64; "
+        f"{int(bad.sum())} value(s) are {what} (first at row {row}: {series.iloc[row]!r})."
+    )
 
 
 def _ratings(series: pd.Series) -> pd.Series:
@@ -150,16 +289,24 @@ def load_interactions(
     Returns
     -------
     pandas.DataFrame
-        ``user_id`` and ``item_id`` (ids keep their type: integers as int64, strings as str),
-        then ``rating`` (float64) and ``timestamp`` (int64 seconds; datetimes are converted)
-        when present, then any other columns of the file, unchanged.
+        ``user_id`` and ``item_id`` (ids keep their type: integers as int64, or uint64 when an
+        id is 2**63 or more, so 64-bit hash ids stay exact; strings as str), then ``rating``
+        (float64) and ``timestamp`` (int64 seconds; datetimes are converted) when present, then
+        any other columns of the file, unchanged.
 
     Raises
     ------
     ValueError
-        For an unsupported suffix, a mapping naming a missing column, two columns standing for
-        the same canonical one, missing ``user_id`` / ``item_id``, missing (NaN) ids, or ratings
-        or timestamps that are not numbers.
+        For an unsupported suffix, an empty file, a file that is not what its suffix says
+        (not UTF-8, not gzip/bzip2/xz/zip data, not Parquet), a CSV/TSV that looks written with
+        another separator, a column name that appears twice, a mapping naming a missing
+        column, two columns standing for the same canonical one, missing ``user_id`` /
+        ``item_id``, missing (NaN) ids, integer ids beyond 64 bits, ratings that are not finite
+        numbers, or timestamps that are not whole seconds within int64 (e.g. 1e30 or inf).
+        Each message names the function, the argument 'path', the file and what was wrong.
+    OSError
+        When the file system refuses the read (e.g. ``PermissionError``); the message names the
+        file.
     TypeError
         For float ids, or a ``columns`` that is not a mapping.
 
@@ -176,15 +323,16 @@ def load_interactions(
     file = Path(path)
     if not file.is_file():
         raise ValueError(f"{_FUNC}: 'path' must be an existing file; got '{file}'.")
-    frame = _read(file)
+    frame, kind = read_table(file)
     mapping = _renaming(frame, columns)
     frame = frame.rename(columns=mapping)
     check_columns(frame, func=_FUNC, arg="path", required=["user_id", "item_id"])
     check_ids(frame, func=_FUNC, arg="path")
-    out = {"user_id": frame["user_id"], "item_id": frame["item_id"]}
-    for column in ("user_id", "item_id"):
-        if pd.api.types.is_integer_dtype(out[column].dtype):
-            out[column] = out[column].astype(np.int64)
+    where = f"{_FUNC}: 'path' file '{file}'"
+    out = {
+        column: normalize_ids(frame[column], column, where=where, text=kind != "Parquet")
+        for column in ("user_id", "item_id")
+    }
     if "rating" in frame.columns:
         out["rating"] = _ratings(frame["rating"])
     if "timestamp" in frame.columns:
@@ -236,6 +384,7 @@ def fingerprint(ratings: pd.DataFrame) -> dict[str, str | int]:
     >>> fp["rows"], fp["users"], fp["items"], fp["sha256"] == fingerprint(r[::-1])["sha256"]
     (2, 2, 1, True)
     """
+    ratings = as_dataframe(ratings)
     check_columns(ratings, func="fingerprint", arg="ratings", required=["user_id", "item_id"])
     check_ids(ratings, func="fingerprint", arg="ratings")
     keys = [ratings[c] for c in ("user_id", "item_id", "timestamp") if c in ratings.columns]
