@@ -12,7 +12,7 @@ from tqdm import tqdm
 from ._checks import check_fraction
 from .evaluate import Evaluation, _check_ks, evaluate
 from .split import kfold_split
-from .stats import holm, paired_tests
+from .stats import _design_key, _paired_statistics, _sign_flip_pvalues, holm
 
 __all__ = ["CrossValidation", "compare", "cross_validate"]
 
@@ -74,7 +74,12 @@ def compare(
     Notes
     -----
     Per-user values come from :func:`evalkit.evaluate`, so every definition matches it. Tests
-    are two-sided and paired on shared users (users for whom the metric is defined in both).
+    are two-sided and paired on shared users (users for whom the metric is defined in both),
+    as in :func:`evalkit.stats.paired_tests`. The randomization tests of the whole table run
+    as one batch that shares its random signs: in replicate r, the difference of the user at
+    position i of the baseline's evaluation has the same sign in every comparison (users
+    outside a comparison contribute 0), so each p-value is the paired randomization test of
+    its comparison, and the table costs one pass over the signs.
 
     Examples
     --------
@@ -109,6 +114,7 @@ def compare(
     }
     rows = []
     base = results[baseline]
+    diffs, tested = [], []  # randomization: one row of differences per tested comparison
     for name in [baseline] + [n for n in names if n != baseline]:
         result = results[name]
         for column, info in result.summary.iterrows():
@@ -118,22 +124,26 @@ def compare(
                 "n_users": info["n_users"],
             }
             if name != baseline:
-                pair = pd.concat(
-                    [result.per_user[column], base.per_user[column]], axis=1, join="inner"
-                ).dropna()
-                row["n_shared"] = len(pair)
-                if len(pair) >= 2:
-                    test = paired_tests(
-                        pair.iloc[:, 0].to_numpy(), pair.iloc[:, 1].to_numpy(),
-                        n_permutations=n_permutations, rng=generator,
-                    )
+                ours = result.per_user[column].reindex(base.per_user.index).to_numpy(float)
+                theirs = base.per_user[column].to_numpy(float)
+                diff = ours - theirs
+                shared = ~np.isnan(diff)
+                row["n_shared"] = int(shared.sum())
+                if row["n_shared"] >= 2:
+                    test = _paired_statistics(ours[shared], theirs[shared], zero_method="wilcox")
                     row.update(
                         diff=test["mean_diff"], t_pvalue=test["t_pvalue"],
                         wilcoxon_pvalue=test["wilcoxon_pvalue"],
-                        permutation_pvalue=test["permutation_pvalue"],
+                        permutation_pvalue=np.nan,  # below, for the whole table at once
                         effect_size=test["cohens_dz"],
                     )
+                    diffs.append(np.where(shared, diff, 0.0))
+                    tested.append(len(rows))
             rows.append(row)
+    if tested:
+        pvalues = _sign_flip_pvalues(np.vstack(diffs), n_permutations, _design_key(generator))
+        for position, pvalue in zip(tested, pvalues):
+            rows[position]["permutation_pvalue"] = float(pvalue)
     table = pd.DataFrame(rows)
     for col in ("n_shared", "diff", "t_pvalue", "wilcoxon_pvalue", "permutation_pvalue",
                 "effect_size"):

@@ -4,8 +4,10 @@ Every function works on per-user values that the caller has already aligned and 
 :func:`bootstrap_ci` and :func:`paired_tests` reject NaN rather than guess a policy (drop or
 fill them first, as the metric's ``empty=`` policy says), while :func:`bootstrap_ci_frame`
 drops NaN per column and reports the count. Random functions take ``rng`` (a seed, a
-``numpy.random.Generator`` or None) and call ``np.random.default_rng(rng)`` once; resampling is
-vectorized in chunks of bounded size.
+``numpy.random.Generator`` or None) and call ``np.random.default_rng(rng)`` once, to draw the
+64-bit key of a counter-based resampling design: every bootstrap weight and every random sign
+is a hash of (key, user position, replicate), computed in compiled code (:mod:`evalkit._resample`)
+on fixed chunks, so results depend neither on the thread count nor on how the work is split.
 """
 
 from __future__ import annotations
@@ -15,11 +17,9 @@ import pandas as pd
 import scipy.stats
 
 from evalkit._checks import check_choice, check_fraction, check_positive_int, describe
+from evalkit._resample import poisson_bootstrap_sums, sign_flip_sums
 
 __all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests"]
-
-# Upper bound on the number of cells of one chunk of resampling indices or signs.
-_CHUNK_CELLS = 1 << 22
 
 _ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 
@@ -60,23 +60,43 @@ def _as_vector(values: object, *, func: str, arg: str, allow_nan: bool = False) 
     return array
 
 
-def _bootstrap_means(
-    columns: np.ndarray, n_resamples: int, generator: np.random.Generator
-) -> np.ndarray:
-    """Resample means of ``columns`` (m, n): shape (n_resamples, m).
+def _design_key(rng: int | np.random.Generator | None) -> int:
+    """The 64-bit key of a resampling design: one draw from ``np.random.default_rng(rng)``."""
+    return int(np.random.default_rng(rng).integers(0, 2**64, dtype=np.uint64))
 
-    Each chunk draws one (chunk, n) matrix of indices in [0, n), shared by all m columns, so
-    every column of a resample is computed on the same rows.
+
+def _poisson_means(columns: np.ndarray, n_resamples: int, key: int) -> np.ndarray:
+    """Poisson-bootstrap means of the columns of ``columns`` (n users, m), NaN = missing.
+
+    Returns shape (n_resamples, m): ``sum(w x) / sum(w)`` over each column's present users,
+    with one set of weights ``w`` per replicate shared by every column; NaN where a column's
+    users all drew weight 0.
     """
-    m, n = columns.shape
-    step = max(1, _CHUNK_CELLS // n)
-    means = np.empty((n_resamples, m))
-    for start in range(0, n_resamples, step):
-        size = min(step, n_resamples - start)
-        index = generator.integers(0, n, size=(size, n), dtype=np.uint32)
-        for j in range(m):
-            means[start : start + size, j] = columns[j][index].mean(axis=1)
-    return means
+    present = ~np.isnan(columns)
+    values = np.where(present, columns, 0.0)
+    # the distinct patterns of present users: columns that share one share its weight sums
+    packed = np.packbits(present, axis=0)
+    pattern_of: dict[bytes, int] = {}
+    which = np.array([pattern_of.setdefault(packed[:, j].tobytes(), len(pattern_of))
+                      for j in range(columns.shape[1])], dtype=np.int64)
+    firsts = [int(np.flatnonzero(which == g)[0]) for g in range(len(pattern_of))]
+    patterns = np.ascontiguousarray(present[:, firsts], dtype=np.uint8)
+    sums, weights = poisson_bootstrap_sums(np.ascontiguousarray(values), patterns, key,
+                                           n_resamples)
+    denominators = weights[which]
+    means = np.full(sums.shape, np.nan)
+    np.divide(sums, denominators, out=means, where=denominators > 0)
+    return means.T
+
+
+def _percentile_interval(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The alpha/2 and 1 - alpha/2 quantiles of each column of ``means`` (NaN rows skipped)."""
+    alpha = 1.0 - confidence
+    if np.isnan(means).any():
+        low, high = np.nanquantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
+    else:
+        low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
+    return low, high
 
 
 def bootstrap_ci(
@@ -114,15 +134,28 @@ def bootstrap_ci(
 
     Notes
     -----
-    Each resample draws n values with replacement from the n given ones; with alpha =
-    1 - confidence, the interval is the alpha/2 and 1 - alpha/2 quantiles (numpy's default
-    linear interpolation) of the resample means. One value gives the degenerate interval
-    (x, x).
+    A Poisson bootstrap: replicate b gives every value x_i an independent weight
+    w_ib ~ Poisson(1) (the number of times it is drawn) and takes the weighted mean
+
+        m_b = sum_i w_ib x_i / sum_i w_ib,
+
+    which for large n behaves as the classical bootstrap, where the weights are
+    Multinomial(n; 1/n, ..., 1/n) counts (Hanley and MacGibbon 2006; Chamandy et al. 2012).
+    Each weight is a hash of (seed key, position i, b), so it can be computed for every
+    value and replicate independently, in compiled code; a replicate in which every weight
+    is 0 (probability e^-n) has no mean and is left out. With alpha = 1 - confidence, the
+    interval is the alpha/2 and 1 - alpha/2 quantiles (numpy's default linear interpolation)
+    of the replicate means. Values that are all equal (one value, say) give the degenerate
+    interval (x, x).
 
     References
     ----------
     B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall, 1993,
     chapter 13.
+    J. A. Hanley and B. J. MacGibbon, "Creating non-parametric bootstrap samples using
+    Poisson frequencies", Computer Methods and Programs in Biomedicine 83(1), 2006, pp. 57-62.
+    N. Chamandy, O. Muralidharan, A. Najmi and S. Naidu, "Estimating uncertainty for massive
+    data streams", Google technical report, 2012.
 
     Examples
     --------
@@ -136,11 +169,12 @@ def bootstrap_ci(
     n_resamples = check_positive_int(n_resamples, func=func, arg="n_resamples")
     if len(array) == 0:
         raise ValueError(f"{func}: 'values' must hold at least one value; got an empty array.")
-    generator = np.random.default_rng(rng)
-    means = _bootstrap_means(array[None, :], n_resamples, generator)[:, 0]
-    alpha = 1.0 - confidence
-    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    return float(low), float(high)
+    key = _design_key(rng)
+    if array.min() == array.max():
+        return float(array[0]), float(array[0])
+    means = _poisson_means(array[:, None], n_resamples, key)
+    low, high = _percentile_interval(means, confidence)
+    return float(low[0]), float(high[0])
 
 
 def bootstrap_ci_frame(
@@ -179,13 +213,19 @@ def bootstrap_ci_frame(
 
     Notes
     -----
-    Each column is treated as :func:`bootstrap_ci` treats its non-missing values. Columns with
-    the same number of non-missing values are resampled together, with the same row indices
-    (so for a table without NaN every metric is computed on the same resampled users, and with
-    an integer seed each column's interval equals ``bootstrap_ci(column, rng=seed)``). Groups
-    of columns with different counts draw one after another from the same generator, in the
-    order of their first column. A column without any value gets NaN mean and bounds and
-    ``n = 0``.
+    One resampling design for the whole table: replicate b gives the user in row i the
+    weight w_ib ~ Poisson(1), the same for every column (so every metric of a replicate is
+    computed on the same resampled users, and differences between columns stay paired), and
+    column j's replicate mean is
+
+        m_jb = sum_{i in P_j} w_ib x_ij / sum_{i in P_j} w_ib,
+
+    with P_j the rows where column j is not NaN; the interval is the alpha/2 and
+    1 - alpha/2 quantiles of the m_jb, as in :func:`bootstrap_ci` (whose Notes give the
+    method and references). The weights depend on the seed and the row position only, so a
+    column without NaN gets exactly ``bootstrap_ci(column, rng=seed)``. A column whose values
+    are all equal gets the interval (x, x); a column without any value gets NaN mean and
+    bounds and ``n = 0``.
 
     Examples
     --------
@@ -208,15 +248,20 @@ def bootstrap_ci_frame(
     present = [column[~np.isnan(column)] for column in columns]
     counts = np.array([len(values) for values in present], dtype=np.int64)
 
-    generator = np.random.default_rng(rng)
-    alpha = 1.0 - confidence
+    key = _design_key(rng)
     low = np.full(len(columns), np.nan)
     high = np.full(len(columns), np.nan)
-    for n in pd.unique(counts[counts > 0]):
-        members = np.flatnonzero(counts == n)
-        stacked = np.vstack([present[j] for j in members])
-        means = _bootstrap_means(stacked, n_resamples, generator)
-        low[members], high[members] = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
+    varying = []
+    for j, values in enumerate(present):  # one step per column, not per user
+        if len(values) and values.min() == values.max():
+            low[j] = high[j] = values[0]
+        elif len(values):
+            varying.append(j)
+    varying = np.asarray(varying, dtype=np.int64)
+    if varying.size:
+        table = np.column_stack([columns[j] for j in varying])
+        means = _poisson_means(table, n_resamples, key)
+        low[varying], high[varying] = _percentile_interval(means, confidence)
     mean = np.array([values.mean() if len(values) else np.nan for values in present])
     return pd.DataFrame(
         {
@@ -279,9 +324,11 @@ def paired_tests(
       default ``method="auto"``: exact for small samples without ties or zeros, otherwise
       the normal approximation);
     - randomization test: T = sum(d); each of the ``n_permutations`` replicates flips the sign
-      of every d_i independently with probability 1/2, and
+      of every d_i independently with probability 1/2, T* = sum(s_i d_i), and
       p = (1 + #{|T*| >= |T|}) / (1 + n_permutations) (add-one smoothing, so p > 0; the
-      comparison allows a relative rounding tolerance of 1e-10);
+      comparison allows a rounding tolerance of 1e-10 sum(|d_i|)). The sign of d_i in
+      replicate r is one bit of a hash of (seed key, i, r), computed in compiled code; the
+      64 signs of a word are applied as 8 look-ups in tables of subset sums;
     - effect size: Cohen's d_z = mean(d) / sd(d).
 
     Degenerate cases: when every difference is 0, the statistics and d_z are 0.0 and every
@@ -318,25 +365,33 @@ def paired_tests(
         raise ValueError(f"{func}: 'a' and 'b' must hold at least 2 values; got {len(x)}.")
     n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
     zero_method = check_choice(zero_method, func=func, arg="zero_method", choices=_ZERO_METHODS)
-    generator = np.random.default_rng(rng)
+    key = _design_key(rng)
+    result = _paired_statistics(x, y, zero_method)
+    diff = x - y
+    result["permutation_pvalue"] = (
+        float(_sign_flip_pvalues(diff[None, :], n_permutations, key)[0]) if diff.any() else 1.0
+    )
+    return {name: result[name] for name in _PAIRED_FIELDS}
 
+
+_PAIRED_FIELDS = ("n", "mean_a", "mean_b", "mean_diff", "t_statistic", "t_pvalue",
+                  "wilcoxon_statistic", "wilcoxon_pvalue", "permutation_pvalue", "cohens_dz")
+
+
+def _paired_statistics(x: np.ndarray, y: np.ndarray, zero_method: str) -> dict[str, float | int]:
+    """Every field of :func:`paired_tests` but the randomization p-value, for validated,
+    aligned float arrays of at least 2 values."""
     diff = x - y
     mean_diff = float(diff.mean())
-    result = {
+    result: dict[str, float | int] = {
         "n": len(diff),
         "mean_a": float(x.mean()),
         "mean_b": float(y.mean()),
         "mean_diff": mean_diff,
     }
     if not diff.any():
-        result.update(
-            t_statistic=0.0,
-            t_pvalue=1.0,
-            wilcoxon_statistic=0.0,
-            wilcoxon_pvalue=1.0,
-            permutation_pvalue=1.0,
-            cohens_dz=0.0,
-        )
+        result.update(t_statistic=0.0, t_pvalue=1.0, wilcoxon_statistic=0.0,
+                      wilcoxon_pvalue=1.0, cohens_dz=0.0)
         return result
     if diff.min() == diff.max():  # a nonzero constant: sd(d) = 0
         t_statistic, t_pvalue = float(np.copysign(np.inf, mean_diff)), 0.0
@@ -351,28 +406,21 @@ def paired_tests(
         t_pvalue=t_pvalue,
         wilcoxon_statistic=float(wilcoxon.statistic),
         wilcoxon_pvalue=float(wilcoxon.pvalue),
-        permutation_pvalue=_sign_flip_pvalue(diff, n_permutations, generator),
         cohens_dz=cohens_dz,
     )
     return result
 
 
-def _sign_flip_pvalue(
-    diff: np.ndarray, n_permutations: int, generator: np.random.Generator
-) -> float:
-    """Two-sided paired randomization p-value with add-one smoothing (see paired_tests)."""
-    n = len(diff)
-    total = diff.sum()
-    observed = abs(total) - 1e-10 * np.abs(diff).sum()
-    step = max(1, _CHUNK_CELLS // n)
-    extreme = 0
-    for start in range(0, n_permutations, step):
-        size = min(step, n_permutations - start)
-        # One random bit per (replicate, user): bit 1 keeps d_i, bit 0 flips it, so
-        # T* = sum(s_i d_i) = 2 * (bits @ d) - sum(d).
-        packed = generator.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-        bits = np.unpackbits(packed, axis=1, count=n).astype(np.float64)
-        extreme += int(np.count_nonzero(np.abs(2.0 * (bits @ diff) - total) >= observed))
+def _sign_flip_pvalues(diffs: np.ndarray, n_permutations: int, key: int) -> np.ndarray:
+    """Two-sided paired randomization p-values, with add-one smoothing (see paired_tests), of
+    every row of ``diffs`` (comparisons x users; 0 where a user takes no part, which leaves
+    T and T* unchanged). All rows share the signs of a user position in a replicate."""
+    diffs = np.ascontiguousarray(diffs, dtype=np.float64)
+    total = diffs.sum(axis=1)
+    observed = np.abs(total) - 1e-10 * np.abs(diffs).sum(axis=1)
+    # bit 1 keeps d_i, bit 0 flips it, so T* = sum(s_i d_i) = 2 * sum(bit_i d_i) - sum(d)
+    kept = sign_flip_sums(diffs, key, n_permutations)
+    extreme = np.count_nonzero(np.abs(2.0 * kept - total[:, None]) >= observed[:, None], axis=1)
     return (1 + extreme) / (1 + n_permutations)
 
 

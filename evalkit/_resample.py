@@ -1,0 +1,329 @@
+"""Compiled resampling for :mod:`evalkit.stats`: Poisson bootstrap sums and sign-flip sums.
+
+Every random draw is a counter-based hash of ``(key, user position, replicate)``: the
+splitmix64 finalizer applied to a Weyl sequence (Steele, Lea and Flood 2014). A draw therefore
+depends on nothing but its own coordinates, not on the order in which users or replicates are
+visited, how they are chunked, or how many threads run. The kernels release the GIL and run
+on fixed chunks (of users for the bootstrap, of replicates for the sign flips) on a thread per
+core; partial results are combined in chunk order, so results do not depend on the thread
+count.
+
+- :func:`poisson_bootstrap_sums`: for every replicate b and column j, ``sum_u w_ub x_uj`` and
+  ``sum_u w_ub`` over the users present in column j, where ``w_ub ~ Poisson(1)``.
+- :func:`sign_flip_sums`: for every replicate r and column j, ``sum_u bit_ur d_uj`` with
+  ``bit_ur`` a fair coin, from tables of the 256 partial sums of each group of 8 users.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+
+__all__ = ["CHUNK_ROUNDS", "CHUNK_USERS", "POISSON_THRESHOLDS", "poisson_bootstrap_sums",
+           "sign_flip_sums"]
+
+_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+CHUNK_USERS = 1 << 14  # users per bootstrap task (even)
+CHUNK_ROUNDS = 1 << 10  # replicates per sign-flip task
+_BLOCK = 256  # bootstrap replicates kept in cache at a time (even)
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_LOW = np.uint64(0xFFFFFFFF)
+_S8 = np.uint64(8)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+_S20 = np.uint64(20)
+_S52 = np.uint64(52)
+_BYTE = np.uint64(255)
+_ONE = np.uint64(1)
+
+
+def _poisson_thresholds() -> np.ndarray:
+    """``T_k = round(2^32 P(X <= k))`` for X ~ Poisson(1), for every k with
+    ``P(X > k) >= 2^-33``: a 32-bit uniform ``v`` gives the weight ``#{k: v >= T_k}``."""
+    thresholds = []
+    cdf, term, k = 0.0, math.exp(-1.0), 0
+    while True:
+        cdf += term
+        if 1.0 - cdf < 2.0**-33:
+            break
+        thresholds.append(round(cdf * 2.0**32))
+        k += 1
+        term /= k
+    return np.asarray(thresholds, dtype=np.uint64)
+
+
+POISSON_THRESHOLDS = _poisson_thresholds()
+
+
+def _poisson_lookup() -> np.ndarray:
+    """The weight of every 32-bit uniform whose top 12 bits are the index, or -1 where a
+    threshold falls inside that range of uniforms (then the thresholds decide)."""
+    low = np.arange(1 << 12, dtype=np.uint64) << _S20
+    first = np.searchsorted(POISSON_THRESHOLDS, low, side="right")
+    last = np.searchsorted(POISSON_THRESHOLDS, low + np.uint64((1 << 20) - 1), side="right")
+    return np.where(first == last, first, -1).astype(np.float64)
+
+
+_POISSON_LOOKUP = _poisson_lookup()
+
+
+def _threads() -> int:
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(available, 8))
+
+
+def _parallel(tasks: list, threads: int | None) -> list:
+    """Call each task, on up to ``threads`` threads (default: one per core); results in order."""
+    threads = min(threads or _threads(), len(tasks))
+    if threads <= 1:
+        return [task() for task in tasks]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(lambda task: task(), tasks))
+
+
+@njit(inline="always")
+def _mix(z):  # pragma: no cover - compiled
+    """The splitmix64 finalizer: a bijection of 64-bit integers that mixes every bit."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(inline="always")
+def _stream(key, index):  # pragma: no cover - compiled
+    """The start of the stream of ``index`` (a user or a block of users) under ``key``."""
+    return _mix(key + (np.uint64(index) + _ONE) * _GAMMA)
+
+
+@njit(inline="always")
+def _refine(v, thresholds):  # pragma: no cover - compiled
+    """``#{k: v >= thresholds[k]}``."""
+    count = 0
+    for k in range(thresholds.size):
+        count += 1 if v >= thresholds[k] else 0
+    return count
+
+
+@njit(**_OPTIONS)
+def _poisson_weights(base, counter, lookup, thresholds, hashes, w):  # pragma: no cover
+    """One user's weights in a block of replicates (see :func:`poisson_bootstrap_sums`)."""
+    half = hashes.size
+    z = base + counter * _GAMMA
+    for i in range(half):  # vectorized
+        z += _GAMMA
+        hashes[i] = _mix(z)
+    for i in range(half):
+        h = hashes[i]
+        a = lookup[(h & _LOW) >> _S20]
+        b = lookup[h >> _S52]
+        w[i] = a if a >= 0 else _refine(h & _LOW, thresholds)
+        w[half + i] = b if b >= 0 else _refine(h >> _S32, thresholds)
+
+
+@njit(**_OPTIONS)
+def _poisson_block(values, present, key, lookup, thresholds, n_resamples, u0, u1,
+                   sums, weights):  # pragma: no cover - compiled
+    """Write users ``u0..u1-1``'s weighted sums into ``sums`` and ``weights``.
+
+    Users are taken two at a time (``u0`` even) and the replicates in blocks of fixed length,
+    so the loops over replicates vectorize; a zero value adds nothing and is skipped.
+    """
+    m, p = values.shape[1], present.shape[1]
+    hashes = np.empty(_BLOCK // 2, np.uint64)
+    w0 = np.zeros(_BLOCK)
+    w1 = np.zeros(_BLOCK)
+    acc = np.zeros((m, _BLOCK))
+    total = np.zeros((p, _BLOCK))
+    for q in range((n_resamples + _BLOCK - 1) // _BLOCK):
+        acc[:] = 0.0
+        total[:] = 0.0
+        counter = np.uint64(q * (_BLOCK // 2))
+        for u in range(u0, u1, 2):
+            pair = u + 1 < u1
+            _poisson_weights(_stream(key, u), counter, lookup, thresholds, hashes, w0)
+            if pair:
+                _poisson_weights(_stream(key, u + 1), counter, lookup, thresholds, hashes, w1)
+            for j in range(m):
+                x0 = values[u, j]
+                x1 = values[u + 1, j] if pair else 0.0
+                if x0 != 0.0 and x1 != 0.0:
+                    for t in range(_BLOCK):
+                        acc[j, t] += w0[t] * x0 + w1[t] * x1
+                elif x0 != 0.0:
+                    for t in range(_BLOCK):
+                        acc[j, t] += w0[t] * x0
+                elif x1 != 0.0:
+                    for t in range(_BLOCK):
+                        acc[j, t] += w1[t] * x1
+            for g in range(p):
+                a = present[u, g] != 0
+                b = pair and present[u + 1, g] != 0
+                if a and b:
+                    for t in range(_BLOCK):
+                        total[g, t] += w0[t] + w1[t]
+                elif a:
+                    for t in range(_BLOCK):
+                        total[g, t] += w0[t]
+                elif b:
+                    for t in range(_BLOCK):
+                        total[g, t] += w1[t]
+        b0 = q * _BLOCK
+        size = min(_BLOCK, n_resamples - b0)
+        for j in range(m):
+            for t in range(size):
+                sums[j, b0 + t] = acc[j, t]
+        for g in range(p):
+            for t in range(size):
+                weights[g, b0 + t] = total[g, t]
+
+
+def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_resamples: int,
+                           *, threads: int | None = None,
+                           chunk: int = CHUNK_USERS) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted sums of every column under Poisson(1) bootstrap weights.
+
+    Parameters
+    ----------
+    values : (n, m) float64, C order
+        One row per user; missing values set to 0.
+    present : (n, p) uint8, C order
+        The distinct patterns of present values (1 where a user counts).
+    key : int
+        64-bit key of the resampling design.
+    n_resamples : int
+        Number of replicates B.
+    threads, chunk : int
+        Threads to use (default: one per core) and users per task. The weights do not depend
+        on either; the sums depend on ``chunk`` only through the rounding of floating-point
+        additions, and not at all on ``threads``.
+
+    Returns
+    -------
+    sums : (m, B) float64
+        ``sum_u w_ub values[u, j]``.
+    weights : (p, B) float64
+        ``sum_u w_ub present[u, q]``.
+
+    Notes
+    -----
+    Replicates come in blocks of 256. The weights of user ``u`` (its row position) in
+    replicates ``256 q + i`` and ``256 q + 128 + i`` (``0 <= i < 128``) are the low and high 32
+    bits ``v`` of ``h = mix(mix(key + (u + 1) g) + (128 q + i + 1) g)`` (``mix`` the splitmix64
+    finalizer, ``g`` the golden-ratio increment), each turned into a Poisson(1) count by
+    inversion, ``w = #{k: v >= T_k}`` with ``T_k = round(2^32 P(X <= k))``: every probability
+    of the Poisson(1) law to within 2^-32 (a table of the top 12 bits of ``v`` answers all but
+    7 in 4,096 draws).
+    """
+    n, m = values.shape
+    p = present.shape[1]
+    key = np.uint64(key)
+    bounds = list(range(0, n, chunk)) + [n]
+
+    def task(u0: int, u1: int) -> tuple[np.ndarray, np.ndarray]:
+        sums = np.zeros((m, n_resamples))
+        weights = np.zeros((p, n_resamples))
+        _poisson_block(values, present, key, _POISSON_LOOKUP, POISSON_THRESHOLDS, n_resamples,
+                       u0, u1, sums, weights)
+        return sums, weights
+
+    parts = _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])],
+                      threads)
+    sums = np.zeros((m, n_resamples))
+    weights = np.zeros((p, n_resamples))
+    for part_sums, part_weights in parts:  # chunk order
+        sums += part_sums
+        weights += part_weights
+    return sums, weights
+
+
+@njit(**_OPTIONS)
+def _sign_flip_block(diffs, key, r0, r1, out):  # pragma: no cover - compiled
+    c, n = diffs.shape
+    size = r1 - r0
+    words = np.empty(size, np.uint64)
+    table = np.empty((8, 256))
+    for block in range((n + 63) // 64):
+        lo = block * 64
+        hi = min(lo + 64, n)
+        base = _stream(key, block)
+        for t in range(size):
+            words[t] = _mix(base + (np.uint64(r0 + t) + _ONE) * _GAMMA)
+        for j in range(c):
+            nonzero = False
+            for u in range(lo, hi):
+                if diffs[j, u] != 0.0:
+                    nonzero = True
+                    break
+            if not nonzero:
+                continue
+            for g in range(8):
+                table[g, 0] = 0.0
+                for bit in range(8):
+                    u = lo + 8 * g + bit
+                    d = diffs[j, u] if u < hi else 0.0
+                    span = 1 << bit
+                    for e in range(span):
+                        table[g, span + e] = table[g, e] + d
+            row = out[j]
+            for t in range(size):
+                w = words[t]
+                row[t] += (((table[0, w & _BYTE] + table[1, (w >> _S8) & _BYTE])
+                            + (table[2, (w >> np.uint64(16)) & _BYTE]
+                               + table[3, (w >> np.uint64(24)) & _BYTE]))
+                           + ((table[4, (w >> np.uint64(32)) & _BYTE]
+                               + table[5, (w >> np.uint64(40)) & _BYTE])
+                              + (table[6, (w >> np.uint64(48)) & _BYTE]
+                                 + table[7, w >> np.uint64(56)])))
+
+
+def sign_flip_sums(diffs: np.ndarray, key: int, n_rounds: int, *, threads: int | None = None,
+                   chunk: int = CHUNK_ROUNDS) -> np.ndarray:
+    """``out[j, r] = sum_u bit_ur diffs[j, u]`` for ``n_rounds`` replicates of fair coins.
+
+    Parameters
+    ----------
+    diffs : (c, n) float64, C order
+        One row per comparison, one column per user (0 where a user takes no part).
+    key : int
+        64-bit key of the randomization design.
+    n_rounds : int
+        Number of replicates R.
+    threads, chunk : int
+        Threads to use (default: one per core) and replicates per task; the result does not
+        depend on either (every replicate sums its users in the same order).
+
+    Returns
+    -------
+    (c, R) float64
+
+    Notes
+    -----
+    The coin of user ``u`` in replicate ``r`` is bit ``u mod 64`` of
+    ``mix(mix(key + (floor(u / 64) + 1) g) + (r + 1) g)``, shared by every comparison. The 64
+    users of a word are summed as 8 look-ups in tables of the 256 subset sums of each group of
+    8 users, built once per task.
+    """
+    c, n = diffs.shape
+    key = np.uint64(key)
+    bounds = list(range(0, n_rounds, chunk)) + [n_rounds]
+
+    def task(r0: int, r1: int) -> np.ndarray:
+        out = np.zeros((c, r1 - r0))
+        _sign_flip_block(diffs, key, r0, r1, out)
+        return out
+
+    parts = _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])],
+                      threads)
+    return np.concatenate(parts, axis=1) if parts else np.zeros((c, 0))
