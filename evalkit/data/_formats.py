@@ -126,9 +126,22 @@ def _diagnose(
     lines = _lines(data)[skip:]
     pattern = re.escape(sep).join(rule for _, rule in _FIELD_RULES)
     index = _first_bad_line(lines, pattern)
-    if index is None:
-        return ValueError(f"{_FUNC}: could not parse '{label}': {exc}")
-    return _malformed(label, index + skip + 1, lines.iloc[index], sep, len(_FIELD_RULES))
+    if index is not None:
+        return _malformed(label, index + skip + 1, lines.iloc[index], sep, len(_FIELD_RULES))
+    # Every line has the right shape: an integer too large for its column?
+    limits = {"user_id": 2**64, "item_id": 2**64, "timestamp": 2**63}
+    big = np.flatnonzero(lines.str.contains(r"\d{19}").to_numpy(dtype=bool))
+    for row in big:  # error path only
+        for (column, _), value in zip(_FIELD_RULES, lines.iloc[row].split(sep)):
+            limit = limits.get(column)
+            if limit and re.fullmatch(_INT, value) and not -limit < int(value) < limit:
+                bits = "64 bits" if column != "timestamp" else "int64"
+                return ValueError(
+                    f"{_FUNC}: malformed line {row + skip + 1} in '{label}': field '{column}' "
+                    f"must fit {bits} (below 2**{limit.bit_length() - 1}); got "
+                    f"{value.strip()!r}."
+                )
+    return ValueError(f"{_FUNC}: could not parse '{label}': {exc}")
 
 
 def _line_number(data: bytes | bytearray | str, skip: int, row: int) -> int:
@@ -148,17 +161,18 @@ def _parse_ratings(
     data: bytes | bytearray, sep: str, skip: int, id_dtype: str
 ) -> pd.DataFrame:
     dtypes = {**RATING_DTYPES, "user_id": id_dtype, "item_id": id_dtype}
-    return pd.read_csv(
-        open_bytes(data),
-        sep=sep,
-        header=None,
-        skiprows=skip,
-        names=list(RATING_COLUMNS),
-        dtype=dtypes,
-        engine="c",
-        na_filter=False,
-        quoting=csv.QUOTE_NONE,
-    )
+    with np.errstate(invalid="ignore", over="ignore"):  # a failed cast is diagnosed after
+        return pd.read_csv(
+            open_bytes(data),
+            sep=sep,
+            header=None,
+            skiprows=skip,
+            names=list(RATING_COLUMNS),
+            dtype=dtypes,
+            engine="c",
+            na_filter=False,
+            quoting=csv.QUOTE_NONE,
+        )
 
 
 def _narrow_ids(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -279,7 +293,7 @@ def _item_ids(
         ok = values.to_numpy() >= 1
     else:  # error path: find the first id that is not a positive integer below 2**64
         stripped = text.str.strip()
-        ok = stripped.str.fullmatch(_ID).to_numpy(dtype=bool)
+        ok = np.array(stripped.str.fullmatch(_ID).to_numpy(dtype=bool))
         ok[ok] = [0 < int(v) < 2**64 for v in stripped[ok]]
     if not ok.all():
         row = int(np.flatnonzero(~ok)[0])
@@ -345,7 +359,7 @@ def _read_u_item(text: str, label: str) -> pd.DataFrame:
 def _read_movies_dat(text: str, label: str) -> pd.DataFrame:
     lines = _lines(text)
     # A title may hold ":" but not "::" (that would be a fourth field).
-    pattern = r"\s*(\S+?)::((?:(?!::).)*)::([^:]*?)\s*"
+    pattern = r"\s*([^:\s]+)::((?:(?!::).)*)::([^:]*?)\s*"
     index = _first_bad_line(lines, pattern)
     if index is not None:
         line = lines.iloc[index]
@@ -402,7 +416,11 @@ def read_items(source: Source, member: str) -> pd.DataFrame:
         raise _empty(label, "one movie per line")
     text = decode_text(data, label=label, func=_FUNC, latin1=kind != "movies.csv")
     if kind == "u.item":
-        return _read_u_item(text, label)
-    if kind == "movies.dat":
-        return _read_movies_dat(text, label)
-    return _read_movies_csv(text, label)
+        items = _read_u_item(text, label)
+    elif kind == "movies.dat":
+        items = _read_movies_dat(text, label)
+    else:
+        items = _read_movies_csv(text, label)
+    if items.empty:
+        raise ValueError(f"{_FUNC}: '{label}' holds no movies.")
+    return items

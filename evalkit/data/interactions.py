@@ -92,10 +92,23 @@ def read_table(path: Path, *, func: str = _FUNC) -> tuple[pd.DataFrame, str]:
         what = f"valid {compression} data" if compression else f"a readable {kind} file"
         raise ValueError(f"{where} is not {what} ({exc}).") from None
     except ValueError as exc:  # pandas' ParserError, pyarrow's ArrowInvalid
+        if kind == "Parquet":
+            _check_header(pd.DataFrame(columns=_parquet_names(path)), path, kind=kind, sep=sep,
+                          compression=compression, where=where)  # fmt: skip
         detail = " ".join(str(exc).split())
         raise ValueError(f"{where} could not be read as {kind}: {detail}") from None
     _check_header(frame, path, kind=kind, sep=sep, compression=compression, where=where)
     return frame, kind
+
+
+def _parquet_names(path: Path) -> list[str]:
+    """The column names a Parquet file declares (none when its schema cannot be read)."""
+    try:
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    except (ImportError, ValueError, OSError):
+        return []
 
 
 def _check_header(
