@@ -32,7 +32,9 @@ NO_GENRES = "(no genres listed)"
 
 # A trailing "(1995)" or "(2006-2007)" / "(2006–2007)" (en dash) after the title.
 # A UTF-8 multi-byte sequence (a lead byte and its continuation bytes).
-_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
 _TITLE_YEAR = r"^(?P<title>.*?)\s*\((?P<year>\d{4})(?:\s*[-\u2013]\s*\d{4})?\)\s*$"
 
 
@@ -46,7 +48,8 @@ class Dataset(NamedTuple):
         ``timestamp`` (int64, seconds since the Unix epoch). An id column holding an id of
         2**63 or more is uint64 instead, so 64-bit hash ids stay exact.
     items : pandas.DataFrame
-        Columns ``item_id`` (int64, or uint64 as above), ``title`` (str, without the trailing "(year)"),
+        Columns ``item_id`` (int64, or uint64 as above), ``title`` (str, without the trailing
+        "(year)"),
         ``year`` (nullable Int64) and ``genres`` (list of str, empty when none are listed).
     name : str
         The release name (e.g. ``"ml-1m"``) or the name of the folder it was read from.

@@ -168,7 +168,9 @@ class _Limits:
             mark[:] = [now, received]
 
 
-def _read_chunks(response, url: str, limits: _Limits, limit: int | None = None):  # type: ignore[no-untyped-def]
+def _read_chunks(  # type: ignore[no-untyped-def]
+    response, url: str, limits: _Limits, limit: int | None = None
+):
     """Yield the body of ``response`` as it arrives, checking the time bounds between reads."""
     received = 0
     mark = [time.monotonic(), 0.0]
