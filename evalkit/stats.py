@@ -65,24 +65,30 @@ def _design_key(rng: int | np.random.Generator | None) -> int:
     return int(np.random.default_rng(rng).integers(0, 2**64, dtype=np.uint64))
 
 
-def _poisson_means(columns: np.ndarray, n_resamples: int, key: int) -> np.ndarray:
-    """Poisson-bootstrap means of the columns of ``columns`` (n users, m), NaN = missing.
+def _poisson_means(columns: list[np.ndarray], n_resamples: int, key: int) -> np.ndarray:
+    """Poisson-bootstrap means of equally long float columns, NaN = missing.
 
     Returns shape (n_resamples, m): ``sum(w x) / sum(w)`` over each column's present users,
     with one set of weights ``w`` per replicate shared by every column; NaN where a column's
     users all drew weight 0.
     """
-    present = ~np.isnan(columns)
-    values = np.where(present, columns, 0.0)
-    # the distinct patterns of present users: columns that share one share its weight sums
-    packed = np.packbits(present, axis=0)
-    pattern_of: dict[bytes, int] = {}
-    which = np.array([pattern_of.setdefault(packed[:, j].tobytes(), len(pattern_of))
-                      for j in range(columns.shape[1])], dtype=np.int64)
-    firsts = [int(np.flatnonzero(which == g)[0]) for g in range(len(pattern_of))]
-    patterns = np.ascontiguousarray(present[:, firsts], dtype=np.uint8)
-    sums, weights = poisson_bootstrap_sums(np.ascontiguousarray(values), patterns, key,
-                                           n_resamples)
+    n, m = len(columns[0]), len(columns)
+    values = np.empty((n, m))  # one row per user, missing values 0
+    pattern_of: dict[bytes, int] = {}  # distinct sets of present users share weight sums
+    which = np.empty(m, dtype=np.int64)
+    patterns = []
+    for j, column in enumerate(columns):  # one step per column, not per user
+        missing = np.isnan(column)
+        values[:, j] = column
+        if missing.any():
+            np.copyto(values[:, j], 0.0, where=missing)
+        which[j] = pattern_of.setdefault(np.packbits(missing).tobytes(), len(pattern_of))
+        if which[j] == len(patterns):
+            patterns.append(~missing)
+    present = np.empty((n, len(patterns)), dtype=np.uint8)
+    for g, mask in enumerate(patterns):
+        present[:, g] = mask
+    sums, weights = poisson_bootstrap_sums(values, present, key, n_resamples)
     denominators = weights[which]
     means = np.full(sums.shape, np.nan)
     np.divide(sums, denominators, out=means, where=denominators > 0)
@@ -172,7 +178,7 @@ def bootstrap_ci(
     key = _design_key(rng)
     if array.min() == array.max():
         return float(array[0]), float(array[0])
-    means = _poisson_means(array[:, None], n_resamples, key)
+    means = _poisson_means([array], n_resamples, key)
     low, high = _percentile_interval(means, confidence)
     return float(low[0]), float(high[0])
 
@@ -259,8 +265,7 @@ def bootstrap_ci_frame(
             varying.append(j)
     varying = np.asarray(varying, dtype=np.int64)
     if varying.size:
-        table = np.column_stack([columns[j] for j in varying])
-        means = _poisson_means(table, n_resamples, key)
+        means = _poisson_means([columns[j] for j in varying], n_resamples, key)
         low[varying], high[varying] = _percentile_interval(means, confidence)
     mean = np.array([values.mean() if len(values) else np.nan for values in present])
     return pd.DataFrame(

@@ -11,7 +11,7 @@ from evalkit.compare import compare, cross_validate
 from evalkit.evaluate import evaluate
 from evalkit.models import MostPopular, Random
 from evalkit.split import kfold_split
-from evalkit.stats import holm
+from evalkit.stats import holm, paired_tests
 
 
 def make_systems(seed: int = 0):
@@ -61,6 +61,37 @@ def test_compare_is_deterministic_per_seed() -> None:
     a = compare(systems, truth, k=[1, 5], metrics=["precision"], rng=5)
     b = compare(systems, truth, k=[1, 5], metrics=["precision"], rng=5)
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_compare_randomization_matches_paired_tests_within_monte_carlo_error() -> None:
+    truth, systems = make_systems(2)
+    n_perm = 20000
+    table = compare(systems, truth, baseline="random", k=[3, 6], metrics=["ndcg", "precision"],
+                    n_permutations=n_perm, rng=4)
+    tested = table[table["permutation_pvalue"].notna()]
+    assert len(tested) == 8
+    for _, row in tested.iterrows():
+        pair = pd.concat([evaluate(truth, systems[name], k=[3, 6], metrics=[row["metric"]])
+                          .per_user[row["column"]] for name in (row["system"], "random")],
+                         axis=1).dropna()
+        reference = paired_tests(pair.iloc[:, 0], pair.iloc[:, 1], n_permutations=n_perm,
+                                 rng=9)["permutation_pvalue"]
+        # two independent Monte-Carlo estimates of the same p-value
+        standard_error = np.sqrt(2 * reference * (1 - reference) / n_perm)
+        assert abs(row["permutation_pvalue"] - reference) < 4 * standard_error + 3 / n_perm
+
+
+def test_compare_randomization_shares_signs_across_comparisons() -> None:
+    # one batch of random signs for the table: two systems with the same per-user values get
+    # the same p-value, not two independent estimates of it
+    truth, systems = make_systems(3)
+    noise = np.random.default_rng(30).normal(0, 1.5, len(truth))
+    other = truth.assign(score=truth["rating"] + noise)[["user_id", "item_id", "score"]]
+    runs = {"noisy": systems["noisy"], "other": other, "other_again": other.copy()}
+    table = compare(runs, truth, k=5, metrics=["ndcg"], n_permutations=999, rng=1)
+    p = table.set_index("system")["permutation_pvalue"]
+    assert 0.05 < p["other"] < 0.95  # a p-value that Monte-Carlo error would move
+    assert p["other"] == p["other_again"]
 
 
 @pytest.mark.parametrize(

@@ -98,6 +98,24 @@ def test_sign_flip_agrees_with_exact_enumeration(diff):
     assert abs(estimate - exact) < 4 * standard_error + 1 / n_perm
 
 
+def test_sign_flip_agrees_with_scipy_permutation_test():
+    # scipy's paired ('samples') permutation test swaps a_i and b_i: the same sign flips of d_i.
+    # Two-sided, it doubles the smaller tail; the sign-flip law is symmetric, so both estimate
+    # P(|T*| >= |T|), each within Monte-Carlo error.
+    gen = np.random.default_rng(12)
+    a = gen.normal(0.0, 1.0, 120)
+    b = a - gen.normal(0.2, 1.0, 120)
+    n_perm = 20000
+    ours = paired_tests(a, b, n_permutations=n_perm, rng=1)["permutation_pvalue"]
+    theirs = scipy.stats.permutation_test(
+        (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
+        n_resamples=n_perm, alternative="two-sided", random_state=np.random.default_rng(2),
+    ).pvalue
+    assert 0.01 < theirs < 0.5  # a p-value where the comparison has power
+    standard_error = np.sqrt(2 * theirs * (1 - theirs) / n_perm)
+    assert abs(ours - theirs) < 4 * standard_error + 2 / n_perm
+
+
 def test_sign_flip_smallest_pvalue_for_one_sided_constant_sign():
     # All 10 differences positive and distinct: only the identity and the full flip reach |T|.
     diff = np.arange(1.0, 11.0)
@@ -234,6 +252,64 @@ def test_bootstrap_ci_coverage_is_nominal():
         low, high = bootstrap_ci(sample, confidence=0.95, n_resamples=1000, rng=i)
         covered += low <= 1.5 <= high
     assert abs(covered / 400 - 0.95) <= 0.03
+
+
+@pytest.mark.parametrize("n", [100, 1000])
+def test_bootstrap_ci_frame_coverage_is_nominal_with_nan_and_skew(n):
+    # Known means: Bernoulli(0.3) with 20% of users missing, and a skewed exponential(1).
+    gen = np.random.default_rng(n)
+    covered = np.zeros(2)
+    datasets = 600
+    for i in range(datasets):
+        hits = (gen.random(n) < 0.3).astype(float)
+        hits[gen.random(n) < 0.2] = np.nan
+        table = pd.DataFrame({"hit": hits, "wait": gen.exponential(1.0, n)})
+        summary = bootstrap_ci_frame(table, n_resamples=1000, rng=i)
+        covered += (summary["ci_low"] <= [0.3, 1.0]) & ([0.3, 1.0] <= summary["ci_high"])
+    coverage = covered / datasets
+    # 600 datasets: the standard error of a 0.95 coverage is 0.009
+    assert np.all((0.92 <= coverage) & (coverage <= 0.98)), coverage
+
+
+def test_bootstrap_ci_small_skewed_samples_cover_as_the_classical_bootstrap():
+    # At n = 40 the percentile interval of an exponential mean runs short (about 0.92) for
+    # the classical multinomial bootstrap too; the Poisson bootstrap must not do worse.
+    gen = np.random.default_rng(40)
+    datasets, n = 600, 40
+    ours = classical = 0
+    for i in range(datasets):
+        x = gen.exponential(1.0, n)
+        low, high = bootstrap_ci(x, rng=i)
+        ours += low <= 1.0 <= high
+        means = x[np.random.default_rng(10**6 + i).integers(0, n, (1000, n))].mean(axis=1)
+        low, high = np.quantile(means, [0.025, 0.975])
+        classical += low <= 1.0 <= high
+    assert 0.88 <= ours / datasets <= 0.97
+    assert abs(ours - classical) / datasets <= 0.02
+
+
+def test_bootstrap_ci_shrinks_like_one_over_root_n():
+    gen = np.random.default_rng(3)
+    widths = {}
+    for n in (500, 2000, 8000):
+        low, high = bootstrap_ci(gen.normal(0.0, 1.0, n), rng=0)
+        widths[n] = high - low
+        # the normal-theory width 2 * 1.96 * sd / sqrt(n), within Monte-Carlo error
+        assert widths[n] * np.sqrt(n) == pytest.approx(2 * 1.96, rel=0.12)
+    assert widths[500] / widths[8000] == pytest.approx(4.0, rel=0.15)
+
+
+def test_bootstrap_ci_frame_resamples_every_column_with_the_same_weights():
+    # one design for the table: a shifted or scaled copy of a column gets the shifted or
+    # scaled interval, to rounding (independent resamples would differ by Monte-Carlo error)
+    x = np.random.default_rng(4).exponential(size=500)
+    table = pd.DataFrame({"x": x, "x_plus_1": x + 1.0, "two_x": 2.0 * x})
+    summary = bootstrap_ci_frame(table, rng=5)
+    low, high = summary["ci_low"], summary["ci_high"]
+    assert low["x_plus_1"] == pytest.approx(low["x"] + 1.0, abs=1e-12)
+    assert high["x_plus_1"] == pytest.approx(high["x"] + 1.0, abs=1e-12)
+    assert low["two_x"] == pytest.approx(2.0 * low["x"], rel=1e-12)
+    assert high["two_x"] == pytest.approx(2.0 * high["x"], rel=1e-12)
 
 
 def test_bootstrap_ci_agrees_with_scipy_percentile_bootstrap():

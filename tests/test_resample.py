@@ -1,0 +1,201 @@
+"""The compiled resampling design (evalkit._resample) against a NumPy statement of it.
+
+The reference below recomputes every bootstrap weight and every random sign from the formulas
+in the docstrings (splitmix64 of a Weyl sequence, Poisson(1) by inversion of a 32-bit uniform,
+one bit per user), with NumPy's wrapping uint64 arithmetic and scipy's Poisson law, so the
+kernels, the documented formulas and the statistics built on them are held to each other.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+import evalkit._resample as resample
+from evalkit.stats import _design_key, _sign_flip_pvalues, bootstrap_ci, bootstrap_ci_frame
+
+GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+
+def mix(z: np.ndarray) -> np.ndarray:
+    """The splitmix64 finalizer, on uint64 arrays (wrapping arithmetic)."""
+    z = z.astype(np.uint64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def stream(key: int, index: np.ndarray) -> np.ndarray:
+    return mix(np.uint64(key) + (index.astype(np.uint64) + np.uint64(1)) * GAMMA)
+
+
+def reference_weights(key: int, n: int, n_resamples: int) -> np.ndarray:
+    """(n, B) Poisson(1) weights: replicates 256q + i and 256q + 128 + i (i < 128) are the low
+    and high 32 bits of mix(stream(u) + (128q + i + 1) g), inverted through the Poisson CDF."""
+    b = np.arange(n_resamples)
+    q, s = b // 256, b % 256
+    counter = (128 * q + s % 128 + 1).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        h = mix(stream(key, np.arange(n))[:, None] + counter[None, :] * GAMMA)
+    v = np.where(s >= 128, h >> np.uint64(32), h & np.uint64(0xFFFFFFFF))
+    cdf = scipy.stats.poisson.cdf(np.arange(40), 1.0)
+    thresholds = np.round(cdf[cdf < 1 - 2.0**-33] * 2.0**32).astype(np.uint64)
+    return np.searchsorted(thresholds, v, side="right").astype(np.float64)
+
+
+def reference_bits(key: int, n: int, n_rounds: int) -> np.ndarray:
+    """(R, n) coins: bit u mod 64 of mix(stream(floor(u / 64)) + (r + 1) g)."""
+    blocks = np.arange(n) // 64
+    with np.errstate(over="ignore"):
+        words = mix(stream(key, blocks)[None, :]
+                    + (np.arange(n_rounds, dtype=np.uint64)[:, None] + np.uint64(1)) * GAMMA)
+    return ((words >> (np.arange(n) % 64).astype(np.uint64)[None, :]) & np.uint64(1)).astype(
+        np.float64)
+
+
+def reference_interval(frame: pd.DataFrame, seed: int, n_resamples: int,
+                       confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    key = _design_key(seed)
+    w = reference_weights(key, len(frame), n_resamples)
+    low, high = [], []
+    alpha = 1 - confidence
+    for name in frame.columns:
+        x = frame[name].to_numpy(float)
+        present = ~np.isnan(x)
+        means = (w[present] * x[present, None]).sum(0) / w[present].sum(0)
+        lo, hi = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+        low.append(lo)
+        high.append(hi)
+    return np.array(low), np.array(high)
+
+
+# ----------------------------------------------------------------------------------------------
+# The design, value by value
+# ----------------------------------------------------------------------------------------------
+
+
+def test_thresholds_are_the_poisson_cdf_to_32_bits() -> None:
+    cdf = scipy.stats.poisson.cdf(np.arange(len(resample.POISSON_THRESHOLDS)), 1.0)
+    np.testing.assert_array_equal(resample.POISSON_THRESHOLDS, np.round(cdf * 2.0**32))
+    # the weights stop at len(T): the mass the law puts above that is below 2^-33
+    assert 1 - scipy.stats.poisson.cdf(len(resample.POISSON_THRESHOLDS), 1.0) < 2.0**-33
+
+
+@pytest.mark.parametrize("n_resamples", [1, 255, 256, 700])
+def test_bootstrap_weights_follow_the_documented_hash(n_resamples: int) -> None:
+    n, key = 37, 0x1234_5678_9ABC_DEF0
+    # an identity matrix of values returns every single weight: sums[j, b] = w_jb
+    sums, weights = resample.poisson_bootstrap_sums(
+        np.eye(n), np.ones((n, 1), np.uint8), key, n_resamples)
+    expected = reference_weights(key, n, n_resamples)
+    np.testing.assert_array_equal(sums, expected)
+    np.testing.assert_array_equal(weights[0], expected.sum(0))
+
+
+def test_bootstrap_weights_are_poisson_one_and_independent() -> None:
+    n, n_resamples = 64, 4000
+    w = reference_weights(_design_key(3), n, n_resamples)
+    sums, _ = resample.poisson_bootstrap_sums(np.eye(n), np.ones((n, 1), np.uint8),
+                                              _design_key(3), n_resamples)
+    np.testing.assert_array_equal(sums, w)
+    counts = np.bincount(w.astype(np.int64).ravel(), minlength=7)[:7]
+    expected = scipy.stats.poisson.pmf(np.arange(7), 1.0) * w.size
+    expected[-1] += (1 - scipy.stats.poisson.cdf(6, 1.0)) * w.size
+    counts[-1] += int((w > 6).sum())
+    assert scipy.stats.chisquare(counts, expected).pvalue > 1e-3
+    # users and replicates uncorrelated: the correlation matrix of users is near identity
+    corr = np.corrcoef(w)
+    off = corr[~np.eye(n, dtype=bool)]
+    assert np.abs(off).max() < 5 / np.sqrt(n_resamples)
+
+
+def test_bootstrap_weights_do_not_depend_on_chunks_threads_or_other_users() -> None:
+    gen = np.random.default_rng(0)
+    n, m = 5_003, 4
+    values = gen.normal(size=(n, m))
+    values[gen.random((n, m)) < 0.3] = 0.0
+    present = (gen.random((n, 2)) < 0.9).astype(np.uint8)
+    present[:, 0] = 1
+    key = 99
+    first = resample.poisson_bootstrap_sums(values, present, key, 300, threads=1)
+    again = resample.poisson_bootstrap_sums(values, present, key, 300, threads=2)
+    np.testing.assert_array_equal(first[0], again[0])  # thread count: bit for bit
+    np.testing.assert_array_equal(first[1], again[1])
+    for chunk in (2, 1_000, 4_096):
+        other = resample.poisson_bootstrap_sums(values, present, key, 300, chunk=chunk,
+                                                threads=2)
+        np.testing.assert_allclose(other[0], first[0], rtol=1e-12, atol=1e-9)
+        np.testing.assert_array_equal(other[1], first[1])  # integer sums: exact
+    # a user's weights are the same in a smaller table
+    small = resample.poisson_bootstrap_sums(np.eye(10), np.ones((10, 1), np.uint8), key, 300)[0]
+    large = resample.poisson_bootstrap_sums(np.eye(20), np.ones((20, 1), np.uint8), key, 300)[0]
+    np.testing.assert_array_equal(small, large[:10])
+
+
+def test_sign_flip_sums_follow_the_documented_hash_and_do_not_depend_on_chunks() -> None:
+    gen = np.random.default_rng(1)
+    n, c, rounds = 200, 3, 333
+    diffs = gen.normal(size=(c, n))
+    diffs[1, ::3] = 0.0
+    key = _design_key(4)
+    bits = reference_bits(key, n, rounds)
+    got = resample.sign_flip_sums(diffs, key, rounds)
+    np.testing.assert_allclose(got, (bits @ diffs.T).T, rtol=1e-12, atol=1e-12)
+    for chunk, threads in ((1, 2), (100, 1), (1_000, 2)):
+        np.testing.assert_array_equal(
+            resample.sign_flip_sums(diffs, key, rounds, chunk=chunk, threads=threads), got)
+    # the coins are fair and independent across users and rounds
+    flips = reference_bits(key, 640, 2000)
+    assert abs(flips.mean() - 0.5) < 4 * np.sqrt(0.25 / flips.size)
+    corr = np.corrcoef(flips.T[:64])
+    assert np.abs(corr[~np.eye(64, dtype=bool)]).max() < 5 / np.sqrt(2000)
+
+
+# ----------------------------------------------------------------------------------------------
+# The statistics, against the reference weights and signs
+# ----------------------------------------------------------------------------------------------
+
+
+def test_bootstrap_ci_frame_is_the_reference_poisson_bootstrap_with_nan_columns() -> None:
+    gen = np.random.default_rng(5)
+    n = 300
+    frame = pd.DataFrame({
+        "full": gen.uniform(size=n),
+        "holes": np.where(gen.random(n) < 0.3, np.nan, gen.exponential(size=n)),
+        "other_holes": np.where(gen.random(n) < 0.5, np.nan, gen.normal(size=n)),
+    })
+    summary = bootstrap_ci_frame(frame, n_resamples=600, rng=11)
+    low, high = reference_interval(frame, 11, 600)
+    np.testing.assert_allclose(summary["ci_low"], low, rtol=1e-12)
+    np.testing.assert_allclose(summary["ci_high"], high, rtol=1e-12)
+    # a column's mean is over its own non-NaN users only
+    np.testing.assert_allclose(summary["mean"], frame.mean())
+    low, high = bootstrap_ci(frame["full"], n_resamples=600, rng=11)
+    assert (low, high) == (summary.loc["full", "ci_low"], summary.loc["full", "ci_high"])
+
+
+def test_bootstrap_ci_frame_does_not_depend_on_the_thread_count(monkeypatch) -> None:
+    gen = np.random.default_rng(6)
+    frame = pd.DataFrame(gen.uniform(size=(40_000, 3)), columns=["a", "b", "c"])
+    frame.iloc[::7, 1] = np.nan
+    results = []
+    for threads in (1, 2, 4):
+        monkeypatch.setattr(resample, "_threads", lambda threads=threads: threads)
+        results.append(bootstrap_ci_frame(frame, n_resamples=200, rng=2))
+    pd.testing.assert_frame_equal(results[0], results[1])
+    pd.testing.assert_frame_equal(results[0], results[2])
+
+
+def test_sign_flip_pvalues_are_the_reference_randomization_test() -> None:
+    gen = np.random.default_rng(7)
+    n, rounds = 150, 3000
+    diffs = np.round(gen.normal(0.1, 1.0, size=(3, n)), 2)
+    diffs[2, 100:] = 0.0  # a comparison on fewer users
+    key = _design_key(8)
+    signs = 2 * reference_bits(key, n, rounds) - 1
+    null = signs @ diffs.T  # (R, 3)
+    observed = np.abs(diffs.sum(1)) - 1e-10 * np.abs(diffs).sum(1)
+    expected = (1 + (np.abs(null) >= observed).sum(0)) / (1 + rounds)
+    np.testing.assert_array_equal(_sign_flip_pvalues(diffs, rounds, key), expected)
