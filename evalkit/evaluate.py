@@ -18,7 +18,7 @@ from ._checks import check_fraction, check_positive_int
 from .metrics._registry import RANKING_METRICS, get_metric
 from .metrics.ranking import curves_frame, make_options, prepare, tie_check
 from .metrics._curves import RankingCurves
-from .stats import bootstrap_ci_frame
+from .stats import _check_resamples, bootstrap_ci_frame
 
 __all__ = ["Evaluation", "evaluate", "metric_column"]
 
@@ -138,7 +138,8 @@ class Evaluation:
             f"{html.escape(str(d.get('gain')))}, discount {html.escape(str(d.get('discount')))}, "
             f"AP denominator {html.escape(str(d.get('ap_denominator')))}, ties "
             f"{html.escape(str(d.get('ties')))}, empty {html.escape(str(d.get('empty')))}; "
-            f"{int(100 * d.get('confidence', 0.95))}% bootstrap CIs."
+            + (f"{int(100 * d.get('confidence', 0.95))}% bootstrap CIs."
+               if d.get("n_resamples", 1) else "no intervals (n_resamples=0).")
         )
         return (
             "<div><p><b>evalkit evaluation</b></p>"
@@ -187,7 +188,9 @@ def evaluate(
     confidence : float, default 0.95
         Level of the bootstrap confidence intervals.
     n_resamples : int, default 1000
-        Bootstrap resamples.
+        Bootstrap resamples (a Poisson bootstrap shared by every column, see
+        :func:`evalkit.stats.bootstrap_ci_frame`); 0 computes no intervals (``ci_low`` and
+        ``ci_high`` are NaN).
     rng : int, Generator or None, default 0
         Seed of the bootstrap; the same seed gives the same intervals.
     curves : int, optional
@@ -229,7 +232,7 @@ def evaluate(
     ks = _check_ks(k, func=func)
     names = _check_metrics(metrics, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_positive_int(n_resamples, func=func, arg="n_resamples")
+    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
     if curves is not None:
         curves = check_positive_int(curves, func=func, arg="curves")
     options = make_options(

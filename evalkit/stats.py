@@ -12,6 +12,8 @@ on fixed chunks, so results depend neither on the thread count nor on how the wo
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 import scipy.stats
@@ -58,6 +60,17 @@ def _as_vector(values: object, *, func: str, arg: str, allow_nan: bool = False) 
             f"(first at position {int(np.flatnonzero(inf)[0])})."
         )
     return array
+
+
+def _check_resamples(value: object, *, func: str, allow_zero: bool = False) -> int:
+    """``n_resamples`` as an int >= 1, or 0 (no intervals) where ``allow_zero``."""
+    integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if allow_zero and integral and value == 0:
+        return 0
+    if not integral or value < 1:
+        rule = "a positive integer, or 0 for no intervals" if allow_zero else "a positive integer"
+        raise ValueError(f"{func}: 'n_resamples' must be {rule}; got {describe(value)}.")
+    return int(value)
 
 
 def _design_key(rng: int | np.random.Generator | None) -> int:
@@ -172,7 +185,7 @@ def bootstrap_ci(
     func = "bootstrap_ci"
     array = _as_vector(values, func=func, arg="values")
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_positive_int(n_resamples, func=func, arg="n_resamples")
+    n_resamples = _check_resamples(n_resamples, func=func)
     if len(array) == 0:
         raise ValueError(f"{func}: 'values' must hold at least one value; got an empty array.")
     key = _design_key(rng)
@@ -199,7 +212,8 @@ def bootstrap_ci_frame(
     confidence : float, default 0.95
         Coverage of the intervals, in (0, 1).
     n_resamples : int, default 1000
-        Number of bootstrap resamples.
+        Number of bootstrap resamples; 0 computes no intervals (``ci_low`` and ``ci_high``
+        are NaN).
     rng : int, numpy.random.Generator or None, default 0
         Seed or generator for the resampling.
 
@@ -246,7 +260,7 @@ def bootstrap_ci_frame(
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{func}: 'frame' must be a pandas DataFrame; got {type(frame).__name__}.")
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_positive_int(n_resamples, func=func, arg="n_resamples")
+    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
     columns = [
         _as_vector(frame.iloc[:, j], func=func, arg=f"frame[{frame.columns[j]!r}]", allow_nan=True)
         for j in range(frame.shape[1])
@@ -254,16 +268,17 @@ def bootstrap_ci_frame(
     present = [column[~np.isnan(column)] for column in columns]
     counts = np.array([len(values) for values in present], dtype=np.int64)
 
-    key = _design_key(rng)
     low = np.full(len(columns), np.nan)
     high = np.full(len(columns), np.nan)
     varying = []
-    for j, values in enumerate(present):  # one step per column, not per user
+    for j, values in enumerate(present if n_resamples else []):  # per column, not per user
         if len(values) and values.min() == values.max():
             low[j] = high[j] = values[0]
         elif len(values):
             varying.append(j)
     varying = np.asarray(varying, dtype=np.int64)
+    if n_resamples:
+        key = _design_key(rng)
     if varying.size:
         means = _poisson_means([columns[j] for j in varying], n_resamples, key)
         low[varying], high[varying] = _percentile_interval(means, confidence)

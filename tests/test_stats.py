@@ -399,3 +399,15 @@ def test_bootstrap_ci_frame_bad_input():
         bootstrap_ci_frame(pd.DataFrame({"name": ["a", "b"]}))
     with pytest.raises(ValueError, match="must be finite"):
         bootstrap_ci_frame(pd.DataFrame({"x": [1.0, np.inf]}))
+
+
+def test_bootstrap_ci_frame_without_resamples_gives_means_and_no_intervals():
+    table = pd.DataFrame({"a": [0.1, 0.5, np.nan], "b": [1.0, 1.0, 1.0]})
+    summary = bootstrap_ci_frame(table, n_resamples=0)
+    np.testing.assert_allclose(summary["mean"], [0.3, 1.0])
+    assert summary["ci_low"].isna().all() and summary["ci_high"].isna().all()
+    assert summary["n"].tolist() == [2, 3]
+    with pytest.raises(ValueError, match="'n_resamples' must be a positive integer, or 0 for"):
+        bootstrap_ci_frame(table, n_resamples=-1)
+    with pytest.raises(ValueError, match="bootstrap_ci: 'n_resamples' must be a positive integer;"):
+        bootstrap_ci([0.1, 0.2], n_resamples=0)
