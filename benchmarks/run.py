@@ -3,12 +3,15 @@
 One run generates the seeded data of ``generate.py`` at the chosen scale and times, for each
 system in a fresh subprocess (so that peak memory is the system's own):
 
-- evalkit: ``evaluate(truth, recs, k=[10, 100], metrics=[precision, recall, map, mrr, ndcg],
-  n_resamples=N)`` (bootstrap included, with N small; the bootstrap's own time is reported
-  too), ``ranking_curves(truth, recs, k_max=100)``, the suite plus curves in one call
-  (``evaluate(..., curves=100)``, one hit table) and as the two calls, and the single-k suite
-  ``k=[10]``; plus a breakdown into input validation, hit table and reductions. No conversion: evalkit reads
-  the frames as they are.
+- evalkit: the default call ``evaluate(truth, recs, k=[10, 100], metrics=[precision, recall,
+  map, mrr, ndcg], threshold=4.0)``, bootstrap intervals included at the default 1,000
+  resamples, and, labelled apart, the same call without intervals (``n_resamples=0``);
+  ``ranking_curves(truth, recs, k_max=100)``, the suite plus curves in one call
+  (``evaluate(..., curves=100)``, intervals included) and as the two calls, and the single-k
+  suite ``k=[10]``; plus a breakdown into input validation, hit table, reductions and the
+  bootstrap. ``compare`` of three systems (the lists and two re-rankings of them with noise)
+  with paired tests, 10,000 randomization rounds and Holm, and its randomization alone. No
+  conversion: evalkit reads the frames as they are.
 - ranx: conversion ``Qrels.from_df`` / ``Run.from_df`` (string ids, as ranx requires), then
   ``ranx.evaluate(qrels, run, [precision, recall, map, mrr at 10 and 100 with relevance level
   8, ndcg at 10 and 100])``.
@@ -174,24 +177,38 @@ def _check_frame(values: dict[str, pd.Series], users: np.ndarray) -> dict[str, l
     return {col: s.reindex(users).astype(float).tolist() for col, s in values.items()}
 
 
-def run_evalkit(truth, recs, *, repeats, check, n_resamples, **_) -> dict:
+def rerank(recs: pd.DataFrame, noise: float, seed: int) -> pd.DataFrame:
+    """Another system: each top-100 list re-ranked by its score plus normal noise."""
+    n_users = recs["user_id"].nunique()
+    score = recs["score"].to_numpy().reshape(n_users, -1)
+    noisy = score + noise * np.random.default_rng(seed).standard_normal(score.shape)
+    order = np.argsort(-noisy, axis=1, kind="stable")
+    items = np.take_along_axis(recs["item_id"].to_numpy().reshape(n_users, -1), order, axis=1)
+    return pd.DataFrame({"user_id": recs["user_id"].to_numpy(), "item_id": items.ravel(),
+                         "rank": recs["rank"].to_numpy(),
+                         "score": np.take_along_axis(noisy, order, axis=1).ravel()})
+
+
+def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_) -> dict:
+    from evalkit.compare import compare
     from evalkit.evaluate import evaluate
     from evalkit.metrics import average_precision_at_k, ranking_curves
     from evalkit.metrics._common import check_recs, check_truth
     from evalkit.metrics._curves import RankingCurves
     from evalkit.metrics._hits import build_hits
     from evalkit.metrics.ranking import make_options
-    from evalkit.stats import bootstrap_ci_frame
+    from evalkit.stats import _design_key, _sign_flip_pvalues, bootstrap_ci_frame
 
-    def suite(ks=list(KS)):
-        return evaluate(truth, recs, k=ks, metrics=METRICS, n_resamples=n_resamples)
+    def suite(ks=list(KS), n_resamples=n_resamples):
+        return evaluate(truth, recs, k=ks, metrics=METRICS, threshold=THRESHOLD,
+                        n_resamples=n_resamples)
 
     def curves():
         return ranking_curves(truth, recs, k_max=max(KS))
 
     def both():  # the suite and the curves from one hit table
-        result = evaluate(truth, recs, k=list(KS), metrics=METRICS, n_resamples=n_resamples,
-                          curves=max(KS))
+        result = evaluate(truth, recs, k=list(KS), metrics=METRICS, threshold=THRESHOLD,
+                          n_resamples=n_resamples, curves=max(KS))
         return result, result.curves
 
     def two_calls():
@@ -218,10 +235,18 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, **_) -> dict:
         for name in ("precision", "recall", "f1", "hit_rate", "map", "mrr", "ndcg"):
             c.means(name)
 
+    systems = {"lists": recs, "rerank_0.5": rerank(recs, 0.5, SEED + 2),
+               "rerank_1.5": rerank(recs, 1.5, SEED + 3)}
+
+    def compare_three():
+        return compare(systems, truth, k=list(KS), metrics=METRICS, threshold=THRESHOLD,
+                       n_resamples=n_resamples, n_permutations=n_permutations)
+
     with PeakRSS() as mem:
         both()  # warm-up
     t_both, (result, _) = timed(both, repeats)
     t_suite, result = timed(suite, repeats)
+    t_bare, _ = timed(lambda: suite(n_resamples=0), repeats)
     t_curves, _ = timed(curves, repeats)
     t_two_calls, _ = timed(two_calls, repeats)
     t_single, _ = timed(lambda: suite([10]), repeats)
@@ -231,6 +256,17 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, **_) -> dict:
     t_reduce_curves, _ = timed(reduce_curves, repeats)
     t_boot, _ = timed(lambda: bootstrap_ci_frame(result.per_user, n_resamples=n_resamples),
                       repeats)
+    compare_three()  # warm-up
+    t_compare, _ = timed(compare_three, repeats)
+    # compare's randomization alone: the 20 comparisons' per-user differences, as compare
+    # stacks them (users outside a comparison contribute 0)
+    tables = {name: evaluate(truth, r, k=list(KS), metrics=METRICS, threshold=THRESHOLD,
+                             n_resamples=0).per_user for name, r in systems.items()}
+    base = tables["lists"]
+    diffs = np.vstack([np.nan_to_num(tables[name][col].to_numpy() - base[col].to_numpy())
+                       for name in list(systems)[1:] for col in base.columns])
+    t_randomization, _ = timed(
+        lambda: _sign_flip_pvalues(diffs, n_permutations, _design_key(SEED)), repeats)
 
     per_user = result.per_user
     values = {}
@@ -248,6 +284,7 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, **_) -> dict:
     return {
         "convert": [],
         "evaluate": t_suite,
+        "evaluate_no_intervals": t_bare,
         "suite_plus_curves": t_both,
         "suite_and_curves_two_calls": t_two_calls,
         "curves": t_curves,
@@ -257,7 +294,11 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, **_) -> dict:
         "reduce_suite": t_reduce,
         "reduce_curves": t_reduce_curves,
         "bootstrap": t_boot,
+        "compare_3_systems": t_compare,
+        "randomization": t_randomization,
+        "randomization_comparisons": int(diffs.shape[0]),
         "n_resamples": n_resamples,
+        "n_permutations": n_permutations,
         "peak_above_inputs": mem.above,
         "means": {c: float(result.summary.loc[c, "mean"]) for c in result.summary.index},
         "check": _check_frame(values, check),
@@ -370,7 +411,8 @@ def worker(system: str, args: argparse.Namespace) -> dict:
     pandas_users = PANDAS_USERS.get(args.scale) if args.users is None else min(n_users, 5_000)
     load_before = os.getloadavg()
     out = RUNNERS[system](truth, recs, repeats=args.repeats, check=check,
-                          n_resamples=args.n_resamples, pandas_users=pandas_users)
+                          n_resamples=args.n_resamples, n_permutations=args.n_permutations,
+                          pandas_users=pandas_users)
     out["load_before"] = load_before
     out["load_after"] = os.getloadavg()
     out["input_bytes"] = int(truth.memory_usage(deep=True).sum() + recs.memory_usage(deep=True).sum())
@@ -440,8 +482,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=None, help="overrides --scale")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--repeats", type=int, default=3, help="timed warm runs per system")
-    parser.add_argument("--n-resamples", type=int, default=10,
-                        help="bootstrap resamples inside evalkit's evaluate")
+    parser.add_argument("--n-resamples", type=int, default=1000,
+                        help="bootstrap resamples inside evalkit's evaluate (its default)")
+    parser.add_argument("--n-permutations", type=int, default=10000,
+                        help="randomization rounds inside evalkit's compare (its default)")
     parser.add_argument("--check-users", type=int, default=2_000,
                         help="users on which values are compared across systems")
     parser.add_argument("--out", type=Path, default=None, help="results JSON path")
@@ -473,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
                 cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", system,
                        "--worker-out", str(path), "--scale", args.scale,
                        "--repeats", str(args.repeats), "--n-resamples", str(args.n_resamples),
+                       "--n-permutations", str(args.n_permutations),
                        "--check-users", str(args.check_users)]
                 if args.users:
                     cmd += ["--users", str(args.users)]
@@ -492,10 +537,11 @@ def main(argv: list[str] | None = None) -> int:
     if "evalkit" in results:
         ev = results["evalkit"]
         print()
-        for key in ("evaluate", "suite_plus_curves", "suite_and_curves_two_calls", "curves",
-                    "single_k_suite", "validate",
-                    "build_hits", "reduce_suite", "reduce_curves", "bootstrap"):
-            print(f"evalkit {key:18s} median {median(ev[key]):7.3f} s  "
+        for key in ("evaluate", "evaluate_no_intervals", "suite_plus_curves",
+                    "suite_and_curves_two_calls", "curves", "single_k_suite", "validate",
+                    "build_hits", "reduce_suite", "reduce_curves", "bootstrap",
+                    "compare_3_systems", "randomization"):
+            print(f"evalkit {key:26s} median {median(ev[key]):7.3f} s  "
                   f"runs {', '.join(f'{t:.3f}' for t in ev[key])}")
     print()
     for system, diffs in agree.items():
@@ -504,7 +550,8 @@ def main(argv: list[str] | None = None) -> int:
 
     record = {
         "scale": args.scale, "users": n_users, "repeats": args.repeats,
-        "n_resamples": args.n_resamples, "machine": machine(),
+        "n_resamples": args.n_resamples, "n_permutations": args.n_permutations,
+        "machine": machine(),
         "table": summary.reset_index().to_dict(orient="records"),
         "agreement": agree,
         "results": {s: {k: v for k, v in r.items() if k != "check"} for s, r in results.items()},
