@@ -248,12 +248,29 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
     return sums, weights
 
 
+@njit(inline="always")
+def _subset_sums(diffs, j, first, hi, table, slot):  # pragma: no cover - compiled
+    """``table[slot, e]`` = the sum of ``diffs[j, first + bit]`` over the set bits of e."""
+    table[slot, 0] = 0.0
+    for bit in range(8):
+        u = first + bit
+        d = diffs[j, u] if u < hi else 0.0
+        span = 1 << bit
+        for e in range(span):
+            table[slot, span + e] = table[slot, e] + d
+
+
 @njit(**_OPTIONS)
 def _sign_flip_block(diffs, key, r0, r1, out):  # pragma: no cover - compiled
+    """Add replicates ``r0..r1-1`` of every row of ``diffs`` into ``out`` (see
+    :func:`sign_flip_sums`). A group of 8 users whose differences are all 0 adds nothing: a
+    word with at most 4 groups that count is summed from those 4 tables, else from all 8."""
     c, n = diffs.shape
     size = r1 - r0
     words = np.empty(size, np.uint64)
     table = np.empty((8, 256))
+    counted = np.zeros(8, np.int64)
+    shifts = np.zeros(4, np.uint64)
     for block in range((n + 63) // 64):
         lo = block * 64
         hi = min(lo + 64, n)
@@ -261,31 +278,43 @@ def _sign_flip_block(diffs, key, r0, r1, out):  # pragma: no cover - compiled
         for t in range(size):
             words[t] = _mix(base + (np.uint64(r0 + t) + _ONE) * _GAMMA)
         for j in range(c):
-            nonzero = False
-            for u in range(lo, hi):
-                if diffs[j, u] != 0.0:
-                    nonzero = True
-                    break
-            if not nonzero:
-                continue
+            used = 0
             for g in range(8):
-                table[g, 0] = 0.0
-                for bit in range(8):
-                    u = lo + 8 * g + bit
-                    d = diffs[j, u] if u < hi else 0.0
-                    span = 1 << bit
-                    for e in range(span):
-                        table[g, span + e] = table[g, e] + d
+                counted[g] = 0
+                for u in range(lo + 8 * g, min(lo + 8 * g + 8, hi)):
+                    if diffs[j, u] != 0.0:
+                        counted[g] = 1
+                used += counted[g]
+            if used == 0:
+                continue
             row = out[j]
+            if used > 4:
+                for g in range(8):
+                    _subset_sums(diffs, j, lo + 8 * g, hi, table, g)
+                for t in range(size):
+                    w = words[t]
+                    row[t] += (((table[0, w & _BYTE] + table[1, (w >> _S8) & _BYTE])
+                                + (table[2, (w >> np.uint64(16)) & _BYTE]
+                                   + table[3, (w >> np.uint64(24)) & _BYTE]))
+                               + ((table[4, (w >> np.uint64(32)) & _BYTE]
+                                   + table[5, (w >> np.uint64(40)) & _BYTE])
+                                  + (table[6, (w >> np.uint64(48)) & _BYTE]
+                                     + table[7, w >> np.uint64(56)])))
+                continue
+            slot = 0
+            for g in range(8):
+                if counted[g]:
+                    _subset_sums(diffs, j, lo + 8 * g, hi, table, slot)
+                    shifts[slot] = np.uint64(8 * g)
+                    slot += 1
+            for i in range(slot, 4):  # empty slots: a zero table
+                table[i, :] = 0.0
+                shifts[i] = np.uint64(0)
+            s0, s1, s2, s3 = shifts[0], shifts[1], shifts[2], shifts[3]
             for t in range(size):
                 w = words[t]
-                row[t] += (((table[0, w & _BYTE] + table[1, (w >> _S8) & _BYTE])
-                            + (table[2, (w >> np.uint64(16)) & _BYTE]
-                               + table[3, (w >> np.uint64(24)) & _BYTE]))
-                           + ((table[4, (w >> np.uint64(32)) & _BYTE]
-                               + table[5, (w >> np.uint64(40)) & _BYTE])
-                              + (table[6, (w >> np.uint64(48)) & _BYTE]
-                                 + table[7, w >> np.uint64(56)])))
+                row[t] += ((table[0, (w >> s0) & _BYTE] + table[1, (w >> s1) & _BYTE])
+                           + (table[2, (w >> s2) & _BYTE] + table[3, (w >> s3) & _BYTE]))
 
 
 def sign_flip_sums(diffs: np.ndarray, key: int, n_rounds: int, *, threads: int | None = None,
@@ -313,7 +342,8 @@ def sign_flip_sums(diffs: np.ndarray, key: int, n_rounds: int, *, threads: int |
     The coin of user ``u`` in replicate ``r`` is bit ``u mod 64`` of
     ``mix(mix(key + (floor(u / 64) + 1) g) + (r + 1) g)``, shared by every comparison. The 64
     users of a word are summed as 8 look-ups in tables of the 256 subset sums of each group of
-    8 users, built once per task.
+    8 users, built once per task; groups whose differences are all 0 are left out, so a
+    comparison that changes few users (most differences 0) costs less.
     """
     c, n = diffs.shape
     key = np.uint64(key)
