@@ -1,9 +1,9 @@
 """evalkit's time against the number of users, on a log-log plot with a fitted slope.
 
 For each user count the seeded data of ``generate.py`` are timed (median of warm runs) for
-the suite (``evaluate`` at k = 10 and 100 with a small bootstrap) plus the curves to k = 100,
-in one call (``evaluate(..., curves=100)``), and for the engine alone (hit table and
-reductions, inputs validated beforehand).
+the suite (``evaluate`` at k = 10 and 100 with its default 1,000-resample bootstrap) plus
+the curves to k = 100, in one call (``evaluate(..., curves=100)``), and for the engine alone
+(hit table and reductions, inputs validated beforehand).
 A slope of 1 on the log-log plot is linear growth.
 
 Usage::
@@ -45,7 +45,7 @@ def _median_time(func, repeats: int) -> float:
     return float(np.median(times))
 
 
-def measure(users: list[int], *, repeats: int = 3, n_resamples: int = 10) -> list[dict]:
+def measure(users: list[int], *, repeats: int = 3, n_resamples: int = 1000) -> list[dict]:
     """Median warm times of the suite plus curves, and of the engine, for each user count."""
     from evalkit.evaluate import evaluate
     from evalkit.metrics._curves import RankingCurves
