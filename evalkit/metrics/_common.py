@@ -113,8 +113,28 @@ def _check_unique_pairs(frame: pd.DataFrame, columns: tuple[str, str], *, func: 
     )
 
 
-def check_truth(truth: object, *, func: str, arg: str = "truth") -> pd.DataFrame:
-    """Validate a test-truth frame: ``user_id, item_id, rating``, no NaN, no duplicate pairs."""
+_RATING_NEEDED = object()
+
+
+def check_truth(truth: object, *, func: str, arg: str = "truth",
+                threshold: object = _RATING_NEEDED) -> pd.DataFrame:
+    """Validate a test-truth frame: ``user_id, item_id, rating``, no NaN, no duplicate pairs.
+
+    Implicit data: a caller that knows the relevance threshold passes it; with
+    ``threshold=None`` a frame without ``rating`` is accepted and every row gets rating 1.0
+    (every test item relevant, gain 1). With a threshold, a missing ``rating`` is an error
+    that says how to evaluate implicit data.
+    """
+    if (threshold is None and isinstance(truth, pd.DataFrame) and "rating" not in truth.columns
+            and {"user_id", "item_id"} <= set(truth.columns)):
+        truth = truth.assign(rating=1.0)
+    elif (threshold is not _RATING_NEEDED and isinstance(truth, pd.DataFrame)
+          and "rating" not in truth.columns and {"user_id", "item_id"} <= set(truth.columns)):
+        raise ValueError(
+            f"{func}: '{arg}' has no rating column, so relevance at threshold={threshold!r} "
+            "cannot be decided; for implicit data (every test item relevant) pass "
+            "threshold=None."
+        )
     frame = check_columns(truth, func=func, arg=arg, required=("user_id", "item_id", "rating"))
     check_ids(frame, func=func, arg=arg)
     check_finite(frame, "rating", func=func, arg=arg)

@@ -140,7 +140,7 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10) -> fl
     0.5
     """
     func = "user_coverage"
-    truth = check_truth(truth, func=func)
+    truth = check_truth(truth, func=func, threshold=None)  # only the users matter
     recs = check_recs(recs, func=func)
     k = check_positive_int(k, func=func, arg="k")
     check_same_kind(
@@ -485,7 +485,7 @@ def serendipity(
     {1: 0.5}
     """
     func = "serendipity"
-    truth = check_truth(truth, func=func)
+    truth = check_truth(truth, func=func, threshold=threshold)
     recs = check_recs(recs, func=func)
     train = check_interactions(train, func=func, arg="train")
     k = check_positive_int(k, func=func, arg="k")

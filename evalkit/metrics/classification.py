@@ -213,7 +213,7 @@ def confusion_at_k(
     {'TP': 1, 'FP': 2, 'FN': 1, 'TN': 1}
     """
     func = "confusion_at_k"
-    truth = check_truth(truth, func=func)
+    truth = check_truth(truth, func=func, threshold=threshold)
     recs = check_recs(recs, func=func)
     k = check_positive_int(k, func=func, arg="k")
     threshold = check_threshold(threshold, func=func)

@@ -101,7 +101,7 @@ def prepare(
     truth: object, recs: object, options: RankingOptions, *, func: str
 ) -> HitTable:
     """Validate ``truth`` and ``recs`` and build their hit table."""
-    truth = check_truth(truth, func=func)
+    truth = check_truth(truth, func=func, threshold=options.threshold)
     recs = check_recs(recs, func=func)
     check_id_dtypes(truth, recs, func=func)
     return build_hits(truth, recs, threshold=options.threshold, ties=options.ties)

@@ -1,0 +1,31 @@
+"""Atomic writes: complete or absent, and with the mode a plain open would give."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evalkit._io import atomic_write_text
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_written_files_get_the_umask_mode(tmp_path: Path, umask: int) -> None:
+    old = os.umask(umask)
+    try:
+        target = atomic_write_text(tmp_path / "out.json", "{}\n")
+        plain = tmp_path / "plain.json"
+        plain.write_text("{}\n")
+    finally:
+        os.umask(old)
+    assert target.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write_text(target, "\udcff", encoding="utf-8")
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
