@@ -26,8 +26,13 @@ setup: $(VENV)/.run-installed
 setup-test: $(VENV)/.test-installed
 
 ## Run every notebook on DATA (default: the embedded sample) into HTML reports under OUT.
+## Your own split and systems: TRAIN=... TEST=... RECS="name=file other=file2" BASELINES="EASE"
+## (BASELINES=none for no baseline), PREDICTIONS="name=file", ITEMS=file, PARAMS="-p K 20".
 report: setup
-	$(BIN)/python -m evalkit report --data $(DATA) --out $(OUT)
+	$(BIN)/python -m evalkit report --data $(DATA) --out $(OUT) \
+	  $(if $(TRAIN),--train $(TRAIN)) $(if $(TEST),--test $(TEST)) $(if $(ITEMS),--items $(ITEMS)) \
+	  $(foreach r,$(RECS),--recs $(r)) $(foreach r,$(PREDICTIONS),--predictions $(r)) \
+	  $(if $(BASELINES),--baselines $(filter-out none,$(BASELINES))) $(PARAMS)
 
 ## Run the whole test suite: unit and property tests, strict nbval, papermill and browser checks.
 test: setup-test

@@ -62,11 +62,36 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser(
         "report",
         help="run the notebooks into HTML reports",
-        description="Run every notebook in notebooks/ with papermill on DATA and render each "
-        "to HTML in OUT, with an index page linking them.",
+        description="Run every notebook in notebooks/ with papermill and render each to HTML "
+        "in OUT, with an index page linking them. The data is DATA, split by the notebooks, "
+        "or your own split (--train/--test); the systems are your recommendation files "
+        "(--recs) beside evalkit's baselines (--baselines).",
+        epilog="example: evalkit report --train data/example/train.csv --test "
+        "data/example/test.csv --recs mine=data/example/recs.csv --out reports-mine",
     )
     rp.add_argument("--data", default="sample",
-                    help="'sample' (default), a MovieLens name such as ml-latest-small, or a path")
+                    help="'sample' (default), a MovieLens name such as ml-latest-small, a "
+                    "release folder or zip, or a folder with train.csv and test.csv")
+    rp.add_argument("--train", default=None, metavar="FILE",
+                    help="your training interactions (CSV/Parquet); with --test, no split is made")
+    rp.add_argument("--test", default=None, metavar="FILE",
+                    help="your test interactions (CSV/Parquet)")
+    rp.add_argument("--items", default=None, metavar="FILE",
+                    help="item table (item_id, title, genres) for diversity")
+    rp.add_argument("--recs", action="append", default=[], metavar="NAME=FILE",
+                    help="a system to evaluate: its name and recommendations file (user_id, "
+                    "item_id, rank and/or score); repeat for several")
+    rp.add_argument("--predictions", action="append", default=[], metavar="NAME=FILE",
+                    help="rating predictions of a system (user_id, item_id, prediction); repeat")
+    rp.add_argument("--baselines", nargs="*", default=None, metavar="NAME",
+                    help="evalkit baselines beside your systems (default: each notebook's; "
+                    "none: give the flag alone)")
+    rp.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                    metavar=("NAME", "VALUE"),
+                    help="any notebook parameter; VALUE is read as YAML: -p K_VALUES '[5, 10]', "
+                    "-p THRESHOLD None (see --list-parameters)")
+    rp.add_argument("--list-parameters", action="store_true",
+                    help="print every notebook parameter with its type, default and meaning")
     rp.add_argument("--out", type=Path, default=Path("reports"), help="output directory")
     rp.add_argument("--notebooks", type=Path, default=None,
                     help="directory of notebooks (default: the project's notebooks/)")
@@ -76,11 +101,16 @@ def _parser() -> argparse.ArgumentParser:
         "sample",
         help="write the embedded sample to CSV",
         description="Write the embedded MovieLens-like sample to OUT/ratings.csv and "
-        "OUT/movies.csv, plus a per-user 80/20 split (train.csv, test.csv) and most-popular "
-        "recommendations for the test users (recs.csv), so the evaluate command can be tried.",
+        "OUT/movies.csv, plus a per-user 80/20 split (train.csv, test.csv) and the top 20 of "
+        "an EASE model (l2=50) for the test users (recs.csv), so the evaluate and report "
+        "commands can be tried on your own files' shapes.",
     )
     sm.add_argument("--out", type=Path, required=True, help="output directory")
     sm.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
+    sm.add_argument("--users", type=int, default=None,
+                    help="keep only this many users (those with the smallest ids)")
+    sm.add_argument("--force", action="store_true",
+                    help="replace files of the same names in OUT (default: refuse)")
     return parser
 
 
@@ -109,12 +139,63 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(args: argparse.Namespace) -> int:
-    from .report import ReportError, run_reports
+def _named_files(values: list[str], *, flag: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name.strip() or not path:
+            raise ValueError(f"{flag} takes NAME=FILE (e.g. {flag} mine=recs.csv); got {value!r}.")
+        if name in out:
+            raise ValueError(f"{flag} names {name!r} twice.")
+        out[name] = path
+    return out
 
+
+def _yaml_value(text: str) -> object:
+    import yaml
+
+    if text in ("None", "none", "null", "~"):
+        return None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def report_parameters(args: argparse.Namespace) -> dict[str, object]:
+    """The notebook parameters that ``evalkit report``'s options stand for."""
+    params: dict[str, object] = {}
+    for flag, name in (("train", "TRAIN"), ("test", "TEST"), ("items", "ITEMS")):
+        if getattr(args, flag) is not None:
+            params[name] = getattr(args, flag)
+    if args.recs:
+        params["RECS"] = _named_files(args.recs, flag="--recs")
+    if args.predictions:
+        params["PREDICTIONS"] = _named_files(args.predictions, flag="--predictions")
+    if args.baselines is not None:
+        params["BASELINES"] = list(args.baselines)
+    for name, value in args.parameter:
+        if name in params:
+            raise ValueError(f"parameter {name} is given twice (by an option and by -p).")
+        params[name] = _yaml_value(value)
+    return params
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report import ReportError, list_parameters, run_reports
+
+    if args.list_parameters:
+        import pandas as pd
+
+        with pd.option_context("display.max_colwidth", 100, "display.width", 250):
+            table = list_parameters(args.notebooks)
+            for name, row in table.iterrows():
+                print(f"{name} ({row['type']}, default {row['default']}; notebooks "
+                      f"{row['notebooks']})\n    {row['meaning']}")
+        return 0
     try:
         written = run_reports(args.data, out=args.out, notebooks=args.notebooks,
-                              show_code=args.show_code)
+                              parameters=report_parameters(args), show_code=args.show_code)
     except ReportError as error:
         print(f"evalkit report: error: {error}", file=sys.stderr)
         return 1
@@ -125,17 +206,31 @@ def _report(args: argparse.Namespace) -> int:
 def _sample(args: argparse.Namespace) -> int:
     from ._io import atomic_write_text
     from .data import load_sample
-    from .models import MostPopular
+    from .models import EASE
     from .split import user_ratio_split
 
+    files = ["ratings.csv", "movies.csv", "train.csv", "test.csv", "recs.csv"]
+    existing = [f for f in files if (args.out / f).exists()]
+    if existing and not args.force:
+        raise ValueError(
+            f"--out '{args.out}' already holds {', '.join(existing)}; choose an empty folder, "
+            "or pass --force to replace them."
+        )
     data = load_sample(seed=args.seed)
-    split = user_ratio_split(data.ratings, test_fraction=0.2, rng=args.seed)
-    recs = MostPopular().fit(split.train).recommend(split.test["user_id"].unique(), k=20)
-    items = data.items.assign(genres=data.items["genres"].str.join("|"))
-    for name, frame in [("ratings", data.ratings), ("movies", items), ("train", split.train),
+    ratings, items = data.ratings, data.items
+    if args.users is not None:
+        if args.users < 2:
+            raise ValueError(f"--users must be at least 2; got {args.users}.")
+        keep = ratings["user_id"].drop_duplicates().nsmallest(args.users)
+        ratings = ratings[ratings["user_id"].isin(keep)].reset_index(drop=True)
+        items = items[items["item_id"].isin(ratings["item_id"])].reset_index(drop=True)
+    split = user_ratio_split(ratings, test_fraction=0.2, rng=args.seed)
+    recs = EASE(l2=50.0).fit(split.train).recommend(split.test["user_id"].unique(), k=20)
+    items = items.assign(genres=items["genres"].str.join("|"))
+    for name, frame in [("ratings", ratings), ("movies", items), ("train", split.train),
                         ("test", split.test), ("recs", recs)]:
         atomic_write_text(args.out / f"{name}.csv", frame.to_csv(index=False))
-    print(f"wrote ratings.csv, movies.csv, train.csv, test.csv and recs.csv to {args.out}")
+    print(f"wrote {', '.join(files)} to {args.out}")
     return 0
 
 

@@ -90,3 +90,19 @@ def user_activity(ratings: pd.DataFrame) -> pd.Series:
     """
     check_columns(ratings, func="user_activity", arg="ratings", required=("user_id", "item_id"))
     return ratings.groupby("user_id").size().rename("interactions")
+
+
+def genre_counts(items: pd.DataFrame | None, *, top: int = 10) -> pd.DataFrame:
+    """The ``top`` most frequent genres of an item table (``genres``: lists of str), as a
+    ``movies`` count column; an empty table when there is no item table or no genre.
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"item_id": [1, 2], "genres": [["Drama"], ["Drama", "War"]]})
+    >>> genre_counts(items)["movies"].to_dict()
+    {'Drama': 2, 'War': 1}
+    """
+    if items is None or "genres" not in items.columns:
+        return pd.DataFrame({"movies": pd.Series(dtype=int)}).rename_axis("genres")
+    counts = items["genres"].explode().dropna().value_counts().head(top)
+    return counts.rename("movies").rename_axis("genres").to_frame()

@@ -1,6 +1,8 @@
-"""Reports end to end: papermill runs every notebook with small parameters, nbconvert renders
-HTML, the index links them; a real browser loads the pages and sees the plots; a failing
-notebook is reported by name and cell."""
+"""Reports end to end, as an analyst runs them from the shell: ``evalkit report`` on the
+committed example split with "my" recommendation file beside two baselines; papermill runs
+every notebook, nbconvert renders HTML, the index links them; a real browser loads the pages
+and sees the plots; a failing notebook is reported by name and cell. (The notebooks on the
+default sample are checked by nbval on their committed outputs.)"""
 
 from __future__ import annotations
 
@@ -11,20 +13,35 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 
 import evalkit as ek
 from evalkit.report import ReportError, find_notebooks, run_reports
 
-SMALL = {"K_MAX": 20, "FOLDS": 2, "MODELS": ["MostPopular", "EASE"]}
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="session")
 def reports(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("reports")
-    run_reports("sample", out=out, parameters=SMALL, progress=False)
+    train = ek.load_interactions(EXAMPLE / "train.csv")
+    test = ek.load_interactions(EXAMPLE / "test.csv")
+    preds = ek.models.predict_ratings(train, test)["item bias"]  # "my" rating predictions
+    preds.to_csv(out.parent / "preds.csv", index=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalkit", "report", "--data", "data/example",
+         "--recs", "mine=data/example/recs.csv", "--baselines", "MostPopular", "EASE",
+         "--predictions", f"mine={out.parent / 'preds.csv'}", "-p", "K_MAX", "20",
+         "-p", "FOLDS", "2", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"wrote 8 report(s) and {out / 'index.html'}" in done.stdout
     return out
+
+
 
 
 @pytest.mark.slow
@@ -42,22 +59,26 @@ def test_every_notebook_renders_with_its_headline(reports: Path) -> None:
 
 @pytest.mark.slow
 def test_headline_numbers_match_direct_computation(reports: Path) -> None:
-    data = ek.load_sample(seed=0)
+    train = ek.load_interactions(EXAMPLE / "train.csv")
+    test = ek.load_interactions(EXAMPLE / "test.csv")
     explore = json.loads((reports / "01-data-exploration.json").read_text())
-    assert explore["users"] == data.ratings["user_id"].nunique()
-    assert explore["interactions"] == len(data.ratings)
+    assert explore["users"] == pd.concat([train, test])["user_id"].nunique()
+    assert explore["interactions"] == len(train) + len(test)
 
-    split = ek.user_ratio_split(data.ratings, test_fraction=0.2, rng=0)
-    recs = ek.models.recommend_all(["MostPopular"], split.train, split.test["user_id"].unique(),
-                                   k=SMALL["K_MAX"])["MostPopular"]
+    mine = ek.read_recommendations(EXAMPLE / "recs.csv")
+    popular = ek.models.recommend_all(["MostPopular"], train, test["user_id"].unique(),
+                                      k=20)["MostPopular"]
     ranking = json.loads((reports / "05-ranking.json").read_text())
-    expected = ek.metrics.ndcg_at_k(split.test, recs, k=10).mean()
-    assert ranking["NDCG@10 MostPopular"] == pytest.approx(expected, rel=1e-5)
+    assert set(ranking) == {"ndcg@10 mine", "ndcg@10 MostPopular", "ndcg@10 EASE"}
+    for name, recs in (("mine", mine), ("MostPopular", popular)):
+        expected = ek.metrics.ndcg_at_k(test, recs, k=10).mean()
+        assert ranking[f"ndcg@10 {name}"] == pytest.approx(expected, rel=1e-5)
 
-    predictions = ek.models.predict_ratings(split.train, split.test)["user + item bias"]
+    predictions = ek.models.predict_ratings(train, test)
     rating = json.loads((reports / "03-rating-prediction.json").read_text())
-    assert rating["RMSE (user + item bias)"] == pytest.approx(
-        ek.metrics.rmse(split.test, predictions), rel=1e-5)
+    for name in ("mine", "user + item bias"):
+        p = predictions["item bias" if name == "mine" else name]
+        assert rating[f"RMSE {name}"] == pytest.approx(ek.metrics.rmse(test, p), rel=1e-5)
 
     explained = json.loads((reports / "08-metrics-explained.json").read_text())
     assert round(explained["AP (seed list)"], 3) == 0.717
@@ -67,11 +88,32 @@ def test_headline_numbers_match_direct_computation(reports: Path) -> None:
 @pytest.mark.slow
 def test_reports_state_what_they_were_computed_on(reports: Path) -> None:
     html = (reports / "05-ranking.html").read_text()
-    fingerprint = ek.fingerprint(ek.load_sample(seed=0).ratings)
-    assert fingerprint["sha256"][:40] in html
-    for text in ("evalkit version", ek.__version__, "user_ratio", "definition: gain",
+    fingerprint = ek.fingerprint(ek.load_interactions(EXAMPLE / "test.csv"))
+    assert fingerprint["sha256"] in html
+    for text in ("evalkit version", ek.__version__, "given (train=train.csv, test=test.csv)",
+                 "system: mine", "file recs.csv", "definition: gain",
                  "definition: ap_denominator", "definition: ties"):
         assert text in html, text
+
+
+@pytest.mark.slow
+def test_my_system_is_in_every_evaluating_report_and_the_index(reports: Path) -> None:
+    index = (reports / "index.html").read_text()
+    assert "Dataset: <b>example</b>" in index and str(ROOT) not in index
+    assert "mine (recs.csv)" in index and "MostPopular" in index
+    for stem in ("04-classification", "05-ranking", "06-beyond-accuracy", "07-model-comparison"):
+        html = (reports / f"{stem}.html").read_text()
+        assert ">mine<" in html, stem
+    assert "mine" in (reports / "03-rating-prediction.html").read_text()
+    assert oct((reports / "index.html").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
     assert "recommend_all(" not in html  # code hidden by default
 
 
@@ -128,10 +170,11 @@ def test_a_failing_notebook_names_itself_and_keeps_the_partial_run(tmp_path: Pat
     out = tmp_path / "out"
     with pytest.raises(ReportError, match=r"01-broken\.ipynb failed in cell 4 \[raise ValueError\('boom'\)\] \(ValueError: boom\)"):
         run_reports("sample", out=out, notebooks=notebooks, progress=False)
-    kept = nbformat.read(out / "01-broken.ipynb", as_version=4)
+    kept = nbformat.read(out / ".failed" / "01-broken.ipynb", as_version=4)
     ran = [c for c in kept.cells if c.cell_type == "code" and c.source == "x = 1"]
     assert ran and ran[0].execution_count is not None
     assert not (out / "01-broken.html").exists()
+    assert not (out / "index.html").exists()
 
 
 def test_report_command_exits_non_zero_on_failure(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ import pandas as pd
 __all__ = [
     "EASE",
     "MODELS",
+    "RATING_BASELINES",
     "BiasBaseline",
     "ItemKNN",
     "MostPopular",
@@ -85,6 +86,10 @@ def recommend_all(
         for name in names
     }
 
+
+
+#: The rating baselines of :func:`predict_ratings`, each adding one term to the one before.
+RATING_BASELINES = ("global mean", "item bias", "user + item bias")
 
 
 def predict_ratings(train: pd.DataFrame, pairs: pd.DataFrame) -> dict[str, pd.DataFrame]:

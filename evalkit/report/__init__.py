@@ -1,0 +1,96 @@
+"""Reports: the notebooks' inputs and parameters, and the runner that renders them to HTML.
+
+``make report`` (or ``evalkit report``) calls :func:`run_reports`, which runs every notebook
+with papermill and renders it with nbconvert. Inside a notebook, the first cell checks the
+parameters (:func:`check_parameters`), loads the data or the analyst's own split
+(:func:`load_inputs`) and the systems to evaluate (:func:`load_systems`,
+:func:`load_predictions`), shows who each system covers (:func:`coverage`) and states what the
+report is computed on (:func:`run_card`); the last cell saves the headline numbers
+(:func:`write_headline`) that ``index.html`` collects.
+"""
+
+from __future__ import annotations
+
+from ._inputs import (
+    ReportInputs,
+    coverage,
+    load_dataset,
+    load_inputs,
+    load_predictions,
+    load_systems,
+    prediction_coverage,
+    run_card,
+)
+from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
+from ._prose import comparison_note, cross_validation_note, relevance_note, summary_note
+from ._tables import (
+    beyond_table,
+    compare_systems,
+    cross_validate_baselines,
+    significance_headline,
+    test_users_by_activity,
+    confusion_table,
+    correlation_table,
+    evaluate_systems,
+    make_splits,
+    md,
+    predicted_rows,
+    rating_error_table,
+    summary_table,
+    threshold_table,
+    tie_table,
+    topk_confusion_table,
+)
+from ._runner import (
+    ReportError,
+    find_notebooks,
+    list_parameters,
+    notebook_parameters,
+    read_headlines,
+    run_reports,
+    tidy_notebooks,
+    write_headline,
+)
+
+__all__ = [
+    "beyond_table",
+    "compare_systems",
+    "comparison_note",
+    "cross_validate_baselines",
+    "cross_validation_note",
+    "relevance_note",
+    "significance_headline",
+    "summary_note",
+    "test_users_by_activity",
+    "confusion_table",
+    "correlation_table",
+    "evaluate_systems",
+    "make_splits",
+    "predicted_rows",
+    "md",
+    "rating_error_table",
+    "summary_table",
+    "threshold_table",
+    "tie_table",
+    "topk_confusion_table",
+    "PARAMETERS",
+    "Parameter",
+    "ParameterError",
+    "ReportError",
+    "ReportInputs",
+    "check_parameters",
+    "coverage",
+    "find_notebooks",
+    "list_parameters",
+    "load_dataset",
+    "load_inputs",
+    "load_predictions",
+    "load_systems",
+    "notebook_parameters",
+    "prediction_coverage",
+    "read_headlines",
+    "run_card",
+    "run_reports",
+    "tidy_notebooks",
+    "write_headline",
+]

@@ -1,0 +1,466 @@
+"""What a report evaluates: the data, the split (made, or the analyst's own), and the systems
+(the analyst's recommendation or prediction files beside evalkit's baselines).
+
+Each notebook's first cell calls these with its parameters; the arguments mirror the
+notebook parameters (``load_inputs(DATASET, train=TRAIN, test=TEST, ...)``) and the errors
+name the parameters, so a bad value stops the notebook at the top with a message saying what
+to change.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ._params import ParameterError
+
+__all__ = [
+    "ReportInputs",
+    "coverage",
+    "load_dataset",
+    "load_inputs",
+    "load_predictions",
+    "load_systems",
+    "prediction_coverage",
+    "run_card",
+]
+
+#: File names recognised in a folder that holds the analyst's own split.
+SPLIT_FILES = {
+    "train": ("train.csv", "train.parquet", "train.tsv"),
+    "test": ("test.csv", "test.parquet", "test.tsv"),
+    "items": ("movies.csv", "items.csv", "items.parquet"),
+}
+
+
+def load_dataset(name_or_path: str, *, seed: int = 0):
+    """Load the data a report runs on: ``"sample"``, a MovieLens name, or a path.
+
+    Parameters
+    ----------
+    name_or_path : str
+        ``"sample"`` for the embedded generator (:func:`evalkit.data.load_sample`), a MovieLens
+        release name (``"ml-latest-small"``), or a path to a release directory or zip.
+    seed : int, default 0
+        Seed of the sample generator (ignored for real data).
+
+    Returns
+    -------
+    evalkit.data.Dataset
+        ``ratings``, ``items`` and ``name``.
+    """
+    from ..data import load_movielens, load_sample
+
+    if name_or_path == "sample":
+        return load_sample(seed=seed)
+    return load_movielens(name_or_path)
+
+
+@dataclass(frozen=True, eq=False)
+class ReportInputs:
+    """The data of one report run.
+
+    Attributes
+    ----------
+    name : str
+        The dataset's name (a release name, ``"sample"``, or the analyst's file names).
+    ratings : pd.DataFrame
+        Every interaction: the dataset, or the analyst's train and test together.
+    items : pd.DataFrame or None
+        ``item_id, title, genres`` when the dataset or ``ITEMS`` has them, else None.
+    split : evalkit.split.Split or None
+        The train/test split: made by ``SPLIT``, or the analyst's own (``strategy="given"``);
+        None when the notebook asked for none.
+    files : dict
+        For each file the analyst gave (role -> info): its name, sha256 fingerprint and rows.
+    """
+
+    name: str
+    ratings: pd.DataFrame
+    items: pd.DataFrame | None
+    split: object | None = None
+    files: dict = field(default_factory=dict)
+
+    @property
+    def train(self) -> pd.DataFrame:
+        """Training interactions of the split."""
+        return self._split().train
+
+    @property
+    def test(self) -> pd.DataFrame:
+        """Test interactions of the split."""
+        return self._split().test
+
+    @property
+    def test_users(self) -> np.ndarray:
+        """Distinct test users, in order of first appearance."""
+        return self.test["user_id"].unique()
+
+    @property
+    def has_timestamps(self) -> bool:
+        """Whether the interactions carry a ``timestamp`` column."""
+        return "timestamp" in self.ratings.columns
+
+    @property
+    def has_ratings(self) -> bool:
+        """Whether the interactions carry a ``rating`` column (explicit feedback)."""
+        return "rating" in self.ratings.columns
+
+    def _split(self):
+        if self.split is None:
+            raise ValueError("ReportInputs: this report was loaded without a split "
+                             "(load_inputs(..., split=None)).")
+        return self.split
+
+
+def _read_items(path: Path) -> pd.DataFrame:
+    frame = pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
+    frame = frame.rename(columns={"movieId": "item_id", "itemId": "item_id", "item": "item_id"})
+    if "item_id" not in frame.columns:
+        raise ParameterError(
+            f"parameter ITEMS: '{path.name}' has no item id column (item_id or movieId); "
+            f"it has {', '.join(map(str, frame.columns))}."
+        )
+    genres = frame["genres"] if "genres" in frame.columns else pd.Series("", index=frame.index)
+    genres = genres.fillna("").astype(str).replace("(no genres listed)", "")
+    return pd.DataFrame({
+        "item_id": frame["item_id"],
+        "title": frame["title"].astype(str) if "title" in frame.columns else frame["item_id"].astype(str),
+        "genres": genres.str.split("|").map(lambda g: [x for x in g if x]),
+    })
+
+
+def _file_info(path: Path, frame: pd.DataFrame) -> dict:
+    from ..data import fingerprint
+
+    fp = fingerprint(frame)
+    return {"file": path.name, "sha256": fp["sha256"], "rows": fp["rows"],
+            "users": fp["users"], "items": fp["items"]}
+
+
+def _interactions_file(dataset: str) -> bool:
+    path = Path(dataset)
+    suffixes = [x.lower() for x in path.suffixes]
+    return path.is_file() and any(x in (".csv", ".tsv", ".parquet", ".pq") for x in suffixes)
+
+
+def _split_folder(path: Path) -> dict[str, Path] | None:
+    if not path.is_dir():
+        return None
+    found = {role: next((path / n for n in names if (path / n).is_file()), None)
+             for role, names in SPLIT_FILES.items()}
+    if found["train"] is None or found["test"] is None:
+        return None
+    return {role: p for role, p in found.items() if p is not None}
+
+
+def load_inputs(
+    dataset: str = "sample",
+    *,
+    train: str | os.PathLike | None = None,
+    test: str | os.PathLike | None = None,
+    items: str | os.PathLike | None = None,
+    split: str | None = "user_ratio",
+    test_fraction: float = 0.2,
+    seed: int = 0,
+) -> ReportInputs:
+    """Load a report's data and split it, or take the analyst's own split.
+
+    Parameters
+    ----------
+    dataset : str, default "sample"
+        ``DATASET``: ``"sample"``, a MovieLens release name, a release folder or zip, a
+        CSV/Parquet file of interactions (split by ``split``), or a folder holding the
+        analyst's own split (``train.csv`` and ``test.csv``, or ``.parquet``;
+        optionally ``movies.csv`` or ``items.csv``), which is used as given.
+    train, test : path, optional
+        ``TRAIN`` and ``TEST``: the analyst's own split (CSV or Parquet with the columns
+        :func:`evalkit.load_interactions` recognises). When given, ``dataset`` and ``split``
+        are not used and no split is made.
+    items : path, optional
+        ``ITEMS``: an item table (``item_id``/``movieId``, ``title``, ``genres`` separated by
+        ``|``) for diversity and titles. Default: the dataset's items, if it has any.
+    split : str or None, default "user_ratio"
+        ``SPLIT``: the strategy of :func:`evalkit.split.split_by`; None for no split.
+    test_fraction : float, default 0.2
+        ``TEST_FRACTION``.
+    seed : int, default 0
+        ``SEED``: of the sample generator and the split.
+
+    Returns
+    -------
+    ReportInputs
+
+    Raises
+    ------
+    ParameterError
+        When a temporal ``SPLIT`` meets data without timestamps, or ``ITEMS`` has no item id.
+    ValueError, TypeError
+        From the loaders, for unreadable files (naming the file).
+    """
+    from ..data import load_interactions
+    from ..split import Split, split_by
+
+    files: dict[str, dict] = {}
+    folder = _split_folder(Path(dataset)) if train is None and test is None else None
+    if folder is not None:
+        train, test = folder["train"], folder["test"]
+        items = items if items is not None else folder.get("items")
+    if train is not None and test is not None:
+        train_path, test_path = Path(train), Path(test)
+        train_frame, test_frame = load_interactions(train_path), load_interactions(test_path)
+        files["train"] = _file_info(train_path, train_frame)
+        files["test"] = _file_info(test_path, test_frame)
+        name = (Path(dataset).name if folder is not None
+                else f"{train_path.name} + {test_path.name}")
+        made = Split(train=train_frame, test=test_frame, info={
+            "strategy": "given", "params": {"train": train_path.name, "test": test_path.name},
+            "seed": None, "sizes": {"train": len(train_frame), "test": len(test_frame)},
+        })
+        ratings = pd.concat([train_frame, test_frame], ignore_index=True)
+        item_table = None
+    else:
+        if _interactions_file(dataset):
+            name, ratings, item_table = Path(dataset).name, load_interactions(dataset), None
+            files["dataset"] = _file_info(Path(dataset), ratings)
+        else:
+            data = load_dataset(dataset, seed=seed)
+            name, ratings, item_table = data.name, data.ratings, data.items
+        made = None
+        if split is not None:
+            if split in ("user_temporal", "global_temporal") and "timestamp" not in ratings:
+                raise ParameterError(
+                    f"parameter SPLIT={split!r} needs timestamps, and {name} has no timestamp "
+                    "column; choose SPLIT='user_ratio' or 'random', or give TRAIN and TEST."
+                )
+            made = split_by(ratings, split, test_fraction=test_fraction, rng=seed)
+    if items is not None:
+        items_path = Path(items)
+        item_table = _read_items(items_path)
+        files["items"] = {"file": items_path.name, "rows": len(item_table)}
+    return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=made,
+                        files=files)
+
+
+def load_systems(
+    inputs: ReportInputs,
+    *,
+    recs: Mapping[str, str | os.PathLike] | None = None,
+    baselines: Sequence[str] = (),
+    k: int = 10,
+    seed: int = 0,
+) -> dict[str, pd.DataFrame]:
+    """The recommendation lists a report evaluates: the analyst's files, then the baselines.
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        From :func:`load_inputs`, with a split.
+    recs : mapping of str to path, optional
+        ``RECS``: system name -> recommendations file, read with
+        :func:`evalkit.read_recommendations` (``rank`` and/or ``score``).
+    baselines : sequence of str
+        ``BASELINES``: names of :data:`evalkit.models.MODELS`, fitted on the training set
+        and asked for ``k`` items per test user.
+    k : int, default 10
+        ``K_MAX``: length of the baselines' lists. The analyst's lists are kept as given.
+    seed : int, default 0
+        ``SEED`` of the ``Random`` baseline.
+
+    Returns
+    -------
+    dict of str to pd.DataFrame
+        In the order: ``recs``, then ``baselines``. :func:`coverage` says which users each
+        list covers.
+    """
+    from ..models import recommend_all
+    from ..recs import read_recommendations
+
+    systems = {name: read_recommendations(path) for name, path in (recs or {}).items()}
+    if baselines:
+        systems.update(recommend_all(list(baselines), inputs.train, inputs.test_users, k=k,
+                                     rng=seed))
+    return systems
+
+
+def _user_counts(truth_users: np.ndarray, list_users: np.ndarray) -> dict[str, int]:
+    in_test = np.isin(list_users, truth_users)
+    return {
+        "test users": int(len(truth_users)),
+        "with a list": int(in_test.sum()),
+        "without a list (score 0)": int(len(truth_users) - in_test.sum()),
+        "only in the list (ignored)": int((~in_test).sum()),
+    }
+
+
+def coverage(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame) -> pd.DataFrame:
+    """Which test users each system's lists cover, and how long the lists are.
+
+    A test user without a list scores 0 on every ranking metric; a user who has a list but
+    no test interaction is not evaluated. Both are counted here, per system, so that nobody
+    is dropped without saying so.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per system: ``test users``, ``with a list``, ``without a list (score 0)``,
+        ``only in the list (ignored)``, and the shortest, median and longest list.
+
+    Examples
+    --------
+    >>> test = pd.DataFrame({"user_id": [1, 2], "item_id": [5, 6]})
+    >>> recs = pd.DataFrame({"user_id": [1, 3], "item_id": [5, 5], "rank": [1, 1]})
+    >>> coverage({"mine": recs}, test).iloc[0].tolist()
+    [2, 1, 1, 1, 1, 1, 1]
+    """
+    truth_users = pd.unique(test["user_id"])
+    rows = {}
+    for name, recs in systems.items():
+        lengths = recs.groupby("user_id", sort=False).size()
+        rows[name] = _user_counts(truth_users, lengths.index.to_numpy()) | {
+            "shortest list": int(lengths.min()) if len(lengths) else 0,
+            "median list": int(lengths.median()) if len(lengths) else 0,
+            "longest list": int(lengths.max()) if len(lengths) else 0,
+        }
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "system"
+    return out
+
+
+def load_predictions(
+    inputs: ReportInputs,
+    *,
+    predictions: Mapping[str, str | os.PathLike] | None = None,
+    baselines: Sequence[str] = (),
+) -> dict[str, pd.DataFrame]:
+    """The rating predictions a report evaluates: the analyst's files, then the baselines.
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        From :func:`load_inputs`, with a split and ratings.
+    predictions : mapping of str to path, optional
+        ``PREDICTIONS``: system name -> file with ``user_id``, ``item_id`` and ``prediction``
+        (or ``score``/``pred``).
+    baselines : sequence of str
+        ``RATING_BASELINES``: names of :data:`evalkit.models.RATING_BASELINES`, fitted on the
+        training set and asked for every test pair.
+
+    Returns
+    -------
+    dict of str to pd.DataFrame
+        ``user_id, item_id, prediction`` by system name.
+    """
+    from ..data import load_interactions
+    from ..models import predict_ratings
+
+    if not inputs.has_ratings:
+        raise ParameterError(
+            f"rating prediction needs ratings, and {inputs.name} has no rating column; "
+            "this report needs explicit ratings (DATASET, or TRAIN/TEST with a rating column)."
+        )
+    out: dict[str, pd.DataFrame] = {}
+    for name, path in (predictions or {}).items():
+        frame = load_interactions(path)
+        column = next((c for c in ("prediction", "score", "pred") if c in frame.columns), None)
+        if column is None:
+            raise ParameterError(
+                f"parameter PREDICTIONS[{name!r}]: '{Path(path).name}' has no prediction column "
+                f"(prediction, score or pred); it has {', '.join(map(str, frame.columns))}."
+            )
+        out[name] = pd.DataFrame({"user_id": frame["user_id"], "item_id": frame["item_id"],
+                                  "prediction": pd.to_numeric(frame[column], errors="raise")})
+    if baselines:
+        fitted = predict_ratings(inputs.train, inputs.test[["user_id", "item_id"]])
+        out.update({name: fitted[name] for name in baselines})
+    return out
+
+
+def prediction_coverage(predictions: Mapping[str, pd.DataFrame], test: pd.DataFrame) -> pd.DataFrame:
+    """Which test ratings each system predicts: the rest are left out of its errors, counted.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per system: ``test ratings``, ``predicted``, ``without a prediction (left out)``,
+        ``predictions not in test (ignored)``.
+    """
+    keys = pd.MultiIndex.from_frame(test[["user_id", "item_id"]])
+    rows = {}
+    for name, frame in predictions.items():
+        given = pd.MultiIndex.from_frame(frame[["user_id", "item_id"]])
+        hit = keys.isin(given)
+        rows[name] = {
+            "test ratings": len(keys),
+            "predicted": int(hit.sum()),
+            "without a prediction (left out)": int((~hit).sum()),
+            "predictions not in test (ignored)": int((~given.isin(keys)).sum()),
+        }
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "system"
+    return out
+
+
+def run_card(
+    inputs: ReportInputs,
+    *,
+    seed: int | None = None,
+    definitions: Mapping | None = None,
+    systems: Mapping[str, str | os.PathLike] | Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """A two-column table stating what a report was computed on.
+
+    Lists the dataset and its fingerprint (sha256 of the ratings, rows, users, items), the
+    analyst's files with their fingerprints, the split, the seed, the systems, evalkit's
+    version and the metric definitions, so every report says exactly what its numbers mean.
+
+    Parameters
+    ----------
+    inputs : ReportInputs or evalkit.data.Dataset
+        What the report loaded.
+    seed : int, optional
+        The seed used.
+    definitions : mapping, optional
+        Metric definitions (``Evaluation.definitions``) or other settings to state.
+    systems : mapping or sequence, optional
+        The systems evaluated: a mapping of the analyst's system names to their files, or
+        names (baselines).
+    """
+    from ..data import fingerprint
+
+    fp = fingerprint(inputs.ratings)
+    rows: list[tuple[str, object]] = [
+        ("dataset", inputs.name),
+        ("ratings sha256", fp["sha256"]),
+        ("rows / users / items", f"{fp['rows']:,} / {fp['users']:,} / {fp['items']:,}"),
+    ]
+    for role, info in getattr(inputs, "files", {}).items():
+        rows.append((f"{role} file", f"{info['file']} ({info['rows']:,} rows)"))
+        if "sha256" in info:
+            rows.append((f"{role} sha256", info["sha256"]))
+    split = getattr(inputs, "split", None)
+    if split is not None:
+        info = split.info
+        params = dict(info.get("params", {}))
+        if info.get("seed") is not None:
+            params["seed"] = info["seed"]
+        described = ", ".join(f"{k}={v}" for k, v in params.items())
+        rows.append(("split", f"{info.get('strategy', '?')} ({described})"))
+        rows.append(("train / test rows", f"{len(split.train):,} / {len(split.test):,}"))
+    if seed is not None:
+        rows.append(("seed", seed))
+    if isinstance(systems, Mapping):
+        for name, path in systems.items():
+            rows.append((f"system: {name}", f"file {Path(path).name}"))
+    elif systems:
+        rows.append(("baselines", ", ".join(systems)))
+    rows.append(("evalkit version", __version__))
+    for key, value in (definitions or {}).items():
+        rows.append((f"definition: {key}", value))
+    return pd.DataFrame(rows, columns=["item", "value"]).set_index("item")

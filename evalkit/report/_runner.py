@@ -1,0 +1,421 @@
+"""Run the parameterized notebooks with papermill and render them to HTML with nbconvert.
+
+``make report`` (or ``evalkit report``) calls :func:`run_reports`; inside the notebooks,
+:func:`write_headline` saves the headline numbers that ``index.html`` collects.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from .. import __version__
+from .._io import atomic_write_text
+from ..data.download import MOVIELENS_NAMES
+from ._params import PARAMETERS, ParameterError, check_parameters
+
+__all__ = [
+    "ReportError",
+    "find_notebooks",
+    "list_parameters",
+    "notebook_parameters",
+    "read_headlines",
+    "run_reports",
+    "tidy_notebooks",
+    "write_headline",
+]
+
+PROJECT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+#: Parameters whose values are paths (or mappings of names to paths): the runner makes them
+#: absolute, since the notebooks run in their own directory.
+PATH_PARAMETERS = ("TRAIN", "TEST", "ITEMS", "RECS", "PREDICTIONS")
+
+
+class ReportError(RuntimeError):
+    """A notebook failed while running; the message names the notebook and the cell."""
+
+
+def write_headline(path: str | os.PathLike | None, numbers: Mapping[str, object]) -> pd.DataFrame:
+    """Write a notebook's headline numbers to JSON (atomically) when ``path`` is given.
+
+    ``path`` is the ``HEADLINE_PATH`` parameter: the report runner sets it to a file in its
+    output folder; a notebook run by hand leaves it None and writes nothing. Floats are
+    rounded to 6 significant digits so the file is stable across platforms.
+
+    Returns
+    -------
+    pd.DataFrame
+        The numbers as written, one row each (``value``), for the notebook to show.
+    """
+    clean = {str(k): _jsonable(v) for k, v in numbers.items()}
+    if path is not None:
+        atomic_write_text(path, json.dumps(clean, indent=2, sort_keys=True) + "\n")
+    shown = {k: v for k, v in clean.items() if not isinstance(v, (dict, list))}
+    return pd.DataFrame({"value": pd.Series(shown, dtype=object)}).rename_axis("headline")
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    return value
+
+
+def find_notebooks(directory: str | os.PathLike | None = None) -> list[Path]:
+    """The notebooks a report run executes: ``*.ipynb`` in ``directory``, sorted by name."""
+    directory = Path(directory) if directory is not None else PROJECT_NOTEBOOKS
+    return sorted(p for p in directory.glob("*.ipynb") if not p.name.startswith("."))
+
+
+def tidy_notebooks(directory: str | os.PathLike | None = None) -> list[Path]:
+    """Drop per-run execution timestamps from the cell metadata of the committed notebooks.
+
+    ``make notebooks`` calls this after re-executing them, so that a diff shows only what
+    changed in the outputs.
+    """
+    import nbformat
+
+    tidied = []
+    for path in find_notebooks(directory):
+        nb = nbformat.read(path, as_version=4)
+        changed = False
+        for cell in nb.cells:
+            if "execution" in cell.metadata:
+                del cell.metadata["execution"]
+                changed = True
+        if changed:
+            atomic_write_text(path, nbformat.writes(nb) + "\n")
+            tidied.append(path)
+    return tidied
+
+
+def read_headlines(out: str | os.PathLike) -> dict[str, dict]:
+    """Headline JSON files written by the notebooks into ``out``, by notebook stem."""
+    return {
+        p.stem: json.loads(p.read_text())
+        for p in sorted(Path(out).glob("*.json"))
+    }
+
+
+def _render_html(notebook: Path, target: Path, *, show_code: bool) -> None:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="lab")
+    exporter.exclude_input = not show_code
+    exporter.exclude_input_prompt = True
+    exporter.exclude_output_prompt = True
+    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    atomic_write_text(target, body)
+
+
+def _index_html(out: Path, entries: list[tuple[str, str]], data: str,
+                params: Mapping[str, object]) -> str:
+    headlines = read_headlines(out)
+    systems = [f"{html.escape(n)} ({html.escape(Path(p).name)})"
+               for n, p in (params.get("RECS") or {}).items()]
+    systems += [html.escape(n) for n in params.get("BASELINES") or []]
+    given = "".join(f" &middot; {role.lower()}: <b>{html.escape(Path(params[role]).name)}</b>"
+                    for role in ("TRAIN", "TEST") if params.get(role))
+    rows = []
+    for stem, title in entries:
+        numbers = headlines.get(stem, {})
+        shown = ", ".join(
+            f"{html.escape(k)} = {html.escape(str(v))}"
+            for k, v in numbers.items() if not isinstance(v, (dict, list))
+        )
+        rows.append(
+            f"<tr><td><a href='{html.escape(stem)}.html'>{html.escape(title)}</a></td>"
+            f"<td>{shown}</td></tr>"
+        )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>evalkit reports</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222; }}
+table {{ border-collapse: collapse; width: 100%; }}
+td, th {{ border-bottom: 1px solid #ddd; padding: .5rem; text-align: left; vertical-align: top; }}
+th {{ background: #f4f4f4; }} a {{ color: #0b5cad; font-weight: 600; }}
+</style></head><body>
+<h1>evalkit reports</h1>
+<p>Dataset: <b>{html.escape(data)}</b>{given} &middot; evalkit {__version__}.
+Each report states its dataset fingerprint, split, seed and metric definitions.</p>
+{f"<p>Systems: {', '.join(systems)}.</p>" if systems else ""}
+<table><thead><tr><th>Report</th><th>Headline numbers</th></tr></thead>
+<tbody>{''.join(rows)}</tbody></table></body></html>
+"""
+
+
+def _title(notebook: Path) -> str:
+    nb = json.loads(notebook.read_text())
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            for line in "".join(cell.get("source", [])).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return notebook.stem
+
+
+def notebook_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
+    """The parameters a notebook declares, as ``papermill --help-notebook`` reads them.
+
+    Returns
+    -------
+    dict
+        By parameter name: ``type``, ``default`` (the source text) and ``meaning`` (the
+        comment in the ``parameters`` cell).
+    """
+    import papermill as pm
+
+    found = pm.inspect_notebook(str(notebook))
+    return {
+        name: {"type": p["inferred_type_name"], "default": p["default"], "meaning": p["help"]}
+        for name, p in found.items()
+    }
+
+
+def list_parameters(notebooks: str | os.PathLike | None = None) -> pd.DataFrame:
+    """Every parameter of the report notebooks: type, default, meaning and which notebooks.
+
+    What ``evalkit report --list-parameters`` prints. A parameter whose default differs
+    between notebooks lists each default with its notebooks.
+    """
+    rows: dict[str, dict] = {}
+    for path in find_notebooks(notebooks):
+        for name, p in notebook_parameters(path).items():
+            row = rows.setdefault(name, {"type": p["type"], "meaning": p["meaning"],
+                                         "defaults": {}, "notebooks": []})
+            row["defaults"].setdefault(p["default"], []).append(path.stem[:2])
+            row["notebooks"].append(path.stem[:2])
+    table = pd.DataFrame.from_dict({
+        name: {
+            "type": row["type"],
+            "default": row["defaults"] and (
+                next(iter(row["defaults"])) if len(row["defaults"]) == 1 else "; ".join(
+                    f"{d} ({', '.join(nbs)})" for d, nbs in row["defaults"].items())),
+            "meaning": row["meaning"],
+            "notebooks": ", ".join(row["notebooks"]),
+        }
+        for name, row in rows.items()
+    }, orient="index")
+    table.index.name = "parameter"
+    return table
+
+
+def _absolute(value: object) -> object:
+    if isinstance(value, Mapping):
+        return {k: _absolute(v) for k, v in value.items()}
+    if isinstance(value, (str, os.PathLike)) and str(value):
+        return str(Path(value).expanduser().resolve())
+    return value
+
+
+def _resolve_parameters(data: str, parameters: Mapping[str, object]) -> dict[str, object]:
+    """Check the parameters once, before any notebook runs, and make paths absolute."""
+    unknown = sorted(set(parameters) - set(PARAMETERS))
+    if unknown:
+        raise ParameterError(
+            f"run_reports: unknown parameter(s) {', '.join(unknown)}; the notebooks take "
+            f"{', '.join(sorted(PARAMETERS))} (evalkit report --list-parameters)."
+        )
+    if "DATASET" in parameters or "HEADLINE_PATH" in parameters:
+        raise ParameterError("run_reports: pass the dataset as 'data' and the output folder as "
+                             "'out'; DATASET and HEADLINE_PATH are set by the runner.")
+    params = dict(parameters)
+    check_parameters(DATASET=data, **params)
+    for name in PATH_PARAMETERS:
+        if params.get(name) is not None:
+            params[name] = _absolute(params[name])
+    # notebooks run in their own directory: a relative data path must not change meaning
+    # (a release name always means the release, even beside a folder of that name)
+    if data != "sample" and data not in MOVIELENS_NAMES and Path(data).exists():
+        data = str(Path(data).resolve())
+    return {"DATASET": data, **params}
+
+
+class _Lock:
+    """An exclusive lock on an output folder: a second run into it is refused, not mixed."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / ".evalkit-report.lock"
+
+    def __enter__(self) -> _Lock:
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            holder = self.path.read_text().strip() if self.path.exists() else ""
+            if holder.isdigit() and not _alive(int(holder)):
+                self.path.unlink(missing_ok=True)  # left by a run that was killed
+                return self.__enter__()
+            raise ReportError(
+                f"run_reports: another report run (process {holder or '?'}) is writing to "
+                f"'{self.path.parent}'; wait for it, or choose another 'out'."
+            ) from None
+        with os.fdopen(fd, "w") as handle:
+            handle.write(str(os.getpid()))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+_MANIFEST = ".evalkit-report.json"
+
+
+def _publish(staging: Path, out: Path, names: list[str]) -> None:
+    """Move the finished run from ``staging`` into ``out``, index last; drop the files of an
+    earlier run that this one did not write."""
+    manifest = out / _MANIFEST
+    earlier = json.loads(manifest.read_text()).get("files", []) if manifest.exists() else []
+    for name in sorted(names, key=lambda n: n == "index.html"):
+        os.replace(staging / name, out / name)
+    for name in set(earlier) - set(names):
+        (out / name).unlink(missing_ok=True)
+    atomic_write_text(manifest, json.dumps({"files": sorted(names)}, indent=1) + "\n")
+
+
+def run_reports(
+    data: str = "sample",
+    *,
+    out: str | os.PathLike = "reports",
+    notebooks: str | os.PathLike | None = None,
+    parameters: Mapping[str, object] | None = None,
+    show_code: bool = False,
+    progress: bool = True,
+) -> list[Path]:
+    """Run every notebook on ``data`` and render each to HTML in ``out``, plus an index.
+
+    Parameters
+    ----------
+    data : str, default "sample"
+        The ``DATASET`` parameter: ``"sample"``, a MovieLens release name, a path to a release
+        folder or zip, or a folder holding your own ``train.csv`` and ``test.csv``.
+    out : path, default "reports"
+        Output folder: executed notebooks (``.ipynb``), HTML reports, headline JSON files and
+        ``index.html``.
+    notebooks : path, optional
+        Directory of notebooks; default: the project's ``notebooks/``.
+    parameters : dict, optional
+        Notebook parameters (see :func:`list_parameters`), e.g.
+        ``{"TRAIN": "train.csv", "TEST": "test.csv", "RECS": {"mine": "recs.parquet"}}``.
+        They are checked before any notebook runs; each notebook receives those it declares.
+        Relative paths are taken from the current directory.
+    show_code : bool, default False
+        Keep the code cells in the HTML (the environment variable ``EVALKIT_SHOW_CODE=1``
+        does the same).
+    progress : bool, default True
+        Show a progress bar across notebooks.
+
+    Returns
+    -------
+    list of Path
+        The HTML reports written, index last.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown parameter or a bad value, before anything runs.
+    ReportError
+        When a notebook fails (naming the notebook and the cell; the partly executed
+        notebooks are kept in ``out/.failed``), when the notebooks folder holds no notebook,
+        or when another run holds ``out``.
+
+    Notes
+    -----
+    The run writes into a staging folder inside ``out`` and moves its files into place only
+    when every notebook has succeeded, the index last: a failed or interrupted run leaves the
+    previous reports whole. A lock file refuses a second run into the same
+    ``out`` while one is running.
+    """
+    params = _resolve_parameters(data, parameters or {})
+    found = find_notebooks(notebooks)
+    if not found:
+        where = notebooks or PROJECT_NOTEBOOKS
+        raise ReportError(f"run_reports: no notebooks (*.ipynb) in '{where}'; nothing to run.")
+    declared = {path: notebook_parameters(path) for path in found}
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    show_code = show_code or os.environ.get("EVALKIT_SHOW_CODE", "") not in ("", "0")
+    with _Lock(out):
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
+        try:
+            names = _run_all(found, declared, params, staging, out, show_code=show_code,
+                             progress=progress, data=data)
+        except ReportError:
+            failed = out / ".failed"
+            shutil.rmtree(failed, ignore_errors=True)
+            os.replace(staging, failed)
+            raise
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        _publish(staging, out, names)
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out / n for n in names if n.endswith(".html") and n != "index.html"] + [
+        out / "index.html"]
+
+
+def _run_all(found: list[Path], declared: dict, params: dict, staging: Path, out: Path, *,
+             show_code: bool, progress: bool, data: str) -> list[str]:
+    import papermill as pm
+    from tqdm import tqdm
+
+    names: list[str] = []
+    entries: list[tuple[str, str]] = []
+    bar = tqdm(found, desc="notebooks", unit="nb", disable=not progress)
+    for notebook in bar:
+        bar.set_postfix_str(notebook.name)
+        executed = staging / notebook.name
+        given = {"HEADLINE_PATH": str(staging / f"{notebook.stem}.json"), **params}
+        given = {k: v for k, v in given.items() if k in declared[notebook]}
+        try:
+            pm.execute_notebook(
+                str(notebook), str(executed), parameters=given, cwd=str(notebook.parent),
+                progress_bar=False, kernel_name="python3", log_output=False,
+                # the kernel's own start-up notices would interleave with the progress bar
+                extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            )
+        except pm.PapermillExecutionError as error:
+            first_line = (error.source or "").strip().splitlines()[:1]
+            raise ReportError(
+                f"run_reports: notebook {notebook.name} failed in cell {error.exec_count} "
+                f"[{first_line[0] if first_line else ''}] ({error.ename}: {error.evalue}); "
+                f"the partly executed notebook is kept at {out / '.failed' / notebook.name}; "
+                f"the reports in {out} are unchanged."
+            ) from None
+        _render_html(executed, staging / f"{notebook.stem}.html", show_code=show_code)
+        names += [notebook.name, f"{notebook.stem}.html"]
+        if (staging / f"{notebook.stem}.json").exists():
+            names.append(f"{notebook.stem}.json")
+        entries.append((notebook.stem, _title(notebook)))
+    atomic_write_text(staging / "index.html",
+                      _index_html(staging, entries, _shown_name(data), params))
+    names.append("index.html")
+    return names
+
+
+def _shown_name(data: str) -> str:
+    """The dataset as the index names it: a release name or a file or folder name, never a
+    full path."""
+    return data if data == "sample" or data in MOVIELENS_NAMES else Path(data).name

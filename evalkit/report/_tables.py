@@ -1,0 +1,310 @@
+"""Tables the notebooks show, one call each, for any number of systems.
+
+Each function takes the systems of a report (name -> frame) and returns one table with a row
+or a column per system, so that a notebook cell is one call whatever the analyst passed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._params import ParameterError
+
+__all__ = [
+    "beyond_table",
+    "compare_systems",
+    "cross_validate_baselines",
+    "significance_headline",
+    "test_users_by_activity",
+    "confusion_table",
+    "correlation_table",
+    "evaluate_systems",
+    "make_splits",
+    "predicted_rows",
+    "md",
+    "rating_error_table",
+    "summary_table",
+    "threshold_table",
+    "tie_table",
+    "topk_confusion_table",
+]
+
+
+def md(text: str):
+    """Markdown for a notebook cell's output: prose written from the values in use."""
+    from IPython.display import Markdown
+
+    return Markdown(text)
+
+
+def make_splits(inputs, strategies: Sequence[str], *, test_fraction: float = 0.2,
+                seed: int = 0) -> dict:
+    """The splits the splitting report compares: the analyst's own (``"given"``), if any,
+    then one per strategy in ``strategies`` (``STRATEGIES``).
+
+    Raises
+    ------
+    ParameterError
+        When there is nothing to compare, or a temporal strategy meets data without
+        timestamps.
+    """
+    from ..split import split_by
+
+    splits = {} if inputs.split is None else {"given": inputs.split}
+    temporal = [s for s in strategies if s in ("user_temporal", "global_temporal")]
+    if temporal and not inputs.has_timestamps:
+        raise ParameterError(
+            f"parameter STRATEGIES names {', '.join(temporal)}, which need timestamps, and "
+            f"{inputs.name} has no timestamp column; remove them from STRATEGIES."
+        )
+    for name in strategies:
+        splits[name] = split_by(inputs.ratings, name, test_fraction=test_fraction, rng=seed)
+    if not splits:
+        raise ParameterError("parameter STRATEGIES is empty and no TRAIN/TEST is given: "
+                             "there is no split to show.")
+    return splits
+
+
+def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
+                     k: Sequence[int], threshold: float | None = 4.0,
+                     curves: int | None = None, seed: int = 0) -> dict:
+    """:func:`evalkit.evaluate` for every system, with the same cutoffs, threshold and seed.
+
+    Tie warnings are not shown here: the tie table reports them per system.
+    """
+    from ..evaluate import evaluate
+    from ..metrics import TieWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        return {name: evaluate(test, recs, k=list(k), threshold=threshold, rng=seed,
+                               curves=curves) for name, recs in systems.items()}
+
+
+def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.DataFrame:
+    """One compact table: ``mean [low, high]`` per metric (rows) and system (columns), then
+    the users each mean is over.
+
+    The best mean of each row is marked with ``*`` (higher is better for every ranking
+    metric); when the best system's interval overlaps another's, the mark means little, and
+    the comparison report tests the difference.
+    """
+    cells, users = {}, {}
+    for name, ev in evaluations.items():
+        s = ev.summary
+        labels = [f"{lab}@{int(k)}" if pd.notna(k) else lab for lab, k in zip(s["label"], s["k"])]
+        fmt = f"{{:.{digits}f}} [{{:.{digits}f}}, {{:.{digits}f}}]"
+        cells[name] = pd.Series([fmt.format(m, lo, hi) for m, lo, hi in
+                                 zip(s["mean"], s["ci_low"], s["ci_high"])], index=labels)
+        cells[name + "\0mean"] = pd.Series(s["mean"].to_numpy(), index=labels)
+        users[name] = pd.Series(s["n_users"].to_numpy(), index=labels)
+    means = pd.DataFrame({n: cells[n + "\0mean"] for n in evaluations})
+    table = pd.DataFrame({n: cells[n] for n in evaluations})
+    if len(evaluations) > 1:
+        best = means.fillna(-np.inf).to_numpy().argmax(axis=1)
+        for row, col in enumerate(best):
+            if np.isfinite(means.iat[row, col]):
+                table.iat[row, col] = table.iat[row, col] + " *"
+    counts = pd.DataFrame(users)
+    same = counts.nunique(axis=1).eq(1)
+    table["users"] = [str(counts.iloc[i, 0]) if same.iloc[i] else
+                      " / ".join(map(str, counts.iloc[i])) for i in range(len(counts))]
+    table.index.name = "metric"
+    return table
+
+
+def tie_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int,
+              threshold: float | None = 4.0) -> pd.DataFrame | None:
+    """:func:`evalkit.metrics.tables.tie_report` for every system that ranks by score.
+
+    A system whose file gives ranks has no ties to resolve and is left out; None when no
+    system has scores.
+    """
+    from ..metrics.tables import tie_report
+
+    reports = {}
+    for name, recs in systems.items():
+        if "score" not in recs.columns:
+            continue
+        reports[name] = tie_report(test, recs.drop(columns=["rank"], errors="ignore"), k=k,
+                                   threshold=threshold)
+    if not reports:
+        return None
+    return pd.concat(reports, names=["system", "ties"])
+
+
+def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """MAE and RMSE over all predicted test ratings (micro) and per user (macro), by system.
+
+    Test ratings a system does not predict are left out of its errors (the coverage table
+    counts them).
+    """
+    from ..metrics import mae, rmse
+
+    rows = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for name, p in predictions.items():
+            rows[name] = {
+                "MAE": mae(test, p, missing="drop"), "RMSE": rmse(test, p, missing="drop"),
+                "MAE per user": mae(test, p, average="user", missing="drop"),
+                "RMSE per user": rmse(test, p, average="user", missing="drop"),
+            }
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "system"
+    return out
+
+
+def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Mean per-user Spearman and Kendall tau-b, and global FCP, by system.
+
+    A system that predicts one value per user (such as the global mean) orders nothing: its
+    correlations are undefined for every user and show as NaN.
+    """
+    from ..metrics import fcp_global, kendall, spearman
+
+    rows = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name, p in predictions.items():
+            rows[name] = {"Spearman": spearman(test, p, missing="drop").mean(),
+                          "Kendall tau-b": kendall(test, p, missing="drop").mean(),
+                          "FCP": fcp_global(test, p, missing="drop")}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "system"
+    return out
+
+
+def predicted_rows(test: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """The test rows that ``predictions`` has a prediction for (what its errors are over)."""
+    keys = pd.MultiIndex.from_frame(predictions[["user_id", "item_id"]])
+    return test[pd.MultiIndex.from_frame(test[["user_id", "item_id"]]).isin(keys)]
+
+
+def confusion_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                    threshold: float) -> pd.DataFrame:
+    """Confusion counts, precision, recall and F1 at ``threshold``, one row per system, over
+    the test ratings each system predicts."""
+    return threshold_table(test, predictions, thresholds=[threshold]).droplevel("threshold")
+
+
+def threshold_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                    thresholds: Sequence[float]) -> pd.DataFrame:
+    """:func:`evalkit.metrics.tables.classification_by_threshold` for every system."""
+    from ..metrics.tables import classification_by_threshold
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return pd.concat({name: classification_by_threshold(predicted_rows(test, p), p,
+                                                             thresholds=thresholds)
+                          for name, p in predictions.items()}, names=["system"])
+
+
+def topk_confusion_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int,
+                         threshold: float | None) -> pd.DataFrame:
+    """Confusion counts with each user's top-k list as the predicted-relevant items, and the
+    precision and recall they give, one row per system."""
+    from ..metrics import confusion_at_k
+
+    rows = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for name, recs in systems.items():
+            c = confusion_at_k(test, recs, k=k, threshold=threshold)
+            tp, fp, fn = (int(c[x]) for x in ("TP", "FP", "FN"))
+            rows[name] = {**{x: int(c[x]) for x in c.index},
+                          "precision": tp / (tp + fp) if tp + fp else np.nan,
+                          "recall": tp / (tp + fn) if tp + fn else np.nan}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "system"
+    return out
+
+
+def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
+                 threshold: float | None) -> pd.DataFrame:
+    """Every beyond-accuracy metric of each system's top-k lists, one row per system.
+
+    Intra-list diversity needs item genres: without an item table (``ITEMS``) it is NaN.
+    """
+    from ..metrics.tables import beyond_accuracy
+
+    items = inputs.items
+    if items is None:
+        items = pd.DataFrame({"item_id": pd.unique(inputs.ratings["item_id"])}).assign(
+            genres=lambda f: [[]] * len(f))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out = pd.DataFrame({name: beyond_accuracy(inputs.test, recs, train=inputs.train,
+                                                  items=items, k=k, threshold=threshold)
+                            for name, recs in systems.items()}).T
+    if inputs.items is None:
+        out["intra_list_diversity"] = np.nan
+    out.index.name = "system"
+    return out
+
+
+def test_users_by_activity(splits: Mapping[str, object]) -> pd.DataFrame:
+    """Test users by their number of training interactions (activity bins), one column per
+    split."""
+    from ..segments import user_activity_bins
+
+    return pd.DataFrame({
+        name: user_activity_bins(split.train, users=split.test["user_id"].unique())
+        .value_counts().sort_index()
+        for name, split in splits.items()
+    }).fillna(0).astype(int)
+
+
+def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *, folds: int,
+                             k: Sequence[int], metrics: Sequence[str],
+                             threshold: float | None = 4.0, seed: int = 0) -> pd.DataFrame:
+    """:func:`evalkit.cross_validate` of every named baseline (default hyperparameters),
+    one block of rows per baseline; an empty table when none is named."""
+    from ..compare import cross_validate
+    from ..models import MODELS
+
+    if not baselines:
+        return pd.DataFrame()
+
+    def factory(name: str):
+        return (lambda: MODELS[name](rng=seed)) if name == "Random" else MODELS[name]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return pd.concat({
+            name: cross_validate(factory(name), ratings, folds=folds, k=list(k),
+                                 metrics=list(metrics), threshold=threshold, progress=False,
+                                 rng=seed).summary
+            for name in baselines
+        }, names=["system"])
+
+
+def compare_systems(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame, *,
+                    reference: str | None, k: Sequence[int], metrics: Sequence[str],
+                    threshold: float | None, alpha: float, seed: int = 0) -> pd.DataFrame | None:
+    """:func:`evalkit.compare` of every system with ``reference`` (default: the first);
+    None with a single system."""
+    from ..compare import compare
+
+    if len(systems) < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return compare(systems, test, baseline=reference, k=list(k), metrics=list(metrics),
+                       threshold=threshold, alpha=alpha, rng=seed)
+
+
+def significance_headline(table: pd.DataFrame | None) -> dict[str, bool]:
+    """``{"<system> <metric@k> significant": bool}`` for every compared row of a
+    :func:`compare_systems` table (empty for None)."""
+    if table is None:
+        return {}
+    compared = table[table["diff"].notna()]
+    return {f"{s} {c} significant": bool(v)
+            for s, c, v in zip(compared["system"], compared["column"], compared["significant"])}

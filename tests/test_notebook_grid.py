@@ -1,0 +1,325 @@
+"""Every notebook under a grid of parameter values, as an analyst would pass them.
+
+Each run either succeeds, and then its headline numbers equal direct calls of evalkit on the
+same input, or stops in its first cell (the one after the parameters) with an error naming
+the parameter. The inputs are the committed example in ``data/example`` and files derived
+from it: recommendations with ranks only, with tied scores, a system that never hits,
+implicit data without ratings, data without timestamps.
+
+The runs share one warm kernel per test worker (its namespace reset before each notebook),
+so that a run costs the notebook's work rather than a kernel start and the imports; the
+report tests run the notebooks in fresh kernels.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalkit as ek
+from evalkit.report import find_notebooks, notebook_parameters
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+NOTEBOOKS = {p.stem[:2]: p for p in find_notebooks()}
+
+
+@pytest.fixture(scope="session")
+def files(tmp_path_factory) -> dict[str, str]:
+    """The analyst's files: the example split and variants of it."""
+    d = tmp_path_factory.mktemp("own")
+    train = pd.read_csv(EXAMPLE / "train.csv")
+    test = pd.read_csv(EXAMPLE / "test.csv")
+    recs = pd.read_csv(EXAMPLE / "recs.csv")
+    out = {"folder": str(EXAMPLE), "movies": str(EXAMPLE / "movies.csv"), "recs": str(EXAMPLE / "recs.csv"),
+           "train": str(EXAMPLE / "train.csv"), "test": str(EXAMPLE / "test.csv")}
+
+    def write(name: str, frame: pd.DataFrame) -> None:
+        frame.to_csv(d / f"{name}.csv", index=False)
+        out[name] = str(d / f"{name}.csv")
+
+    write("ranks", recs.drop(columns="score"))
+    write("ties", recs.drop(columns="rank").assign(score=recs["score"].round(1)))
+    write("nohits", recs.assign(item_id=recs["item_id"] + 10**6))
+    write("interactions", pd.concat([train, test]).rename(columns={"user_id": "userId"}))
+    write("notime", pd.concat([train, test]).drop(columns="timestamp"))
+    write("implicit_train", train.drop(columns=["rating"]))
+    write("implicit_test", test.drop(columns=["rating"]))
+    preds = ek.models.predict_ratings(train, test)["item bias"]
+    write("preds", preds.iloc[::2].rename(columns={"prediction": "score"}))  # half the pairs
+    return out
+
+
+def _sets(f: dict[str, str]) -> dict[str, dict]:
+    own = {"TRAIN": f["train"], "TEST": f["test"]}
+    return {
+        "own folder, my system beside the baselines": {
+            "DATASET": f["folder"], "RECS": {"mine": f["recs"]},
+            "PREDICTIONS": {"mine": f["preds"]}, "K_MAX": 20, "FOLDS": 2,
+        },
+        "own files, no baselines, ranks only, ties, no hits, k past the lists": {
+            **own, "RECS": {"ranks": f["ranks"], "ties": f["ties"], "nohits": f["nohits"]},
+            "BASELINES": [], "PREDICTIONS": {"mine": f["preds"]}, "RATING_BASELINES": [],
+            "K_VALUES": [1, 3, 25], "K": 3, "K_MAX": 30, "METRIC": "recall",
+            "METRICS": ["recall", "ndcg"], "THRESHOLDS": [4.0],
+        },
+        "one baseline, temporal split of an interactions file": {
+            "DATASET": f["interactions"], "SPLIT": "user_temporal", "BASELINES": ["MostPopular"],
+            "RATING_BASELINES": ["user + item bias"], "STRATEGIES": ["user_temporal"],
+            "K_VALUES": [20], "K": 20, "K_MAX": 20, "FOLDS": 2, "SEED": 3, "THRESHOLD": 3.5,
+        },
+        "implicit data, every test item relevant": {
+            "TRAIN": f["implicit_train"], "TEST": f["implicit_test"],
+            "RECS": {"mine": f["recs"]}, "BASELINES": ["MostPopular"], "THRESHOLD": None,
+            "K_MAX": 20, "FOLDS": 2,
+        },
+        "no timestamps, temporal split asked": {
+            "DATASET": f["notime"], "SPLIT": "global_temporal",
+            "STRATEGIES": ["random", "global_temporal"], "BASELINES": ["MostPopular"],
+        },
+        "no timestamps, random split, reference system": {
+            "DATASET": f["notime"], "SPLIT": "random", "RECS": {"mine": f["recs"]},
+            "ITEMS": f["movies"],
+            "BASELINES": ["MostPopular", "Random"], "REFERENCE": "Random",
+            "STRATEGIES": ["random"], "K_MAX": 20, "FOLDS": 2, "ALPHA": 0.01,
+        },
+        "a system named like a baseline": {
+            "DATASET": f["folder"], "RECS": {"MostPopular": f["recs"]},
+            "BASELINES": ["MostPopular"], "PREDICTIONS": {"item bias": f["preds"]},
+            "RATING_BASELINES": ["item bias"],
+        },
+        "a cutoff list without cutoffs": {"DATASET": f["folder"], "K_VALUES": []},
+    }
+
+
+#: (set, notebook) -> (parameter the first cell must name, message pattern); others succeed.
+FAILS = {
+    ("implicit data, every test item relevant", "03"): ("DATASET", r"needs ratings"),
+    ("implicit data, every test item relevant", "04"): ("THRESHOLD", r"THRESHOLD must be given"),
+    **{("no timestamps, temporal split asked", nb): ("SPLIT", r"SPLIT='global_temporal' needs "
+                                                    r"timestamps") for nb in "03 04 05 06 07".split()},
+    ("no timestamps, temporal split asked", "02"): ("STRATEGIES", r"STRATEGIES names "
+                                                    r"global_temporal, which need timestamps"),
+    **{("a system named like a baseline", nb): ("RECS", r"RECS and BASELINES both name "
+                                               r"'MostPopular'") for nb in "04 05 06 07".split()},
+    ("a system named like a baseline", "03"): ("PREDICTIONS", r"PREDICTIONS and "
+                                               r"RATING_BASELINES both name 'item bias'"),
+    **{("a cutoff list without cutoffs", nb): ("K_VALUES", r"K_VALUES must be a non-empty list")
+       for nb in "05 07".split()},
+}
+
+
+def _runs() -> list[tuple[str, str]]:
+    sets = _sets({k: k for k in ("train", "test", "folder", "movies", "recs", "ranks", "ties", "nohits",
+                                  "interactions", "notime", "implicit_train", "implicit_test",
+                                  "preds")})  # names stand for the files here
+    runs, seen = [], set()
+    for nb, path in NOTEBOOKS.items():
+        declared = notebook_parameters(path)
+        for name, params in sets.items():
+            key = (nb, json.dumps({k: v for k, v in params.items() if k in declared},
+                                  sort_keys=True))
+            if key not in seen:  # a set that sets none of the notebook's parameters repeats
+                seen.add(key)
+                runs.append((nb, name))
+    return runs
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    from jupyter_client.manager import KernelManager
+
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(ROOT / "notebooks"), extra_arguments=["--IPKernelApp.log_level=ERROR"])
+    yield km
+    km.shutdown_kernel(now=True)
+
+
+def _reset(km) -> None:
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        kc.execute_interactive("%reset -f\nimport matplotlib.pyplot as plt\nplt.close('all')",
+                               timeout=60)
+    finally:
+        kc.stop_channels()
+
+
+def _execute(km, notebook: Path, params: dict, out: Path):
+    import papermill as pm
+
+    _reset(km)
+    try:
+        pm.execute_notebook(str(notebook), str(out), parameters=params, km=km,
+                            kernel_name="python3", progress_bar=False, log_output=False)
+    except pm.PapermillExecutionError as error:
+        return error
+    return None
+
+
+def _first_cell_after_parameters(out: Path) -> int:
+    cells = [c for c in json.loads(out.read_text())["cells"] if c["cell_type"] == "code"]
+    tags = [c["metadata"].get("tags", []) for c in cells]
+    injected = next(i for i, t in enumerate(tags) if "injected-parameters" in t)
+    return cells[injected + 1]["execution_count"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("nb", "name"), _runs(), ids=lambda v: v)
+def test_notebook_under_parameters(nb: str, name: str, files, kernel, tmp_path) -> None:
+    notebook = NOTEBOOKS[nb]
+    declared = notebook_parameters(notebook)
+    params = {k: v for k, v in _sets(files)[name].items() if k in declared}
+    if "HEADLINE_PATH" in declared:
+        params["HEADLINE_PATH"] = str(tmp_path / "headline.json")
+    error = _execute(kernel, notebook, params, tmp_path / "out.ipynb")
+    if (name, nb) in FAILS:
+        parameter, pattern = FAILS[(name, nb)]
+        assert error is not None, f"{nb} ran under {name!r}; it should stop at {parameter}"
+        assert error.exec_count == _first_cell_after_parameters(tmp_path / "out.ipynb")
+        assert parameter in error.evalue and re.search(pattern, error.evalue), error.evalue
+        assert not (tmp_path / "headline.json").exists()
+        return
+    assert error is None, f"{nb} failed under {name!r}: {error}"
+    headline = json.loads((tmp_path / "headline.json").read_text())
+    EXPECT[nb](headline, _Direct(_sets(files)[name]))
+
+
+class _Direct:
+    """The same inputs as a notebook run, computed with evalkit's own functions."""
+
+    def __init__(self, params: dict) -> None:
+        self.p = {"SEED": 0, "SPLIT": "user_ratio", "TEST_FRACTION": 0.2, "THRESHOLD": 4.0,
+                  "K": 10, "K_MAX": 50, "RECS": {}, "PREDICTIONS": {}} | params
+        p = self.p
+        if "TRAIN" in p or Path(p.get("DATASET", "")).is_dir():
+            folder = Path(p.get("DATASET", ""))
+            train = p.get("TRAIN") or folder / "train.csv"
+            test = p.get("TEST") or folder / "test.csv"
+            self.train, self.test = ek.load_interactions(train), ek.load_interactions(test)
+            self.ratings = pd.concat([self.train, self.test], ignore_index=True)
+        else:
+            self.ratings = ek.load_interactions(p["DATASET"])
+
+    def __getattr__(self, name: str):  # train and test of the split, made when first asked
+        if name not in ("train", "test"):
+            raise AttributeError(name)
+        split = ek.split.split_by(self.ratings, self.p["SPLIT"],
+                                  test_fraction=self.p["TEST_FRACTION"], rng=self.p["SEED"])
+        self.train, self.test = split.train, split.test
+        return getattr(self, name)
+
+    def systems(self, baselines: list[str], k: int) -> dict:
+        own = {n: ek.read_recommendations(f) for n, f in self.p["RECS"].items()}
+        users = self.test["user_id"].unique()
+        return own | ek.models.recommend_all(self.p.get("BASELINES", baselines), self.train,
+                                             users, k=k, rng=self.p["SEED"])
+
+    def predictions(self, baselines: list[str]) -> dict:
+        own = {n: pd.read_csv(f).rename(columns={"score": "prediction"})
+               for n, f in self.p["PREDICTIONS"].items()}
+        fitted = ek.models.predict_ratings(self.train, self.test)
+        return own | {n: fitted[n] for n in self.p.get("RATING_BASELINES", baselines)}
+
+
+def _close(got: float, want: float) -> bool:
+    return (np.isnan(want) and got is None) or got == pytest.approx(float(f"{want:.6g}"),
+                                                                     rel=1e-9, abs=1e-12)
+
+
+def _expect_01(headline: dict, d: _Direct) -> None:
+    assert headline["interactions"] == len(d.ratings)
+    assert headline["users"] == d.ratings["user_id"].nunique()
+    assert headline["items"] == d.ratings["item_id"].nunique()
+
+
+def _expect_02(headline: dict, d: _Direct) -> None:
+    strategies = d.p.get("STRATEGIES", ["random", "user_ratio", "user_temporal", "global_temporal"])
+    want = {}
+    if "TRAIN" in d.p or Path(d.p.get("DATASET", "")).is_dir():
+        want["given"] = round(len(d.test) / len(d.ratings), 4)
+    for s in strategies:
+        split = ek.split.split_by(d.ratings, s, test_fraction=0.2, rng=d.p["SEED"])
+        want[s] = round(len(split.test) / len(d.ratings), 4)
+    assert headline == pytest.approx(want, abs=1e-4)
+
+
+def _expect_03(headline: dict, d: _Direct) -> None:
+    preds = d.predictions(["global mean", "item bias", "user + item bias"])
+    assert set(headline) == {f"RMSE {n}" for n in preds}
+    for name, p in preds.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # the pairs without a prediction
+            want = ek.metrics.rmse(d.test, p, missing="drop")
+        assert _close(headline[f"RMSE {name}"], want), name
+
+
+def _expect_04(headline: dict, d: _Direct) -> None:
+    preds = d.predictions(["user + item bias"])
+    assert set(headline) == {f"F1 {n}" for n in preds}
+    for name, p in preds.items():
+        keys = pd.MultiIndex.from_frame(p[["user_id", "item_id"]])
+        scored = d.test[pd.MultiIndex.from_frame(d.test[["user_id", "item_id"]]).isin(keys)]
+        c = ek.metrics.confusion(scored, p, threshold=d.p["THRESHOLD"])
+        want = 2 * c["TP"] / (2 * c["TP"] + c["FP"] + c["FN"])
+        assert _close(headline[f"F1 {name}"], want), name
+
+
+def _expect_05(headline: dict, d: _Direct) -> None:
+    metric, k = d.p.get("METRIC", "ndcg"), d.p["K"]
+    systems = d.systems(["MostPopular", "ItemKNN", "EASE"], d.p["K_MAX"])
+    assert set(headline) == {f"{metric}@{k} {n}" for n in systems}
+    for name, recs in systems.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ties and users only in the lists are reported
+            got = ek.evaluate(d.test, recs, k=k, metrics=[metric], threshold=d.p["THRESHOLD"],
+                              n_resamples=10)
+        assert _close(headline[f"{metric}@{k} {name}"], got.mean(metric, k)), name
+
+
+def _expect_06(headline: dict, d: _Direct) -> None:
+    k = d.p["K"]
+    systems = d.systems(["Random", "MostPopular", "ItemKNN", "EASE"], k)
+    assert set(headline) == {f"coverage {n}" for n in systems}
+    for name, recs in systems.items():
+        want = ek.metrics.catalog_coverage(recs, k=k, catalog=d.train)
+        assert _close(headline[f"coverage {name}"], want), name
+
+
+def _expect_07(headline: dict, d: _Direct) -> None:
+    ks = sorted(set(d.p.get("K_VALUES", [10])) | {d.p["K"]})
+    systems = d.systems(["MostPopular", "ItemKNN", "EASE"], max(ks))
+    metrics = d.p.get("METRICS", ["precision", "recall", "map", "ndcg"])
+    if len(systems) < 2:
+        assert headline == {}
+        return
+    table = ek.compare(systems, d.test, baseline=d.p.get("REFERENCE"), k=ks, metrics=metrics,
+                       threshold=d.p["THRESHOLD"], alpha=d.p.get("ALPHA", 0.05), rng=d.p["SEED"])
+    compared = table[table["diff"].notna()]
+    want = {f"{s} {c} significant": bool(v)
+            for s, c, v in zip(compared["system"], compared["column"], compared["significant"])}
+    assert headline == want
+
+
+def _expect_08(headline: dict, d: _Direct) -> None:
+    truth, recs = ek.examples.ranked_list_example()
+    assert _close(headline["AP (seed list)"],
+                  ek.metrics.average_precision_at_k(truth, recs, k=10).iloc[0])
+
+
+EXPECT = {"01": _expect_01, "02": _expect_02, "03": _expect_03, "04": _expect_04,
+          "05": _expect_05, "06": _expect_06, "07": _expect_07, "08": _expect_08}
+
+
+def test_every_notebook_gets_six_parameter_sets_or_takes_none() -> None:
+    counts = pd.Series([nb for nb, _ in _runs()]).value_counts()
+    for nb, path in NOTEBOOKS.items():
+        takes_data = "DATASET" in notebook_parameters(path)
+        assert counts[nb] >= (6 if takes_data else 1), (nb, counts[nb])
