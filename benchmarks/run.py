@@ -120,6 +120,20 @@ def timed(func, repeats: int) -> tuple[list[float], object]:
     return times, result
 
 
+def timed_cpu(func, repeats: int) -> tuple[list[float], list[float]]:
+    """Wall and process CPU times (all threads) of ``repeats`` calls of ``func``: on an idle
+    2-core machine a call that keeps both cores busy takes CPU = 2 x wall; when other work
+    holds the cores, wall grows towards CPU."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        gc.collect()
+        start, cpu = time.perf_counter(), time.process_time()
+        func()
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    return walls, cpus
+
+
 def median(values: list[float]) -> float:
     return float(np.median(values)) if values else float("nan")
 
@@ -254,10 +268,11 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     t_hits, _ = timed(hits, repeats)
     t_reduce, _ = timed(reduce_suite, repeats)
     t_reduce_curves, _ = timed(reduce_curves, repeats)
-    t_boot, _ = timed(lambda: bootstrap_ci_frame(result.per_user, n_resamples=n_resamples),
-                      repeats)
+    t_boot, cpu_boot = timed_cpu(
+        lambda: bootstrap_ci_frame(result.per_user, n_resamples=n_resamples), repeats)
+    _, cpu_suite = timed_cpu(suite, repeats)
     compare_three()  # warm-up
-    t_compare, _ = timed(compare_three, repeats)
+    t_compare, cpu_compare = timed_cpu(compare_three, repeats)
     # compare's randomization alone: the 20 comparisons' per-user differences, as compare
     # stacks them (users outside a comparison contribute 0)
     tables = {name: evaluate(truth, r, k=list(KS), metrics=METRICS, threshold=THRESHOLD,
@@ -265,7 +280,7 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     base = tables["lists"]
     diffs = np.vstack([np.nan_to_num(tables[name][col].to_numpy() - base[col].to_numpy())
                        for name in list(systems)[1:] for col in base.columns])
-    t_randomization, _ = timed(
+    t_randomization, cpu_randomization = timed_cpu(
         lambda: _sign_flip_pvalues(diffs, n_permutations, _design_key(SEED)), repeats)
 
     per_user = result.per_user
@@ -296,6 +311,8 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
         "bootstrap": t_boot,
         "compare_3_systems": t_compare,
         "randomization": t_randomization,
+        "cpu": {"evaluate": cpu_suite, "bootstrap": cpu_boot, "compare_3_systems": cpu_compare,
+                "randomization": cpu_randomization},
         "randomization_comparisons": int(diffs.shape[0]),
         "n_resamples": n_resamples,
         "n_permutations": n_permutations,
@@ -543,6 +560,9 @@ def main(argv: list[str] | None = None) -> int:
                     "compare_3_systems", "randomization"):
             print(f"evalkit {key:26s} median {median(ev[key]):7.3f} s  "
                   f"runs {', '.join(f'{t:.3f}' for t in ev[key])}")
+        for key, cpus in ev["cpu"].items():
+            print(f"evalkit {key:26s} CPU (all threads) median {median(cpus):7.3f} s  "
+                  f"runs {', '.join(f'{t:.3f}' for t in cpus)}")
     print()
     for system, diffs in agree.items():
         worst = max(diffs.values()) if diffs else float("nan")
