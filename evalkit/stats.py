@@ -160,9 +160,12 @@ def bootstrap_ci(
 
     which for large n behaves as the classical bootstrap, where the weights are
     Multinomial(n; 1/n, ..., 1/n) counts (Hanley and MacGibbon 2006; Chamandy et al. 2012).
-    Each weight is a hash of (seed key, position i, b), so it can be computed for every
-    value and replicate independently, in compiled code; a replicate in which every weight
-    is 0 (probability e^-n) has no mean and is left out. With alpha = 1 - confidence, the
+    Each weight is a hash of (key, position i, b), turned into a Poisson(1) count by
+    inversion of 32 of its bits (every probability of the law to within 2^-32), with the key
+    one 64-bit draw from ``np.random.default_rng(rng)``; so it can be computed for every
+    value and replicate independently, in compiled code, and the interval does not depend
+    on the thread count. A replicate in which every weight is 0 (probability e^-n) has no
+    mean and is left out. With alpha = 1 - confidence, the
     interval is the alpha/2 and 1 - alpha/2 quantiles (numpy's default linear interpolation)
     of the replicate means. Values that are all equal (one value, say) give the degenerate
     interval (x, x).
