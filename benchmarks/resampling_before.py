@@ -10,9 +10,13 @@ n_resamples=0).per_user``) and times, wall and process CPU (all threads):
   column shifted by one user), now (``stats._sign_flip_pvalues``) and then
   (``_sign_flip_pvalue``).
 
+With ``--now-only`` only the current implementation is timed, ``--repeats`` times each
+(after a warm-up), with the default ``evaluate`` call and the call without intervals.
+
 Usage::
 
     python benchmarks/resampling_before.py --scale full
+    python benchmarks/resampling_before.py --scale full --now-only --repeats 5
 """
 
 from __future__ import annotations
@@ -48,17 +52,21 @@ def _old_stats():
     return module
 
 
-def _time(label: str, func) -> None:
+def _time(label: str, func, repeats: int = 1) -> None:
     func()  # warm-up (compilation)
-    start, cpu = time.perf_counter(), time.process_time()
-    func()
-    print(f"{label:44s} wall {time.perf_counter() - start:7.2f} s  "
-          f"CPU {time.process_time() - cpu:7.2f} s  load {os.getloadavg()[0]:.2f}", flush=True)
+    for _ in range(repeats):
+        start, cpu = time.perf_counter(), time.process_time()
+        func()
+        print(f"{label:44s} wall {time.perf_counter() - start:7.3f} s  "
+              f"CPU {time.process_time() - cpu:7.3f} s  load {os.getloadavg()[0]:.2f}",
+              flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", choices=list(SCALES), default="full")
+    parser.add_argument("--now-only", action="store_true", help="skip the old implementation")
+    parser.add_argument("--repeats", type=int, default=1, help="timed runs of each call")
     args = parser.parse_args(argv)
 
     from evalkit.evaluate import evaluate
@@ -67,16 +75,24 @@ def main(argv: list[str] | None = None) -> int:
     truth, recs = generate(SCALES[args.scale], rng=0)
     per_user = evaluate(truth, recs, k=[10, 100], metrics=METRICS, threshold=4.0,
                         n_resamples=0).per_user
-    old = _old_stats()
     column = np.nan_to_num(per_user["ndcg@100"].to_numpy())
     diff = column - np.roll(column, 1)
+    repeats = args.repeats
 
-    _time("bootstrap_ci_frame, now", lambda: bootstrap_ci_frame(per_user))
-    _time(f"bootstrap_ci_frame, {BEFORE}", lambda: old.bootstrap_ci_frame(per_user))
+    if args.now_only:
+        _time("evaluate, default call", lambda: evaluate(
+            truth, recs, k=[10, 100], metrics=METRICS, threshold=4.0), repeats)
+        _time("evaluate, n_resamples=0", lambda: evaluate(
+            truth, recs, k=[10, 100], metrics=METRICS, threshold=4.0, n_resamples=0), repeats)
+    _time("bootstrap_ci_frame, now", lambda: bootstrap_ci_frame(per_user), repeats)
     _time("randomization, one comparison, now",
-          lambda: _sign_flip_pvalues(diff[None, :], 10000, _design_key(0)))
+          lambda: _sign_flip_pvalues(diff[None, :], 10000, _design_key(0)), repeats)
+    if args.now_only:
+        return 0
+    old = _old_stats()
+    _time(f"bootstrap_ci_frame, {BEFORE}", lambda: old.bootstrap_ci_frame(per_user), repeats)
     _time(f"randomization, one comparison, {BEFORE}",
-          lambda: old._sign_flip_pvalue(diff, 10000, np.random.default_rng(0)))
+          lambda: old._sign_flip_pvalue(diff, 10000, np.random.default_rng(0)), repeats)
     return 0
 
 
