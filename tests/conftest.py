@@ -42,3 +42,4 @@ def ml_latest_small_dir() -> Path:
                 actual = hashlib.sha256(target.read_bytes()).hexdigest()
                 assert actual == digest, f"{target} does not match SHA256SUMS"
     return path
+

@@ -171,9 +171,7 @@ def _first_cell_after_parameters(out: Path) -> int:
     return cells[injected + 1]["execution_count"]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("nb", "name"), _runs(), ids=lambda v: v)
-def test_notebook_under_parameters(nb: str, name: str, files, kernel, tmp_path) -> None:
+def _check(nb: str, name: str, files, kernel, tmp_path) -> None:
     notebook = NOTEBOOKS[nb]
     declared = notebook_parameters(notebook)
     params = {k: v for k, v in _sets(files)[name].items() if k in declared}
@@ -190,6 +188,23 @@ def test_notebook_under_parameters(nb: str, name: str, files, kernel, tmp_path) 
     assert error is None, f"{nb} failed under {name!r}: {error}"
     headline = json.loads((tmp_path / "headline.json").read_text())
     EXPECT[nb](headline, _Direct(_sets(files)[name]))
+
+
+def _grid_class(nb: str) -> type:
+    """One test class per notebook, so that ``pytest -n --dist loadscope`` spreads the
+    notebooks over the workers."""
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("name", [n for b, n in _runs() if b == nb])
+    def test_under_parameters(self, name: str, files, kernel, tmp_path) -> None:
+        _check(nb, name, files, kernel, tmp_path)
+
+    return type(f"TestNotebook{nb}", (), {"test_under_parameters": test_under_parameters})
+
+
+for _nb in NOTEBOOKS:
+    globals()[f"TestNotebook{_nb}"] = _grid_class(_nb)
+del _nb
 
 
 class _Direct:

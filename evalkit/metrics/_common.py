@@ -131,9 +131,9 @@ def check_truth(truth: object, *, func: str, arg: str = "truth",
     elif (threshold is not _RATING_NEEDED and isinstance(truth, pd.DataFrame)
           and "rating" not in truth.columns and {"user_id", "item_id"} <= set(truth.columns)):
         raise ValueError(
-            f"{func}: '{arg}' has no rating column, so relevance at threshold={threshold!r} "
-            "cannot be decided; for implicit data (every test item relevant) pass "
-            "threshold=None."
+            f"{func}: '{arg}' is missing column rating, so relevance at "
+            f"threshold={threshold!r} cannot be decided; for implicit data (every test item "
+            "relevant) pass threshold=None."
         )
     frame = check_columns(truth, func=func, arg=arg, required=("user_id", "item_id", "rating"))
     check_ids(frame, func=func, arg=arg)

@@ -549,6 +549,7 @@ def half_life_utility(
     [0.944]
     """
     func = "half_life_utility"
+    check_truth(truth, func=func)  # utility is measured on the ratings: implicit data has none
     options = make_options(func, threshold=None, empty=empty, ties=ties, neutral=neutral,
                            half_life=half_life)
     return _per_user("half_life_utility", truth, recs, k, options, func=func)

@@ -174,48 +174,36 @@ def _headline(name: str, value: object) -> str | None:
 #: Every notebook parameter, by name. The notebooks' parameter comments repeat ``meaning``.
 PARAMETERS: dict[str, Parameter] = {
     "DATASET": Parameter(
-        "str", '"sample", a MovieLens name ("ml-latest-small"), a release folder or zip, an '
-        "interactions file, or a folder with train/test files", _str),
-    "SEED": Parameter(
-        "int", "seed of the sample generator, the split, the baselines and the bootstrap",
-        _seed),
-    "TRAIN": Parameter(
-        "Optional[str]", "your training interactions (CSV/Parquet); with TEST, used instead of a split",
-        _optional_file),
-    "TEST": Parameter(
-        "Optional[str]", "your test interactions (CSV/Parquet); with TRAIN, used instead of a split",
-        _optional_file),
-    "ITEMS": Parameter(
-        "Optional[str]", "item table (item_id, title, genres); default: the dataset's, if it has one",
-        _optional_file),
-    "SPLIT": Parameter(
-        "str", "split strategy when TRAIN/TEST are not given (see the splitting notebook)",
-        _choices(_split_names)),
-    "STRATEGIES": Parameter(
-        "list", "split strategies to compare", _names(_split_names, empty=True)),
+        "str", '"sample", a MovieLens name, a path, or a train/test folder', _str),
+    "SEED": Parameter("int", "seed of the sample, the split, the baselines and the bootstrap",
+                      _seed),
+    "TRAIN": Parameter("Optional[str]", "your training interactions (CSV/Parquet), with TEST",
+                       _optional_file),
+    "TEST": Parameter("Optional[str]", "your test interactions (CSV/Parquet), with TRAIN",
+                      _optional_file),
+    "ITEMS": Parameter("Optional[str]", "item table (item_id, title, genres); default: the "
+                       "dataset's", _optional_file),
+    "SPLIT": Parameter("str", "split strategy when TRAIN/TEST are not given",
+                       _choices(_split_names)),
+    "STRATEGIES": Parameter("list", "split strategies to compare",
+                            _names(_split_names, empty=True)),
     "TEST_FRACTION": Parameter(
-        "float", "share of interactions (of each user's, for per-user splits) held out",
-        _fraction),
-    "RECS": Parameter(
-        "dict", "your systems: name -> recommendations file (user_id, item_id, rank/score)",
-        _files),
-    "BASELINES": Parameter(
-        "list", "evalkit baselines evaluated beside RECS (evalkit.models.MODELS)",
-        _names(_baseline_names, empty=True)),
+        "float", "share of interactions (per user for per-user splits) held out", _fraction),
+    "RECS": Parameter("dict", "your systems: name -> recommendations file (rank and/or score)",
+                      _files),
+    "BASELINES": Parameter("list", "evalkit baselines evaluated beside RECS",
+                           _names(_baseline_names, empty=True)),
     "PREDICTIONS": Parameter(
-        "dict", "your rating predictions: name -> file (user_id, item_id, prediction)",
-        _files),
-    "RATING_BASELINES": Parameter(
-        "list", "rating baselines evaluated beside PREDICTIONS",
-        _names(_rating_baseline_names, empty=True)),
+        "dict", "your rating predictions: name -> file (user_id, item_id, prediction)", _files),
+    "RATING_BASELINES": Parameter("list", "rating baselines evaluated beside PREDICTIONS",
+                                  _names(_rating_baseline_names, empty=True)),
     "K": Parameter("int", "cutoff k of the single-k views (the list length scored there)",
                    _positive_int),
     "K_VALUES": Parameter("list", "cutoffs of the summary tables", _ks),
-    "K_MAX": Parameter("int", "largest k of the curves and length of the baselines' lists",
+    "K_MAX": Parameter("int", "largest k of the curves; length of the baselines' lists",
                        _positive_int),
-    "THRESHOLD": Parameter(
-        "Optional[float]", "a test rating at or above this is relevant; None: every test item is",
-        _threshold),
+    "THRESHOLD": Parameter("Optional[float]", "relevant when the test rating is at least this; "
+                           "None: all are", _threshold),
     "THRESHOLDS": Parameter("list", "relevance thresholds compared in the table", _thresholds),
     "METRIC": Parameter("str", "metric of the per-user, by-segment and comparison charts",
                         _choices(_ranking_metric_names)),
@@ -225,12 +213,10 @@ PARAMETERS: dict[str, Parameter] = {
                        lambda n, v: _int(n, v, low=2)),
     "ALPHA": Parameter("float", "family-wise significance level after the Holm correction",
                        _alpha),
-    "REFERENCE": Parameter(
-        "Optional[str]", "system the others are compared with; None: the first of RECS, then BASELINES",
-        _optional_str),
-    "HEADLINE_PATH": Parameter(
-        "Optional[str]", "JSON file for the headline numbers (set by the report runner); None: no file",
-        _headline),
+    "REFERENCE": Parameter("Optional[str]", "system the others are compared with; None: the "
+                           "first", _optional_str),
+    "HEADLINE_PATH": Parameter("Optional[str]", "headline-number JSON (set by the runner); "
+                               "None: no file", _headline),
 }
 
 

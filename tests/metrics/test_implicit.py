@@ -30,7 +30,7 @@ def test_truth_without_ratings_counts_every_test_item_as_relevant_with_unit_gain
     lambda: ek.metrics.serendipity(TRUTH, RECS, TRUTH, k=2),
 ])
 def test_truth_without_ratings_and_a_threshold_says_how_to_evaluate_implicit_data(call) -> None:
-    with pytest.raises(ValueError, match=r"'truth' has no rating column, so relevance at "
+    with pytest.raises(ValueError, match=r"'truth' is missing column rating, so relevance at "
                                          r"threshold=[\d.]+ cannot be decided; for implicit "
                                          r"data .* pass threshold=None"):
         call()

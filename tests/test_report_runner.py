@@ -1,0 +1,246 @@
+"""The report runner and the command line keep results whole: parameters checked before
+anything runs, runs staged and swapped in at the end, a second run into the same folder
+refused, nothing written by a notebook run by hand."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from evalkit.cli import main
+from evalkit.report import ParameterError, ReportError, run_reports
+from evalkit.report import _runner
+
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+
+
+def _notebooks(directory: Path, body: str = "x = 1", name: str = "01-echo") -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    params = nbformat.v4.new_code_cell(
+        'DATASET = "sample"\nK = 10\nHEADLINE_PATH = None')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Echo"), params, nbformat.v4.new_code_cell(
+        "from evalkit.report import write_headline\n"
+        "write_headline(HEADLINE_PATH, {'dataset': DATASET, 'k': K})"),
+        nbformat.v4.new_code_cell(body)]
+    directory.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, directory / f"{name}.ipynb")
+    return directory
+
+
+def _snapshot(directory: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(directory)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def earlier(tmp_path_factory) -> tuple[Path, Path]:
+    """A folder holding a finished run, and the notebooks it came from."""
+    base = tmp_path_factory.mktemp("runner")
+    notebooks = _notebooks(base / "nbs")
+    out = base / "out"
+    run_reports("sample", out=out, notebooks=notebooks, parameters={"K": 5}, progress=False)
+    return out, notebooks
+
+
+def test_a_run_writes_reports_headlines_and_an_index(earlier) -> None:
+    out, _ = earlier
+    assert json.loads((out / "01-echo.json").read_text()) == {"dataset": "sample", "k": 5}
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [".evalkit-report.json", "01-echo.html", "01-echo.ipynb", "01-echo.json",
+                     "index.html"]
+
+
+@pytest.mark.parametrize(("parameters", "message"), [
+    ({"K_VALEUS": [5]}, r"unknown parameter\(s\) K_VALEUS"),
+    ({"K": 0}, r"parameter K must be an integer >= 1; got 0"),
+    ({"DATASET": "x"}, r"DATASET and HEADLINE_PATH are set by the runner"),
+    ({"RECS": {"mine": "no-such.csv"}}, r"RECS\['mine'\] names no file"),
+])
+def test_bad_parameters_are_refused_before_anything_runs(earlier, tmp_path, parameters,
+                                                         message) -> None:
+    out, notebooks = earlier
+    before = _snapshot(out)
+    with pytest.raises(ParameterError, match=message):
+        run_reports("sample", out=out, notebooks=notebooks, parameters=parameters,
+                    progress=False)
+    assert _snapshot(out) == before
+
+
+def test_a_mistyped_notebooks_folder_fails_and_keeps_the_index(earlier, tmp_path) -> None:
+    out, _ = earlier
+    before = _snapshot(out)
+    with pytest.raises(ReportError, match=r"no notebooks \(\*\.ipynb\) in '.*nbz'"):
+        run_reports("sample", out=out, notebooks=tmp_path / "nbz", progress=False)
+    code = main(["report", "--notebooks", str(tmp_path / "nbz"), "--out", str(out)])
+    assert code == 1
+    assert _snapshot(out) == before
+
+
+def test_a_failing_run_leaves_the_earlier_reports_whole(earlier, tmp_path) -> None:
+    out, notebooks = earlier
+    broken = _notebooks(tmp_path / "broken", body="raise ValueError('boom')")
+    before = _snapshot(out)
+    with pytest.raises(ReportError, match=r"01-echo.ipynb failed .* the reports in .* are "
+                                          r"unchanged"):
+        run_reports("sample", out=out, notebooks=broken, parameters={"K": 7}, progress=False)
+    after = _snapshot(out)
+    kept = {k: v for k, v in after.items() if not k.startswith(".failed/")}
+    assert kept == before
+    assert ".failed/01-echo.ipynb" in after
+
+
+def test_an_interrupted_run_leaves_the_earlier_reports_whole(earlier, monkeypatch) -> None:
+    out, notebooks = earlier
+    before = {k: v for k, v in _snapshot(out).items() if not k.startswith(".failed/")}
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_runner, "_render_html", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        run_reports("sample", out=out, notebooks=notebooks, parameters={"K": 9}, progress=False)
+    after = {k: v for k, v in _snapshot(out).items() if not k.startswith(".failed/")}
+    assert after == before
+    assert not list(out.glob(".staging-*"))
+
+
+def test_a_second_run_into_the_same_folder_is_refused(earlier) -> None:
+    out, notebooks = earlier
+    lock = out / ".evalkit-report.lock"
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(str(holder.pid))
+        before = _snapshot(out)
+        with pytest.raises(ReportError, match=rf"another report run \(process {holder.pid}\) is "
+                                              r"writing to"):
+            run_reports("sample", out=out, notebooks=notebooks, progress=False)
+        assert _snapshot(out) == before
+    finally:
+        holder.kill()
+        holder.wait()
+        lock.unlink(missing_ok=True)
+
+
+def test_a_lock_left_by_a_killed_run_is_taken_over(tmp_path) -> None:
+    notebooks = _notebooks(tmp_path / "nbs")
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    (out / ".evalkit-report.lock").write_text(dead)
+    run_reports("sample", out=out, notebooks=notebooks, progress=False)
+    assert (out / "index.html").exists() and not (out / ".evalkit-report.lock").exists()
+
+
+def test_files_of_an_earlier_run_that_this_run_does_not_write_are_removed(tmp_path) -> None:
+    out = tmp_path / "out"
+    run_reports("sample", out=out, notebooks=_notebooks(tmp_path / "a", name="01-one"),
+                progress=False)
+    mine = out / "notes.txt"
+    mine.write_text("the analyst's own file")
+    run_reports("sample", out=out, notebooks=_notebooks(tmp_path / "b", name="02-two"),
+                progress=False)
+    names = {p.name for p in out.iterdir()}
+    assert "01-one.html" not in names and "02-two.html" in names
+    assert mine.read_text() == "the analyst's own file"  # not the runner's: kept
+
+
+def test_a_release_name_beside_a_folder_of_that_name_means_the_release(tmp_path,
+                                                                       monkeypatch) -> None:
+    (tmp_path / "ml-latest-small").mkdir()
+    monkeypatch.chdir(tmp_path)
+    params = _runner._resolve_parameters("ml-latest-small", {})
+    assert params["DATASET"] == "ml-latest-small"
+    assert _runner._shown_name(str(tmp_path / "data" / "mine")) == "mine"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", ["01-data-exploration", "08-metrics-explained"])
+def test_a_notebook_run_by_hand_writes_no_file(notebook, tmp_path, monkeypatch) -> None:
+    """papermill from another working directory, with the notebook's own defaults (01 on the
+    example folder): nothing appears or changes in the project or the working directory but
+    the output notebook. Compiled-code caches (__pycache__) are the Python runtime's and are
+    left out of the comparison."""
+    import papermill as pm
+
+    def tree() -> dict:
+        skip = (".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".git")
+        return {k: v for k, v in _snapshot(ROOT).items()
+                if not any(part in skip for part in Path(k).parts)}
+
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    before = tree()
+    params = {"DATASET": str(EXAMPLE)} if notebook.startswith("01") else {}
+    pm.execute_notebook(str(ROOT / "notebooks" / f"{notebook}.ipynb"), str(tmp_path / "o.ipynb"),
+                        parameters=params, kernel_name="python3", progress_bar=False)
+    assert tree() == before
+    assert sorted(p.name for p in cwd.iterdir()) == []
+
+
+# -- the command line ------------------------------------------------------------------------
+
+def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evalkit", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_list_parameters_prints_every_parameter_with_its_meaning() -> None:
+    done = _run("report", "--list-parameters")
+    assert done.returncode == 0
+    assert "RECS (dict, default {}; notebooks 04, 05, 06, 07)" in done.stdout
+    assert "your systems: name -> recommendations file (rank and/or score)" in done.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--recs", "recs.csv"], r"--recs takes NAME=FILE \(e.g. --recs mine=recs.csv\); got "
+                             r"'recs.csv'"),
+    (["--recs", "a=x.csv", "--recs", "a=y.csv"], r"--recs names 'a' twice"),
+    (["--train", "data/example/train.csv", "-p", "TRAIN", "x"], r"parameter TRAIN is given twice"),
+    (["-p", "K", "0"], r"parameter K must be an integer >= 1; got 0"),
+    (["-p", "TRHESHOLD", "3"], r"unknown parameter\(s\) TRHESHOLD"),
+    (["--train", "data/example/train.csv"], r"parameter TEST must be given with TRAIN"),
+])
+def test_report_options_are_checked_before_anything_runs(tmp_path, args, message) -> None:
+    done = _run("report", *args, "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert re.search(message, done.stderr), done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_report_options_become_notebook_parameters() -> None:
+    from evalkit.cli import _parser, report_parameters
+
+    args = _parser().parse_args([
+        "report", "--train", "t.csv", "--test", "s.csv", "--recs", "mine=m.parquet",
+        "--baselines", "-p", "K_VALUES", "[1, 3, 25]", "-p", "THRESHOLD", "None",
+        "-p", "METRIC", "recall", "-p", "ALPHA", "0.01"])
+    assert report_parameters(args) == {
+        "TRAIN": "t.csv", "TEST": "s.csv", "RECS": {"mine": "m.parquet"}, "BASELINES": [],
+        "K_VALUES": [1, 3, 25], "THRESHOLD": None, "METRIC": "recall", "ALPHA": 0.01}
+
+
+def test_sample_refuses_to_overwrite_and_keeps_the_example_reproducible(tmp_path) -> None:
+    done = _run("sample", "--out", str(tmp_path), "--users", "100")
+    assert done.returncode == 0, done.stderr
+    for name in ("train.csv", "test.csv", "movies.csv", "recs.csv"):
+        assert (tmp_path / name).read_bytes() == (EXAMPLE / name).read_bytes(), name
+    before = _snapshot(tmp_path)
+    again = _run("sample", "--out", str(tmp_path))
+    assert again.returncode == 2
+    assert "already holds ratings.csv, movies.csv, train.csv, test.csv, recs.csv" in again.stderr
+    assert _snapshot(tmp_path) == before
+    assert _run("sample", "--out", str(tmp_path), "--users", "50", "--force").returncode == 0
+    assert _snapshot(tmp_path) != before
