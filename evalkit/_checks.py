@@ -22,6 +22,7 @@ __all__ = [
     "as_rng",
     "check_choice",
     "check_columns",
+    "check_cutoff",
     "check_finite",
     "check_fraction",
     "check_ids",
@@ -153,6 +154,22 @@ def check_positive_int(value: object, *, func: str, arg: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{func}: '{arg}' must be a positive integer; got {describe(value)}.")
     return int(value)
+
+
+#: The largest cutoff ``evaluate`` and ``ranking_curves`` take: their per-cutoff arrays are
+#: sized by it, and no ranked list in practice comes near it.
+MAX_CUTOFF = 1_000_000
+
+
+def check_cutoff(value: object, *, func: str, arg: str) -> int:
+    """Check that ``value`` is a cutoff: an integer from 1 to :data:`MAX_CUTOFF`."""
+    k = check_positive_int(value, func=func, arg=arg)
+    if k > MAX_CUTOFF:
+        raise ValueError(
+            f"{func}: '{arg}' must be at most {MAX_CUTOFF:,} (arrays are sized by it); got "
+            f"{describe(value)}."
+        )
+    return k
 
 
 def check_fraction(value: object, *, func: str, arg: str) -> float:

@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an error instead of one line")
     sub = parser.add_subparsers(dest="command", metavar="command")
 
     ev = sub.add_parser(
@@ -57,7 +59,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="also write the mean P, R, F1, HR, MAP, MRR and NDCG at every cutoff "
                          "1..K_MAX to the JSON ('curves')")
     ev.add_argument("--out", type=Path, default=None,
-                    help="JSON output path (default: <recs>.evaluation.json)")
+                    help="JSON output path (default: the recommendations file's name with "
+                    ".evaluation.json for its suffix, beside it)")
+    ev.add_argument("--force", action="store_true",
+                    help="replace an existing output file (default: refuse)")
 
     rp = sub.add_parser(
         "report",
@@ -114,6 +119,28 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+_DATA_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq", ".gz", ".bz2", ".zip", ".xz", ".zst")
+
+
+def default_output(recs: Path) -> Path:
+    """``runs/m.v1.csv.gz`` -> ``runs/m.v1.evaluation.json``: only the file-type suffixes are
+    dropped, so differently named inputs never share an output."""
+    name = recs.name
+    while Path(name).suffix.lower() in _DATA_SUFFIXES:
+        name = name[: -len(Path(name).suffix)]
+    return recs.with_name(f"{name}.evaluation.json")
+
+
+def _check_output(out: Path, *, inputs: tuple[Path, ...], force: bool) -> None:
+    if any(out.resolve() == Path(p).resolve() for p in inputs):
+        raise ValueError(f"--out '{out}' names an input file; choose another path.")
+    if out.is_dir():
+        raise ValueError(f"--out '{out}' is a directory; give a file path.")
+    if out.exists() and not force:
+        raise ValueError(f"--out '{out}' exists (an earlier evaluation?); pass --force to "
+                         "replace it, or choose another path.")
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from .data import load_interactions
     from .evaluate import evaluate
@@ -127,7 +154,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         ap_denominator=args.ap_denominator, ties=args.ties, empty=args.empty, rng=args.seed,
         curves=args.curves,
     )
-    out = args.out or args.recs.with_name(args.recs.name.split(".")[0] + ".evaluation.json")
+    out = args.out or default_output(args.recs)
+    _check_output(out, inputs=(args.truth, args.recs), force=args.force)
     result.to_json(out)
     print(result.table().to_string(index=False))
     c = result.counts
@@ -244,6 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {"evaluate": _evaluate, "report": _report, "sample": _sample}[args.command]
     try:
         return handler(args)
-    except (ValueError, TypeError, FileNotFoundError) as error:
-        print(f"evalkit {args.command}: error: {error}", file=sys.stderr)
+    except (ValueError, TypeError, OSError) as error:
+        if args.debug:
+            raise
+        if isinstance(error, OSError) and error.filename is not None:
+            what = f"{error.strerror or type(error).__name__}: '{error.filename}'"
+        else:
+            what = str(error)
+        print(f"evalkit {args.command}: error: {what}", file=sys.stderr)
         return 2

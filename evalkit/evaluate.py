@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from ._checks import check_fraction, check_positive_int
+from ._checks import check_cutoff, check_fraction, check_positive_int
 from .metrics._registry import RANKING_METRICS, get_metric
 from .metrics.ranking import curves_frame, make_options, prepare, tie_check
 from .metrics._curves import RankingCurves
@@ -30,8 +30,8 @@ def metric_column(name: str, k: int | None) -> str:
 
 def _check_ks(k: object, *, func: str) -> list[int]:
     if isinstance(k, (str, bytes)) or not isinstance(k, Iterable):
-        return [check_positive_int(k, func=func, arg="k")]
-    ks = [check_positive_int(v, func=func, arg="k") for v in k]
+        return [check_cutoff(k, func=func, arg="k")]
+    ks = [check_cutoff(v, func=func, arg="k") for v in k]
     if not ks:
         raise ValueError(f"{func}: 'k' must be a positive integer or a non-empty list of them; got [].")
     return sorted(set(ks))
@@ -234,7 +234,7 @@ def evaluate(
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
     if curves is not None:
-        curves = check_positive_int(curves, func=func, arg="curves")
+        curves = check_cutoff(curves, func=func, arg="curves")
     options = make_options(
         func, threshold=threshold, gain=gain, discount=discount, log_base=log_base,
         ap_denominator=ap_denominator, empty=empty, ties=ties, neutral=neutral,
@@ -251,6 +251,8 @@ def evaluate(
             stacklevel=2,
         )
     reductions = RankingCurves(table, max(ks + [curves or 1]), options)
+    if curves or {"dcg", "ndcg"} & set(names):
+        reductions.check_gains(func=func)
 
     # stacklevel 4: the comprehension is a frame of its own
     tied = {kk: tie_check(table, kk, options, func=func, stacklevel=4) for kk in ks}

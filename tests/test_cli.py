@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -48,9 +49,14 @@ def test_sample_then_evaluate(tmp_path) -> None:
         assert rows[column]["ci_low"] == pytest.approx(expected.summary.loc[column, "ci_low"])
     assert "curves" not in result
 
+    before = out_json.read_bytes()
+    again = run("evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
+                str(tmp_path / "recs.csv"), "--k", "10", "--curves", "20", "--out", str(out_json))
+    assert again.returncode == 2 and "exists (an earlier evaluation?)" in again.stderr
+    assert out_json.read_bytes() == before
     with_curves = run("evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
                       str(tmp_path / "recs.csv"), "--k", "10", "--curves", "20",
-                      "--out", str(out_json))
+                      "--out", str(out_json), "--force")
     assert with_curves.returncode == 0, with_curves.stderr
     curves = json.loads(out_json.read_text())["curves"]
     want = ranking_curves(load_interactions(tmp_path / "test.csv"),
@@ -72,3 +78,45 @@ def test_bad_input_exits_non_zero_with_a_message(tmp_path) -> None:
                str(tmp_path / "r.csv"), "--metrics", "ndgc")
     assert done.returncode == 2 and "unknown metric 'ndgc'" in done.stderr
     assert not list(tmp_path.glob("*.json"))
+
+
+def test_default_outputs_never_collide_and_never_overwrite_inputs(tmp_path) -> None:
+    from evalkit.cli import default_output
+
+    assert default_output(tmp_path / "m.v1.csv") != default_output(tmp_path / "m.v2.csv")
+    assert default_output(tmp_path / "m.v1.csv.gz").name == "m.v1.evaluation.json"
+    assert default_output(tmp_path / "recs.parquet").name == "recs.evaluation.json"
+    made = run("sample", "--out", str(tmp_path), "--users", "20")
+    assert made.returncode == 0, made.stderr
+    truth = tmp_path / "test.csv"
+    before = truth.read_bytes()
+    done = run("evaluate", "--truth", str(truth), "--recs", str(tmp_path / "recs.csv"),
+               "--out", str(truth))
+    assert done.returncode == 2 and "names an input file" in done.stderr
+    assert truth.read_bytes() == before
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda d: d / "missing.csv", r"must be an existing file; got '.*missing.csv'"),
+    (lambda d: (d / "fake.csv.gz").write_bytes(b"not gzip") and d / "fake.csv.gz",
+     r"fake.csv.gz"),
+])
+def test_unreadable_inputs_give_one_line_and_exit_2(tmp_path, make, message) -> None:
+    run("sample", "--out", str(tmp_path), "--users", "20")
+    done = run("evaluate", "--truth", str(make(tmp_path)), "--recs", str(tmp_path / "recs.csv"))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert re.search(message, done.stderr), done.stderr
+
+
+def test_an_output_under_a_file_is_an_error_naming_the_path(tmp_path) -> None:
+    run("sample", "--out", str(tmp_path), "--users", "20")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    args = ["evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
+            str(tmp_path / "recs.csv"), "--out", str(blocker / "out.json")]
+    done = run(*args)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert str(blocker) in done.stderr, done.stderr
+    debug = run("--debug", *args)
+    assert debug.returncode != 0 and "Traceback" in debug.stderr

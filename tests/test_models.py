@@ -460,3 +460,19 @@ def test_real_data_knn_and_ease_beat_popularity(ml_latest_small_dir):
     assert 0.05 < popular < 0.4
     assert table["ItemKNN"][0] > popular + 0.03
     assert table["EASE"][0] > popular + 0.03
+
+
+@pytest.mark.parametrize("name", ["MostPopular", "Random", "ItemKNN", "EASE", "BiasBaseline"])
+def test_users_of_another_id_kind_than_training_are_refused(name) -> None:
+    from evalkit.models import MODELS
+
+    train = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 10, 12],
+                          "rating": [5.0, 4.0, 3.0, 4.0]})
+    model = MODELS[name]().fit(train)
+    with pytest.raises(TypeError, match=rf"{name}.recommend: 'users' holds string ids and the "
+                                        r"model was fitted on integer user ids"):
+        model.recommend(["1"], k=2)
+    as_text = MODELS[name]().fit(train.astype({"user_id": str}))
+    with pytest.raises(TypeError, match="holds integer ids .* fitted on string user ids"):
+        as_text.recommend([1], k=2)
+    assert set(model.recommend([1], k=1)["user_id"]) == {1}

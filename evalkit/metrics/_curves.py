@@ -48,6 +48,10 @@ class RankingOptions:
         return dict(self.__dict__)
 
 
+#: The largest rating whose exponential gain, 2**rating - 1, is finite in float64.
+_MAX_EXP_RATING = 1023
+
+
 class RankingCurves:
     """Per-user values of every ranking metric at cutoffs ``1..k_max``.
 
@@ -156,6 +160,26 @@ class RankingCurves:
         if self.options.discount == "breese":
             return np.maximum(1.0, np.log(positions) / base)
         return np.log(positions + 1.0) / base
+
+    def check_gains(self, *, func: str) -> None:
+        """Refuse test ratings that the gain cannot turn into a meaningful DCG: negative
+        ratings under a rating-valued gain (NDCG would leave [0, 1]), and ratings whose
+        exponential gain overflows float64."""
+        gain, ratings = self.options.gain, self.table.truth_rating
+        if gain == "binary" or ratings.size == 0:
+            return
+        if ratings.min() < 0:
+            raise ValueError(
+                f"{func}: gain={gain!r} needs non-negative test ratings (a rating is an item's "
+                f"worth); {int((ratings < 0).sum())} are negative (lowest {ratings.min():g}). "
+                "Use gain='binary', or shift the ratings to start at 0."
+            )
+        if gain == "exponential" and ratings.max() > _MAX_EXP_RATING:
+            raise ValueError(
+                f"{func}: gain='exponential' (2**rating - 1) overflows for ratings above "
+                f"{_MAX_EXP_RATING}; the highest test rating is {ratings.max():g}. Use "
+                "gain='linear', or rescale the ratings."
+            )
 
     def _gain(self, rating: np.ndarray, relevant: np.ndarray, present: np.ndarray) -> np.ndarray:
         kind = self.options.gain

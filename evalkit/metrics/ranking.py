@@ -27,7 +27,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._checks import check_choice, check_positive_int
+from .._checks import check_choice, check_cutoff, check_positive_int
 from ._common import (
     AP_DENOMINATORS,
     DISCOUNTS,
@@ -137,6 +137,8 @@ def _per_user(
     width = min(k, max(1, int(table.pos.max()) if table.pos.size else 1,
                        int(table.n_truth.max()) if table.n_truth.size else 1))
     curves = RankingCurves(table, width, options)
+    if name in ("dcg", "ndcg"):
+        curves.check_gains(func=func)
     values, undefined = curves.at(name, [width])
     column = values[:, 0]
     if width < k and name in ("precision", "f1"):
@@ -619,13 +621,15 @@ def ranking_curves(
     4      0.750     0.6
     """
     func = "ranking_curves"
-    k_max = check_positive_int(k_max, func=func, arg="k_max")
+    k_max = check_cutoff(k_max, func=func, arg="k_max")
     options = make_options(
         func, threshold=threshold, gain=gain, discount=discount, log_base=log_base,
         ap_denominator=ap_denominator, empty=empty, ties=ties,
     )
     table = prepare(truth, recs, options, func=func)
-    return curves_frame(RankingCurves(table, k_max, options), k_max)
+    curves = RankingCurves(table, k_max, options)
+    curves.check_gains(func=func)
+    return curves_frame(curves, k_max)
 
 
 def curves_frame(curves: RankingCurves, k_max: int) -> pd.DataFrame:

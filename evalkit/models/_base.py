@@ -77,6 +77,10 @@ def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(cols, order, axis=1), np.take_along_axis(values, order, axis=1)
 
 
+def _id_kind(index: pd.Index) -> str:
+    return "integer" if pd.api.types.is_integer_dtype(index.dtype) else "string"
+
+
 class Recommender:
     """Base class: fitting bookkeeping and blocked top-k recommendation.
 
@@ -215,6 +219,13 @@ class Recommender:
         if not isinstance(exclude_seen, (bool, np.bool_)):
             raise TypeError(f"{func}: 'exclude_seen' must be a bool; got {describe(exclude_seen)}.")
         requested = _as_user_index(users, func=func)
+        fitted_kind, asked_kind = _id_kind(self.users_), _id_kind(requested)
+        if len(requested) and fitted_kind != asked_kind:
+            raise TypeError(
+                f"{func}: 'users' holds {asked_kind} ids and the model was fitted on "
+                f"{fitted_kind} user ids, so no user would be recognised; convert them "
+                f"(first: {requested[0]!r})."
+            )
         codes = self.users_.get_indexer(requested)
 
         fallback = self._fallback(codes)
