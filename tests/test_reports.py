@@ -138,17 +138,34 @@ def test_reports_load_in_a_real_browser(reports: Path) -> None:
             assert page.locator("table a").count() == 8
             page.screenshot(path=str(reports / "index.png"))
 
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            stems = [p.stem for p in find_notebooks()]
+            for i, stem in enumerate(stems):
+                page.goto((reports / f"{stem}.html").as_uri())
+                page.wait_for_load_state("load")
+                title = nbformat.read(reports / f"{stem}.ipynb", as_version=4).cells[0].source
+                assert page.title() == title.splitlines()[0].lstrip("# ") + " · evalkit", stem
+                nav = page.locator("nav.evalkit-nav a").evaluate_all(
+                    "links => links.map(a => a.getAttribute('href'))")
+                want = ["index.html"] + [f"{s}.html" for s in stems[max(i - 1, 0):i]]
+                want += [f"{s}.html" for s in stems[i + 1:i + 2]]
+                assert nav == want, stem
+                sizes = page.evaluate(
+                    "[...document.images].map(i => [i.naturalWidth, i.naturalHeight,"
+                    " i.getBoundingClientRect().width, i.complete])")
+                executed = nbformat.read(reports / f"{stem}.ipynb", as_version=4)
+                plots = sum("image/png" in o.get("data", {}) for c in executed.cells
+                            if c.cell_type == "code" for o in c.outputs)
+                assert len(sizes) == plots, stem  # every plot is shown
+                for natural_w, natural_h, shown_w, complete in sizes:
+                    assert complete and natural_w > 0 and natural_h > 0 and shown_w > 0, stem
+            # nothing but the pages themselves (and their inline images) is ever requested
+            outside = [u for u in requests
+                       if not (u.startswith(reports.as_uri() + "/") or u.startswith("data:"))]
+            assert outside == []
+            assert sum(u.endswith(".html") for u in requests) == len(stems)
             page.goto((reports / "05-ranking.html").as_uri())
-            page.wait_for_load_state("load")
-            sizes = page.evaluate(
-                "[...document.images].map(i => [i.naturalWidth, i.naturalHeight,"
-                " i.getBoundingClientRect().width, i.complete])")
-            executed = nbformat.read(reports / "05-ranking.ipynb", as_version=4)
-            plots = sum("image/png" in o.get("data", {}) for c in executed.cells
-                        if c.cell_type == "code" for o in c.outputs)
-            assert len(sizes) == plots >= 4  # every plot of the ranking notebook
-            for natural_w, natural_h, shown_w, complete in sizes:
-                assert complete and natural_w > 0 and natural_h > 0 and shown_w > 0
             page.screenshot(path=str(reports / "05-ranking.png"), full_page=True)
         finally:
             browser.close()

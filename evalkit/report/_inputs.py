@@ -412,7 +412,8 @@ def run_card(
     *,
     seed: int | None = None,
     definitions: Mapping | None = None,
-    systems: Mapping[str, str | os.PathLike] | Sequence[str] | None = None,
+    recs: Mapping[str, str | os.PathLike] | None = None,
+    baselines: Sequence[str] = (),
 ) -> pd.DataFrame:
     """A two-column table stating what a report was computed on.
 
@@ -428,9 +429,10 @@ def run_card(
         The seed used.
     definitions : mapping, optional
         Metric definitions (``Evaluation.definitions``) or other settings to state.
-    systems : mapping or sequence, optional
-        The systems evaluated: a mapping of the analyst's system names to their files, or
-        names (baselines).
+    recs : mapping, optional
+        The analyst's systems (``RECS`` or ``PREDICTIONS``): name -> file.
+    baselines : sequence of str
+        The baselines evaluated beside them.
     """
     from ..data import fingerprint
 
@@ -455,11 +457,10 @@ def run_card(
         rows.append(("train / test rows", f"{len(split.train):,} / {len(split.test):,}"))
     if seed is not None:
         rows.append(("seed", seed))
-    if isinstance(systems, Mapping):
-        for name, path in systems.items():
-            rows.append((f"system: {name}", f"file {Path(path).name}"))
-    elif systems:
-        rows.append(("baselines", ", ".join(systems)))
+    for name, path in (recs or {}).items():
+        rows.append((f"system: {name}", f"file {Path(path).name}"))
+    if baselines:
+        rows.append(("baselines", ", ".join(baselines)))
     rows.append(("evalkit version", __version__))
     for key, value in (definitions or {}).items():
         rows.append((f"definition: {key}", value))

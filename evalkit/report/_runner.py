@@ -9,9 +9,11 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from datetime import datetime, timezone
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -109,7 +111,16 @@ def read_headlines(out: str | os.PathLike) -> dict[str, dict]:
     }
 
 
-def _render_html(notebook: Path, target: Path, *, show_code: bool) -> None:
+#: A script loaded from another host (nbconvert's template asks a CDN for require.js and
+#: MathJax, which the reports do not use): removed, so that a page works offline.
+_REMOTE_SCRIPT = re.compile(r"<script[^>]*\ssrc=\"https?://[^\"]*\"[^>]*>\s*</script>\s*",
+                            re.IGNORECASE)
+
+
+def _render_html(notebook: Path, target: Path, *, show_code: bool, title: str = "",
+                 nav: Sequence[tuple[str, str]] = ()) -> None:
+    """Render an executed notebook to a self-contained page: its title, a navigation bar
+    (``nav``: (label, href) pairs) and no script from another host."""
     import nbformat
     from nbconvert import HTMLExporter
 
@@ -118,6 +129,16 @@ def _render_html(notebook: Path, target: Path, *, show_code: bool) -> None:
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
     body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    body = _REMOTE_SCRIPT.sub("", body)
+    if title:
+        body = body.replace("<title>Notebook</title>",
+                            f"<title>{html.escape(title)} · evalkit</title>", 1)
+    if nav:
+        links = " &middot; ".join(f"<a href='{html.escape(href)}'>{html.escape(label)}</a>"
+                                  for label, href in nav)
+        bar = (f"<nav class='evalkit-nav' style='font: 14px system-ui, sans-serif; "
+               f"padding: .5rem 1rem; border-bottom: 1px solid #ddd'>{links}</nav>")
+        body = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + bar, body, count=1)
     atomic_write_text(target, body)
 
 
@@ -149,7 +170,8 @@ td, th {{ border-bottom: 1px solid #ddd; padding: .5rem; text-align: left; verti
 th {{ background: #f4f4f4; }} a {{ color: #0b5cad; font-weight: 600; }}
 </style></head><body>
 <h1>evalkit reports</h1>
-<p>Dataset: <b>{html.escape(data)}</b>{given} &middot; evalkit {__version__}.
+<p>Dataset: <b>{html.escape(data)}</b>{given} &middot; evalkit {__version__} &middot;
+generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.
 Each report states its dataset fingerprint, split, seed and metric definitions.</p>
 {f"<p>Systems: {', '.join(systems)}.</p>" if systems else ""}
 <table><thead><tr><th>Report</th><th>Headline numbers</th></tr></thead>
@@ -404,7 +426,13 @@ def _run_all(found: list[Path], declared: dict, params: dict, staging: Path, out
                 f"the partly executed notebook is kept at {out / '.failed' / notebook.name}; "
                 f"the reports in {out} are unchanged."
             ) from None
-        _render_html(executed, staging / f"{notebook.stem}.html", show_code=show_code)
+        i = found.index(notebook)
+        nav = [("evalkit reports", "index.html")]
+        nav += [(f"previous: {_title(found[i - 1])}", f"{found[i - 1].stem}.html")] if i else []
+        nav += ([(f"next: {_title(found[i + 1])}", f"{found[i + 1].stem}.html")]
+                if i + 1 < len(found) else [])
+        _render_html(executed, staging / f"{notebook.stem}.html", show_code=show_code,
+                     title=_title(notebook), nav=nav)
         names += [notebook.name, f"{notebook.stem}.html"]
         if (staging / f"{notebook.stem}.json").exists():
             names.append(f"{notebook.stem}.json")
