@@ -17,11 +17,10 @@ count.
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from numba import njit
+
+from ._parallel import available_threads, run_parallel
 
 __all__ = ["CHUNK_ROUNDS", "CHUNK_USERS", "POISSON_THRESHOLDS", "poisson_bootstrap_sums",
            "sign_flip_sums"]
@@ -76,21 +75,12 @@ def _poisson_lookup() -> np.ndarray:
 _POISSON_LOOKUP = _poisson_lookup()
 
 
-def _threads() -> int:
-    try:
-        available = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        available = os.cpu_count() or 1
-    return max(1, min(available, 8))
+_threads = available_threads
 
 
 def _parallel(tasks: list, threads: int | None) -> list:
     """Call each task, on up to ``threads`` threads (default: one per core); results in order."""
-    threads = min(threads or _threads(), len(tasks))
-    if threads <= 1:
-        return [task() for task in tasks]
-    with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(lambda task: task(), tasks))
+    return run_parallel(tasks, threads or _threads())
 
 
 @njit(inline="always")

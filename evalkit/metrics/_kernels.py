@@ -21,11 +21,10 @@ machine's thread count; the tests hold each kernel to that reference.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from numba import njit
+
+from .._parallel import available_threads, run_parallel
 
 __all__ = ["AT_METRICS", "group_rows", "grouped_duplicates", "join", "over_users",
            "rank_reduce"]
@@ -38,21 +37,12 @@ _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 CHUNK_USERS = 1 << 14  # users per task: fixed, so sums over users never depend on the threads
 
 
-def _threads() -> int:
-    try:
-        available = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        available = os.cpu_count() or 1
-    return max(1, min(available, 8))
+_threads = available_threads
 
 
 def _parallel(tasks: list) -> list:
     """Call each task, on a thread per core (the kernels release the GIL); results in order."""
-    threads = min(_threads(), len(tasks))
-    if threads <= 1:
-        return [task() for task in tasks]
-    with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(lambda task: task(), tasks))
+    return run_parallel(tasks, _threads())
 
 
 def over_users(n_users: int, task) -> list:
