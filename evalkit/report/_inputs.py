@@ -132,7 +132,7 @@ def _read_items(path: Path) -> pd.DataFrame:
     return pd.DataFrame({
         "item_id": frame["item_id"],
         "title": frame["title"].astype(str) if "title" in frame.columns else frame["item_id"].astype(str),
-        "genres": genres.str.split("|").map(lambda g: [x for x in g if x]),
+        "genres": genres.str.findall(r"[^|]+"),
     })
 
 
