@@ -22,10 +22,17 @@ def test_written_files_get_the_umask_mode(tmp_path: Path, umask: int) -> None:
     assert target.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
-def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path,
+                                                             monkeypatch) -> None:
     target = tmp_path / "out.txt"
     target.write_text("old")
-    with pytest.raises(UnicodeEncodeError):
-        atomic_write_text(target, "\udcff", encoding="utf-8")
+
+    def interrupted(src, dst):  # the temporary file is written; the rename never happens
+        assert Path(src).read_text() == "new"
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
