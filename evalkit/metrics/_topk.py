@@ -92,8 +92,12 @@ def warn_outside(n: int, *, func: str, what: str) -> None:
         )
 
 
-def nan_warning(func: str, why: str) -> float:
-    warnings.warn(f"{func}: undefined ({why}); returning NaN.", RuntimeWarning, stacklevel=3)
+def nan_warning(func: str, why: str, *, stacklevel: int = 3) -> float:
+    """Warn that ``func``'s value is undefined and return NaN. ``stacklevel`` counts from this
+    function: 3 points at the caller of the public function that calls it directly."""
+    warnings.warn(
+        f"{func}: undefined ({why}); returning NaN.", RuntimeWarning, stacklevel=stacklevel
+    )
     return float("nan")
 
 

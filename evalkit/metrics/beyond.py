@@ -1,18 +1,23 @@
-"""Beyond-accuracy metrics of top-k lists: coverage, exposure inequality, novelty, diversity
-and serendipity.
+"""Beyond-accuracy metrics of top-k lists: coverage, exposure inequality, popularity,
+novelty, diversity, personalization and serendipity.
 
 Every function here reads the top ``k`` of each user's recommendation list. When ``recs`` has
 a ``rank`` column, the top k are the rows with ``rank <= k``; otherwise ranks come from the
 ``score`` column, descending within the user, ties broken by ``item_id`` ascending.
+
+Other libraries define several of these metrics differently (SPEC 16); each difference that
+changes a number is a keyword here, and each docstring names the library, version and source
+file an option reproduces, and how that library treats what evalkit treats otherwise (items
+unseen in training, short lists, ties).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
+from scipy import sparse, stats
 
-from .._checks import check_columns, check_ids, check_positive_int
+from .._checks import check_choice, check_columns, check_ids, check_positive_int, describe
 from ._common import (
     check_empty,
     check_recs,
@@ -31,21 +36,48 @@ from ._topk import (
 )
 
 __all__ = [
+    "COVERAGE_UNITS",
+    "DIVERSITY_NORMS",
+    "EXPOSURE_WEIGHTS",
+    "GINI_SCALES",
+    "NOVELTY_NORMS",
+    "POPULARITY_UNITS",
+    "average_recommended_popularity",
     "catalog_coverage",
+    "exposure_entropy",
+    "exposure_gini",
     "gini_index",
     "intra_list_diversity",
+    "mean_pop_rank",
     "novelty",
+    "personalization",
     "serendipity",
     "user_coverage",
 ]
+
+#: ``catalog_coverage(coverage_unit=...)``: a share of the catalog or a count of items.
+COVERAGE_UNITS = ("share", "count")
+#: ``gini_index(gini_scale=...)``: the plain Gini or the Gini times n / (n - 1).
+GINI_SCALES = ("standard", "unbiased")
+#: ``intra_list_diversity(diversity_norm=...)``: divide by the number of pairs or by |L|.
+DIVERSITY_NORMS = ("pairs", "length")
+#: ``novelty(novelty_norm=...)``: bits, or bits over log2(number of training users).
+NOVELTY_NORMS = ("none", "log2_users")
+#: ``popularity=``: an item's distinct training users or its training rows.
+POPULARITY_UNITS = ("users", "interactions")
+#: ``exposure_gini(weight=...)``: how much attention each rank gets.
+EXPOSURE_WEIGHTS = ("geometric", "log", "uniform")
 
 
 # --------------------------------------------------------------------------------------------
 # coverage and exposure
 
 
-def catalog_coverage(recs: pd.DataFrame, *, k: int = 10, catalog: object) -> float:
-    """Share of the catalog that appears in at least one top-k list (higher is better).
+def catalog_coverage(
+    recs: pd.DataFrame, *, k: int = 10, catalog: object, coverage_unit: str = "share"
+) -> float:
+    """Share (or number) of the catalog's items that appear in at least one top-k list (higher
+    is better).
 
     Parameters
     ----------
@@ -57,26 +89,37 @@ def catalog_coverage(recs: pd.DataFrame, *, k: int = 10, catalog: object) -> flo
         The items that could be recommended: a frame with an ``item_id`` column (typically the
         training interactions, the default catalog of the evaluation) or an array-like of item
         ids. Duplicates are counted once.
+    coverage_unit : {"share", "count"}, default "share"
+        ``"share"`` divides by the catalog size; ``"count"`` returns the number of distinct
+        recommended catalog items (rectools ``CatalogCoverage()``, whose default is a count).
 
     Returns
     -------
     float
-        In [0, 1].
+        In [0, 1] for ``"share"``; a whole number in [0, |C|] for ``"count"`` (still a float,
+        so the return type does not depend on the option).
 
     Raises
     ------
     TypeError, ValueError
-        On malformed ``recs``, a non-positive ``k``, an empty or malformed ``catalog``, or item
-        ids of different kinds in ``recs`` and ``catalog``.
+        On malformed ``recs``, a non-positive ``k``, an empty or malformed ``catalog``, an
+        unknown ``coverage_unit``, or item ids of different kinds in ``recs`` and ``catalog``.
 
     Notes
     -----
     .. math::
 
-        \\mathrm{coverage} = |\\{i \\in C : i \\in \\text{top-}k(u)
-        \\text{ for some } u\\}| / |C|
+        \\mathrm{count} = |\\{i \\in C : i \\in \\text{top-}k(u)
+        \\text{ for some } u\\}|, \\qquad \\mathrm{share} = \\mathrm{count} / |C|
 
     Recommended items outside the catalog are not counted; a warning gives their number.
+
+    rectools 0.19.0 ``CatalogCoverage(k, normalize=False)`` (``rectools/metrics/catalog.py``)
+    counts every distinct recommended item, also those outside the catalog, and with
+    ``normalize=True`` divides that count by ``len(catalog)``; the two agree whenever every
+    recommended item is in the catalog (no warning here). Evidently 0.7.23's
+    ``PopularityBias`` coverage and rs_metrics 0.6.0 ``coverage`` are the share, with the
+    catalog being the training items (Evidently) or the given item list (rs_metrics).
 
     Examples
     --------
@@ -88,10 +131,15 @@ def catalog_coverage(recs: pd.DataFrame, *, k: int = 10, catalog: object) -> flo
     0.25
     >>> catalog_coverage(recs, k=2, catalog=[10, 11, 12, 13])
     0.75
+    >>> catalog_coverage(recs, k=2, catalog=[10, 11, 12, 13], coverage_unit="count")
+    3.0
     """
     func = "catalog_coverage"
     recs = check_recs(recs, func=func)
     k = check_positive_int(k, func=func, arg="k")
+    coverage_unit = check_choice(
+        coverage_unit, func=func, arg="coverage_unit", choices=COVERAGE_UNITS
+    )
     items = catalog_items(catalog, func=func)
     check_same_kind(
         recs["item_id"], "recs", pd.Series(items), "catalog", func=func, column="item_id"
@@ -99,6 +147,8 @@ def catalog_coverage(recs: pd.DataFrame, *, k: int = 10, catalog: object) -> flo
     recommended = pd.Index(pd.unique(top_k(recs, k=k)["item_id"]))
     inside = recommended.isin(items)
     warn_outside(int((~inside).sum()), func=func, what="the catalog")
+    if coverage_unit == "count":
+        return float(inside.sum())
     return float(inside.sum() / len(items))
 
 
@@ -153,7 +203,13 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10) -> fl
     return float(served.sum() / len(users))
 
 
-def gini_index(recs: pd.DataFrame, *, k: int = 10, catalog: object | None = None) -> float:
+def gini_index(
+    recs: pd.DataFrame,
+    *,
+    k: int = 10,
+    catalog: object | None = None,
+    gini_scale: str = "standard",
+) -> float:
     """Gini index of how often each item is shown in the top-k lists (lower is more equal).
 
     Parameters
@@ -166,17 +222,22 @@ def gini_index(recs: pd.DataFrame, *, k: int = 10, catalog: object | None = None
         When given (a frame with ``item_id`` or an array-like of ids), the distribution is over
         the whole catalog and items never recommended count with exposure 0; recommended items
         outside the catalog are left out with a warning. When None, over the recommended items.
+    gini_scale : {"standard", "unbiased"}, default "standard"
+        ``"unbiased"`` multiplies the Gini by n / (n - 1), so that one item receiving all
+        exposure gives 1 (Evidently's ``PopularityBias`` Gini).
 
     Returns
     -------
     float
-        In [0, (n-1)/n] for n items; 0 when every item is shown equally often. NaN with a
-        ``RuntimeWarning`` when no item is shown at all.
+        In [0, (n-1)/n] for n items (``"standard"``) or [0, 1] (``"unbiased"``); 0 when every
+        item is shown equally often. NaN with a ``RuntimeWarning`` when no item is shown at
+        all, and under ``"unbiased"`` when the distribution has a single item (n = 1).
 
     Raises
     ------
     TypeError, ValueError
-        On malformed inputs, a non-positive ``k`` or item ids of different kinds.
+        On malformed inputs, a non-positive ``k``, an unknown ``gini_scale`` or item ids of
+        different kinds.
 
     Notes
     -----
@@ -186,7 +247,20 @@ def gini_index(recs: pd.DataFrame, *, k: int = 10, catalog: object | None = None
               = \\frac{\\sum_i \\sum_j |x_i - x_j|}{2 n \\sum_i x_i},
 
     the mean absolute difference over twice the mean. One item receiving all exposure gives
-    :math:`(n-1)/n`.
+    :math:`(n-1)/n`. ``gini_scale="unbiased"`` returns :math:`G' = G\\, n / (n-1)
+    = \\sum_i (2i-n-1)\\, x_{(i)} / ((n-1) \\sum_i x_{(i)})`.
+
+    n is the number of items in the distribution: the recommended items without ``catalog``,
+    every catalog item (exposure 0 included) with it. So the ``catalog`` changes n in both the
+    formula and the n / (n - 1) factor.
+
+    Evidently 0.7.23 ``PopularityBias(k).get_gini`` (``evidently/legacy/metrics/recsys/
+    popularity_bias.py``; ``PopularityBiasMetric(metric="gini")`` in the new API) is
+    ``gini_scale="unbiased"`` without ``catalog``: n is the number of items recommended. Its
+    ``k`` reads a ``rank`` column as is; with scores it ranks them with ties averaged, so a
+    tie across the cutoff can drop items there. LensKit 2025.8.1 ``ListGini``
+    (``lenskit/metrics/ranking/_gini.py``) is ``"standard"`` with ``catalog`` (its ``items``
+    sets n); see :func:`exposure_gini` for its rank-weighted ``ExposureGini``.
 
     References
     ----------
@@ -202,10 +276,13 @@ def gini_index(recs: pd.DataFrame, *, k: int = 10, catalog: object | None = None
     0.1667
     >>> gini_index(recs, k=2, catalog=[10, 11, 12, 13])  # exposures 0, 1, 1, 2
     0.375
+    >>> gini_index(recs, k=2, catalog=[10, 11, 12, 13], gini_scale="unbiased")  # 0.375 * 4/3
+    0.5
     """
     func = "gini_index"
     recs = check_recs(recs, func=func)
     k = check_positive_int(k, func=func, arg="k")
+    gini_scale = check_choice(gini_scale, func=func, arg="gini_scale", choices=GINI_SCALES)
     counts = top_k(recs, k=k)["item_id"].value_counts(sort=False)
     if catalog is not None:
         items = catalog_items(catalog, func=func)
@@ -214,19 +291,380 @@ def gini_index(recs: pd.DataFrame, *, k: int = 10, catalog: object | None = None
         )
         warn_outside(int((~counts.index.isin(items)).sum()), func=func, what="the catalog")
         counts = counts.reindex(items, fill_value=0)
-    x = np.sort(counts.to_numpy(dtype=np.float64))
+    return _gini(counts.to_numpy(dtype=np.float64), func=func, scale=gini_scale)
+
+
+def _gini(x: np.ndarray, *, func: str, scale: str = "standard") -> float:
+    """Gini of non-negative values ``x``: sum_i (2i - n - 1) x_(i) / (n sum x), optionally
+    times n / (n - 1); NaN with a warning when it is undefined."""
+    x = np.sort(x)
     n, total = x.size, x.sum()
     if total == 0:
-        return nan_warning(func, "no item is recommended")
+        return nan_warning(func, "no item is recommended", stacklevel=4)
+    if scale == "unbiased" and n < 2:
+        return nan_warning(func, "one item only: n / (n - 1) divides by zero", stacklevel=4)
     weights = 2.0 * np.arange(1, n + 1) - n - 1.0
-    return float(np.dot(weights, x) / (n * total))
+    denominator = (n - 1 if scale == "unbiased" else n) * total
+    return float(np.dot(weights, x) / denominator)
+
+
+def exposure_gini(
+    recs: pd.DataFrame,
+    *,
+    k: int = 10,
+    weight: str = "geometric",
+    patience: float = 0.85,
+    catalog: object | None = None,
+) -> float:
+    """Gini index of the rank-weighted exposure of items in the top-k lists (lower is more
+    equal).
+
+    Parameters
+    ----------
+    recs : pandas.DataFrame
+        ``user_id, item_id`` and ``rank`` and/or ``score``.
+    k : int, default 10
+        Cutoff of each user's list.
+    weight : {"geometric", "log", "uniform"}, default "geometric"
+        The attention an item at rank r receives: ``"geometric"`` :math:`p^{r-1}` (LensKit's
+        default ``GeometricRankWeight``, the RBP user model), ``"log"``
+        :math:`1/\\log_2 \\max(r, 2)` (LensKit ``LogRankWeight()``), ``"uniform"`` 1 (then
+        this is :func:`gini_index`, LensKit ``ListGini``).
+    patience : float, default 0.85
+        :math:`p` of the geometric weight, in (0, 1); ignored by the other weights.
+    catalog : pandas.DataFrame, array-like or None, default None
+        As for :func:`gini_index`: when given, every catalog item is part of the distribution,
+        unexposed ones with exposure 0 (LensKit always counts the catalog it is given as
+        ``items``); recommended items outside it are left out with a warning. When None,
+        over the recommended items.
+
+    Returns
+    -------
+    float
+        In [0, (n-1)/n] for n items. NaN with a ``RuntimeWarning`` when no item is shown.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On malformed inputs, a non-positive ``k``, an unknown ``weight``, a ``patience``
+        outside (0, 1), or item ids of different kinds.
+
+    Notes
+    -----
+    The exposure of item :math:`i` sums its weights over all lists,
+    :math:`x_i = \\sum_u \\sum_{r \\le k} w(r)\\, 1[L_u(r) = i]`, and the result is the
+    Gini of :math:`x` (formula in :func:`gini_index`, ``gini_scale="standard"``): one number
+    over all lists, not a per-list mean. The rank r is the ``rank`` column (gaps allowed, as
+    in the ranking metrics) or the position by score.
+
+    This is LensKit 2025.8.1 ``ExposureGini(n=k, items=catalog, weight=...)``
+    (``lenskit/metrics/ranking/_gini.py``, weights in ``_weighting.py``, the Gini in
+    ``lenskit/stats.py``), with two differences: LensKit weights by the position in the
+    truncated list (the same as the rank without gaps), and it sums exposures in float32, so it
+    agrees to about 1e-6. LensKit always sizes the distribution by ``items``: pass
+    ``catalog`` to match it.
+
+    References
+    ----------
+    Moffat and Zobel (2008), Rank-biased precision for measurement of retrieval effectiveness,
+    ACM TOIS (the geometric user model). Ekstrand et al., LensKit for Python (the metric).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.beyond import exposure_gini
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 10, 12],
+    ...                      "rank": [1, 2, 1, 2]})
+    >>> round(exposure_gini(recs, k=2, weight="geometric", patience=0.5), 4)  # 2, .5, .5
+    0.3333
+    >>> round(exposure_gini(recs, k=2, weight="uniform"), 4)  # the Gini of counts 2, 1, 1
+    0.1667
+    """
+    func = "exposure_gini"
+    recs = check_recs(recs, func=func)
+    k = check_positive_int(k, func=func, arg="k")
+    weight = check_choice(weight, func=func, arg="weight", choices=EXPOSURE_WEIGHTS)
+    if weight == "geometric":
+        if isinstance(patience, bool) or not isinstance(patience, (int, float, np.number)):
+            raise TypeError(
+                f"{func}: 'patience' must be a number in (0, 1); got {describe(patience)}."
+            )
+        if not 0.0 < float(patience) < 1.0:
+            raise ValueError(
+                f"{func}: 'patience' must be in the open interval (0, 1); got {patience!r}."
+            )
+    top = top_k(recs, k=k)
+    rank = top["rank"].to_numpy(dtype=np.float64)
+    if weight == "geometric":
+        w = np.exp(np.log(float(patience)) * (rank - 1.0))  # LensKit's log-space form
+    elif weight == "log":
+        w = 1.0 / np.log2(np.maximum(rank, 2.0))
+    else:
+        w = np.ones_like(rank)
+    codes, rec_items = pd.factorize(top["item_id"])
+    exposure = pd.Series(np.bincount(codes, weights=w, minlength=len(rec_items)),
+                         index=pd.Index(rec_items))
+    if catalog is not None:
+        items = catalog_items(catalog, func=func)
+        check_same_kind(
+            recs["item_id"], "recs", pd.Series(items), "catalog", func=func, column="item_id"
+        )
+        warn_outside(int((~exposure.index.isin(items)).sum()), func=func, what="the catalog")
+        exposure = exposure.reindex(items, fill_value=0.0)
+    return _gini(exposure.to_numpy(dtype=np.float64), func=func)
+
+
+def exposure_entropy(recs: pd.DataFrame, *, k: int = 10) -> float:
+    """Shannon entropy, in bits, of how the top-k slots are shared among items (higher is more
+    even).
+
+    Parameters
+    ----------
+    recs : pandas.DataFrame
+        ``user_id, item_id`` and ``rank`` and/or ``score``.
+    k : int, default 10
+        Cutoff of each user's list.
+
+    Returns
+    -------
+    float
+        In [0, log2(m)] for m distinct recommended items; 0 when one item fills every slot.
+        NaN with a ``RuntimeWarning`` when no item is shown.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On malformed inputs or a non-positive ``k``.
+
+    Notes
+    -----
+    With :math:`c_i` the number of top-k lists holding item :math:`i` and :math:`p_i = c_i /
+    \\sum_j c_j` (the share of all top-k rows),
+
+    .. math:: H = -\\sum_i p_i \\log_2 p_i.
+
+    This is Microsoft recommenders 1.2.1 ``distributional_coverage``
+    (``recommenders/evaluation/python_evaluation.py``): base-2 logarithm, over every row of the
+    recommendations it is given (cut them at k first). Its ``train_df`` only serves a check
+    that no recommended (user, item) pair is a training pair.
+
+    References
+    ----------
+    Shani and Gunawardana (2011), Evaluating recommendation systems, Recommender Systems
+    Handbook (distributional coverage).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.beyond import exposure_entropy
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 10, 12],
+    ...                      "rank": [1, 2, 1, 2]})
+    >>> exposure_entropy(recs, k=2)  # shares 1/2, 1/4, 1/4
+    1.5
+    """
+    func = "exposure_entropy"
+    recs = check_recs(recs, func=func)
+    k = check_positive_int(k, func=func, arg="k")
+    counts = top_k(recs, k=k)["item_id"].value_counts(sort=False).to_numpy(dtype=np.float64)
+    if counts.size == 0:
+        return nan_warning(func, "no item is recommended")
+    share = counts / counts.sum()
+    return float(max(-np.dot(share, np.log2(share)), 0.0))
+
+
+# --------------------------------------------------------------------------------------------
+# popularity of what is recommended
+
+
+def average_recommended_popularity(
+    recs: pd.DataFrame,
+    train: pd.DataFrame,
+    *,
+    k: int = 10,
+    popularity: str = "interactions",
+) -> pd.Series:
+    """Mean training popularity of the items in each user's top-k list (lower recommends less
+    popular items).
+
+    Parameters
+    ----------
+    recs : pandas.DataFrame
+        ``user_id, item_id`` and ``rank`` and/or ``score``.
+    train : pandas.DataFrame
+        Training interactions ``user_id, item_id`` (other columns ignored).
+    k : int, default 10
+        Cutoff of each user's list.
+    popularity : {"interactions", "users"}, default "interactions"
+        ``"interactions"``: the item's number of training rows (rectools ``AvgRecPopularity``,
+        Evidently's ARP). ``"users"``: the share of training users who interacted with the item
+        (repeated pairs count once; rs_metrics ``popularity``).
+
+    Returns
+    -------
+    pandas.Series
+        Named ``"average_recommended_popularity"``, indexed by ``user_id`` (ascending): every
+        user with a non-empty top-k list. Values in [0, max count] or [0, 1].
+
+    Raises
+    ------
+    TypeError, ValueError
+        On malformed inputs, an empty ``train``, a non-positive ``k``, an unknown
+        ``popularity`` or item ids of different kinds.
+
+    Notes
+    -----
+    With :math:`\\phi(i)` the item's training rows (``"interactions"``) or
+    :math:`n_i / n`, its distinct training users over all training users (``"users"``),
+
+    .. math:: \\mathrm{ARP}_u = \\frac{1}{|L_u|} \\sum_{i \\in L_u} \\phi(i).
+
+    An item never seen in training has popularity 0 and counts in the mean.
+
+    - rectools 0.19.0 ``AvgRecPopularity(k)`` (``rectools/metrics/popularity.py``):
+      ``"interactions"`` (``value_counts`` of the item column), unseen items 0, per user
+      (``calc_per_user``). ``normalize=True`` divides by the number of training rows.
+    - Evidently 0.7.23 ``PopularityBias(k).get_apr`` (``evidently/legacy/metrics/recsys/
+      popularity_bias.py``; ``PopularityBiasMetric(metric="arp")``): the number of distinct
+      training users of the item (``groupby(item).user.nunique()``), which is
+      ``"interactions"`` when no (user, item) pair repeats; unseen items are dropped from the
+      user's mean; it returns the mean over users.
+    - rs_metrics 0.6.0 ``popularity`` (``rs_metrics/metrics.py``, ``statistics.item_pop``):
+      ``"users"``, unseen items 0, mean over users.
+
+    References
+    ----------
+    Abdollahpouri, Burke and Mobasher (2019), Managing popularity bias in recommender systems
+    with personalized re-ranking, FLAIRS.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.beyond import average_recommended_popularity
+    >>> train = pd.DataFrame({"user_id": [1, 2, 3, 1], "item_id": [10, 10, 10, 11]})
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 12], "rank": [1, 2, 1]})
+    >>> average_recommended_popularity(recs, train).to_dict()  # (3 + 1) / 2, 0
+    {1: 2.0, 2: 0.0}
+    >>> average_recommended_popularity(recs, train, popularity="users").round(4).to_dict()
+    {1: 0.6667, 2: 0.0}
+    """
+    func = "average_recommended_popularity"
+    recs = check_recs(recs, func=func)
+    train = check_interactions(train, func=func, arg="train")
+    k = check_positive_int(k, func=func, arg="k")
+    popularity = check_choice(popularity, func=func, arg="popularity", choices=POPULARITY_UNITS)
+    check_same_kind(
+        recs["item_id"], "recs", train["item_id"], "train", func=func, column="item_id"
+    )
+    counts, total, _ = _item_popularity(train, unit=popularity, func=func)
+    if popularity == "users":
+        counts = counts / total
+    top = top_k(recs, k=k)
+    value = top["item_id"].map(counts).to_numpy(dtype=np.float64, na_value=np.nan)
+    return _per_user_mean(top, np.nan_to_num(value, nan=0.0), name=func)
+
+
+def mean_pop_rank(
+    recs: pd.DataFrame,
+    train: pd.DataFrame,
+    *,
+    k: int = 10,
+    popularity: str = "users",
+) -> pd.Series:
+    """Mean popularity quantile of the items in each user's top-k list (lower recommends less
+    popular items; LensKit's ``MeanPopRank``).
+
+    Parameters
+    ----------
+    recs : pandas.DataFrame
+        ``user_id, item_id`` and ``rank`` and/or ``score``.
+    train : pandas.DataFrame
+        Training interactions ``user_id, item_id`` (other columns ignored).
+    k : int, default 10
+        Cutoff of each user's list.
+    popularity : {"users", "interactions"}, default "users"
+        What item popularity is ranked by: distinct training users (LensKit's default
+        ``count="users"``) or training rows (``count="interactions"``).
+
+    Returns
+    -------
+    pandas.Series
+        Named ``"mean_pop_rank"``, indexed by ``user_id`` (ascending): every user with a
+        non-empty top-k list. Values in [0, 1].
+
+    Raises
+    ------
+    TypeError, ValueError
+        On malformed inputs, an empty ``train``, a non-positive ``k``, an unknown
+        ``popularity`` or item ids of different kinds.
+
+    Notes
+    -----
+    Among the :math:`m` items seen in training, let :math:`r_i` be the rank of item
+    :math:`i`'s popularity in ascending order, tied popularities sharing their average rank.
+    Its popularity quantile is :math:`q_i = r_i / m` (1 for the most popular item), an item
+    never seen in training has :math:`q_i = 0`, and
+
+    .. math:: \\mathrm{MPR}_u = \\frac{1}{|L_u|} \\sum_{i \\in L_u} q_i.
+
+    This is LensKit 2025.8.1 ``MeanPopRank(data, n=k, count=...)``
+    (``lenskit/metrics/ranking/_pop.py``): a per-list value (``measure_list``), quantiles from
+    ``Series.rank(method="average")`` over the items with a positive count, items outside the
+    training data 0. LensKit returns NaN for an empty list; such a user has no row here.
+
+    References
+    ----------
+    Ekstrand and Mahant (2017), Sturgeon and the cool kids: problems with random decoys for
+    top-N recommender evaluation, FLAIRS (obscurity); Vargas and Castells (2011), Rank and
+    relevance in novelty and diversity metrics for recommender systems, RecSys.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.beyond import mean_pop_rank
+    >>> train = pd.DataFrame({"user_id": [1, 2, 3, 1, 2], "item_id": [10, 10, 10, 11, 12]})
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 13], "rank": [1, 2, 1]})
+    >>> mean_pop_rank(recs, train).to_dict()  # q: 10 -> 3/3, 11 and 12 -> 1.5/3, 13 -> 0
+    {1: 0.75, 2: 0.0}
+    """
+    func = "mean_pop_rank"
+    recs = check_recs(recs, func=func)
+    train = check_interactions(train, func=func, arg="train")
+    k = check_positive_int(k, func=func, arg="k")
+    popularity = check_choice(popularity, func=func, arg="popularity", choices=POPULARITY_UNITS)
+    check_same_kind(
+        recs["item_id"], "recs", train["item_id"], "train", func=func, column="item_id"
+    )
+    counts, _, _ = _item_popularity(train, unit=popularity, func=func)
+    quantile = pd.Series(
+        stats.rankdata(counts.to_numpy(), method="average") / len(counts), index=counts.index
+    )
+    top = top_k(recs, k=k)
+    value = top["item_id"].map(quantile).to_numpy(dtype=np.float64, na_value=np.nan)
+    return _per_user_mean(top, np.nan_to_num(value, nan=0.0), name=func)
+
+
+def _per_user_mean(top: pd.DataFrame, value: np.ndarray, *, name: str) -> pd.Series:
+    """Mean of ``value`` (one per row of ``top``) over each user's rows, as a per-user Series."""
+    codes, users = pd.factorize(top["user_id"], sort=True)
+    sums = np.bincount(codes, weights=value, minlength=len(users))
+    sizes = np.bincount(codes, minlength=len(users))
+    return finish_per_user(
+        sums / np.maximum(sizes, 1), pd.Index(users), name=name, undefined=None, empty="drop"
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # novelty and diversity
 
 
-def novelty(recs: pd.DataFrame, train: pd.DataFrame, *, k: int = 10) -> pd.Series:
+def novelty(
+    recs: pd.DataFrame,
+    train: pd.DataFrame,
+    *,
+    k: int = 10,
+    novelty_norm: str = "none",
+    popularity: str = "users",
+) -> pd.Series:
     """Mean self-information of each user's top-k items (higher is more novel).
 
     Parameters
@@ -234,32 +672,62 @@ def novelty(recs: pd.DataFrame, train: pd.DataFrame, *, k: int = 10) -> pd.Serie
     recs : pandas.DataFrame
         ``user_id, item_id`` and ``rank`` and/or ``score``.
     train : pandas.DataFrame
-        Training interactions ``user_id, item_id`` (other columns ignored; repeated pairs
-        count once).
+        Training interactions ``user_id, item_id`` (other columns ignored).
     k : int, default 10
         Cutoff of each user's list.
+    novelty_norm : {"none", "log2_users"}, default "none"
+        ``"log2_users"`` divides by :math:`\\log_2` of the number of training users (RePlay's
+        ``Surprisal``), so an item seen by one user scores 1.
+    popularity : {"users", "interactions"}, default "users"
+        ``"users"``: the share of training users who interacted with the item (repeated
+        pairs count once). ``"interactions"``: the item's share of the training rows (every
+        row counts; Microsoft recommenders' ``novelty``).
 
     Returns
     -------
     pandas.Series
         Named ``"novelty"``, indexed by ``user_id`` (ascending): every user with a non-empty
-        top-k list. Values in [0, log2(n + 1)] for n training users.
+        top-k list. Values in [0, log2(N + 1)] (N below), divided by log2(n) under
+        ``"log2_users"``.
 
     Raises
     ------
     TypeError, ValueError
-        On malformed inputs, an empty ``train``, a non-positive ``k`` or ids of different kinds.
+        On malformed inputs, an empty ``train``, a non-positive ``k``, an unknown
+        ``novelty_norm`` or ``popularity``, ``"log2_users"`` with a single training user
+        (log2(1) = 0), or ids of different kinds.
 
     Notes
     -----
-    With :math:`n` distinct training users and :math:`n_i` of them having interacted with item
-    :math:`i`, popularity :math:`p_i = n_i / n` and
+    With :math:`N` the popularity denominator (:math:`n` distinct training users for
+    ``"users"``, the number of training rows for ``"interactions"``) and :math:`N_i` the item's
+    count (its distinct users, or its rows), :math:`p_i = N_i / N` and
 
     .. math:: \\mathrm{novelty}_u = \\frac{1}{|L_u|} \\sum_{i \\in L_u} -\\log_2 p_i
+              \\quad\\Big[\\,/ \\log_2 n \\text{ under } \\texttt{"log2_users"}\\Big]
 
     over the user's top-k list :math:`L_u`. An item never seen in training gets
-    :math:`p_i = 1 / (n + 1)`, as if one more user had seen it: slightly more novel than the
-    rarest training item, and finite.
+    :math:`p_i = 1 / (N + 1)`, as if one more user (row) had seen it: slightly more novel than
+    the rarest training item, and finite.
+
+    Other libraries (versions and files as read):
+
+    - RePlay 0.22.0 ``Surprisal`` (``replay/metrics/surprisal.py``) is ``"users"`` with
+      ``"log2_users"``, but sums the top k and divides by k, not by :math:`|L_u|`: equal when
+      every list has k items. Unseen items weigh 1, i.e. :math:`p_i = 1/n`. It breaks tied
+      scores by item id descending.
+    - Microsoft recommenders 1.2.1 ``novelty`` (``recommenders/evaluation/
+      python_evaluation.py``) is ``"interactions"`` micro-averaged: the mean over all
+      recommendation rows, i.e. a mean of the users' values weighted by :math:`|L_u|`. It
+      equals the mean of this Series when every list has the same length. An unseen item adds
+      nothing to its sum (the join to the training counts drops it) but still counts in the
+      number of rows it divides by.
+    - rectools 0.19.0 ``MeanInvUserFreq`` (``rectools/metrics/novelty.py``) and rs_metrics
+      0.6.0 ``surprisal`` are ``"users"``; both treat unseen items as seen by one user
+      (:math:`p_i = 1/n`). Evidently 0.7.23 ``NoveltyMetric`` (``evidently/legacy/metrics/
+      recsys/novelty.py``) is ``"users"`` and drops unseen items from the user's mean.
+      recmetrics 0.1.5 ``novelty`` takes the counts you give, divides each list's sum by the
+      list length you give, and fails on unseen items.
 
     References
     ----------
@@ -274,23 +742,34 @@ def novelty(recs: pd.DataFrame, train: pd.DataFrame, *, k: int = 10) -> pd.Serie
     >>> recs = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 12], "rank": [1, 2, 1]})
     >>> novelty(recs, train).round(4).to_dict()  # -log2(1), -log2(1/4), -log2(1/5)
     {1: 1.0, 2: 2.3219}
+    >>> novelty(recs, train, novelty_norm="log2_users").round(4).to_dict()  # over log2(4)
+    {1: 0.5, 2: 1.161}
+    >>> novelty(recs, train, popularity="interactions").round(4).to_dict()  # 4/5, 1/5, 1/6
+    {1: 1.3219, 2: 2.585}
     """
     func = "novelty"
     recs = check_recs(recs, func=func)
     train = check_interactions(train, func=func, arg="train")
     k = check_positive_int(k, func=func, arg="k")
+    novelty_norm = check_choice(
+        novelty_norm, func=func, arg="novelty_norm", choices=NOVELTY_NORMS
+    )
+    popularity = check_choice(popularity, func=func, arg="popularity", choices=POPULARITY_UNITS)
     check_same_kind(
         recs["item_id"], "recs", train["item_id"], "train", func=func, column="item_id"
     )
-    pairs = train[["user_id", "item_id"]].drop_duplicates()
-    n_users = pairs["user_id"].nunique()
-    if n_users == 0:
-        raise ValueError(f"{func}: 'train' must hold at least one interaction; got none.")
-    item_users = pairs["item_id"].value_counts(sort=False)
+    counts, total, n_users = _item_popularity(train, unit=popularity, func=func)
+    if novelty_norm == "log2_users" and n_users < 2:
+        raise ValueError(
+            f"{func}: novelty_norm='log2_users' divides by log2 of the number of training "
+            f"users, which must be at least 2; got {n_users}."
+        )
     top = top_k(recs, k=k)
-    count = top["item_id"].map(item_users).to_numpy(dtype=np.float64, na_value=np.nan)
-    popularity = np.where(np.isnan(count), 1.0 / (n_users + 1), count / n_users)
-    info = -np.log2(popularity)
+    count = top["item_id"].map(counts).to_numpy(dtype=np.float64, na_value=np.nan)
+    share = np.where(np.isnan(count), 1.0 / (total + 1), count / total)
+    info = -np.log2(share)
+    if novelty_norm == "log2_users":
+        info = info / np.log2(n_users)
     codes, users = pd.factorize(top["user_id"], sort=True)
     sums = np.bincount(codes, weights=info, minlength=len(users))
     sizes = np.bincount(codes, minlength=len(users))
@@ -299,12 +778,28 @@ def novelty(recs: pd.DataFrame, train: pd.DataFrame, *, k: int = 10) -> pd.Serie
     )
 
 
+def _item_popularity(
+    train: pd.DataFrame, *, unit: str, func: str
+) -> tuple[pd.Series, int, int]:
+    """``(counts, total, n_users)``: per training item its distinct users (``"users"``) or its
+    rows (``"interactions"``), the matching denominator (distinct users, or rows), and the
+    number of distinct training users. Raises on an empty ``train``."""
+    if len(train) == 0:
+        raise ValueError(f"{func}: 'train' must hold at least one interaction; got none.")
+    n_users = int(train["user_id"].nunique())
+    if unit == "users":
+        pairs = train[["user_id", "item_id"]].drop_duplicates()
+        return pairs["item_id"].value_counts(sort=False), n_users, n_users
+    return train["item_id"].value_counts(sort=False), len(train), n_users
+
+
 def intra_list_diversity(
     recs: pd.DataFrame,
     items: pd.DataFrame,
     *,
     k: int = 10,
     empty: str = "drop",
+    diversity_norm: str = "pairs",
 ) -> pd.Series:
     """One minus the mean pairwise cosine similarity of genres within each top-k list
     (higher is more diverse).
@@ -320,18 +815,23 @@ def intra_list_diversity(
         Cutoff of each user's list.
     empty : {"drop", "zero", "nan"}, default "drop"
         Policy for users whose top-k list has fewer than 2 items (no pair to compare).
+    diversity_norm : {"pairs", "length"}, default "pairs"
+        What the summed pairwise dissimilarity is divided by: the number of pairs
+        :math:`n(n-1)/2` (a mean dissimilarity) or the list length :math:`n` (Evidently's
+        ``Diversity``).
 
     Returns
     -------
     pandas.Series
-        Named ``"intra_list_diversity"``, indexed by ``user_id`` (ascending), values in [0, 1].
+        Named ``"intra_list_diversity"``, indexed by ``user_id`` (ascending), values in [0, 1]
+        (``"pairs"``) or [0, (n-1)/2] for a list of n items (``"length"``).
         ``attrs["dropped"]`` and ``attrs["n_users"]`` as for every per-user metric.
 
     Raises
     ------
     TypeError, ValueError
         On malformed inputs (``genres`` not list-like, duplicate item ids), a non-positive
-        ``k``, an unknown ``empty`` or item ids of different kinds.
+        ``k``, an unknown ``empty`` or ``diversity_norm``, or item ids of different kinds.
 
     Notes
     -----
@@ -345,6 +845,20 @@ def intra_list_diversity(
     computed for all users at once with sparse matrix products. An item with no genres, or
     absent from ``items`` (a warning gives their number), has a zero vector: its similarity to
     every item is 0. Users with fewer than 2 items follow ``empty``.
+
+    ``diversity_norm="length"`` returns
+
+    .. math:: \\mathrm{ILD}_{len}(L) = \\frac{1}{n} \\sum_{i<j} (1 - v_i \\cdot v_j)
+              = \\frac{n-1}{2}\\, \\mathrm{ILD}(L),
+
+    as Evidently 0.7.23 ``DiversityMetric.get_ild`` (``evidently/legacy/metrics/recsys/
+    diversity.py``; ``Diversity`` in the new API): the sum over the pairs of the sklearn cosine
+    distance of the items' feature rows (zero rows have distance 1, as here), divided by
+    ``len(rec_list)``. It grows with the list length and leaves [0, 1] from n = 4 on
+    (SPEC 16 lists that as an Evidently bug; it is reproduced, not fixed). Evidently scores a
+    one-item list 0, which ``empty="zero"`` reproduces. recmetrics 0.1.5
+    ``intra_list_similarity`` (``recmetrics/metrics.py``) is one minus the mean of ``"pairs"``,
+    averaged over lists.
 
     References
     ----------
@@ -367,6 +881,9 @@ def intra_list_diversity(
     check_ids(items, func=func, arg="items", columns=("item_id",))
     k = check_positive_int(k, func=func, arg="k")
     empty = check_empty(empty, func=func)
+    diversity_norm = check_choice(
+        diversity_norm, func=func, arg="diversity_norm", choices=DIVERSITY_NORMS
+    )
     check_same_kind(
         recs["item_id"], "recs", items["item_id"], "items", func=func, column="item_id"
     )
@@ -404,9 +921,90 @@ def intra_list_diversity(
     undefined = n < 2
     mean_sim = 0.5 * (sq_norm - self_sim) / np.where(undefined, 1.0, n_pairs)
     values = np.clip(1.0 - mean_sim, 0.0, 1.0)
+    if diversity_norm == "length":
+        values = values * (n - 1) / 2  # (sum over pairs of 1 - sim) / n
     return finish_per_user(
         values, pd.Index(users), name="intra_list_diversity", undefined=undefined, empty=empty
     )
+
+
+def personalization(recs: pd.DataFrame, *, k: int = 10) -> float:
+    """One minus the mean cosine similarity between the top-k lists of two different users
+    (higher is more personalized).
+
+    Parameters
+    ----------
+    recs : pandas.DataFrame
+        ``user_id, item_id`` and ``rank`` and/or ``score``.
+    k : int, default 10
+        Cutoff of each user's list.
+
+    Returns
+    -------
+    float
+        In [0, 1]: 0 when every user gets the same items, 1 when no two lists share an item.
+        NaN with a ``RuntimeWarning`` when fewer than two users have a non-empty list.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On malformed inputs or a non-positive ``k``.
+
+    Notes
+    -----
+    Each list :math:`L_u` is a binary item vector, so the cosine similarity of two lists is
+    :math:`|L_u \\cap L_v| / \\sqrt{|L_u|\\,|L_v|}` (:math:`|L_u \\cap L_v| / k` when both
+    have k items). Over the :math:`m` users with a non-empty list,
+
+    .. math:: \\mathrm{personalization} = 1 - \\frac{2}{m(m-1)} \\sum_{u<v}
+              \\frac{|L_u \\cap L_v|}{\\sqrt{|L_u|\\,|L_v|}}.
+
+    No user-by-user matrix is formed: with :math:`w_u = 1/\\sqrt{|L_u|}`,
+    :math:`a_i = \\sum_{u \\ni i} w_u` and :math:`b_i = \\sum_{u \\ni i} w_u^2` per item,
+    the pair sum is :math:`\\tfrac12 \\sum_i (a_i^2 - b_i)`, one pass over the rows. When every
+    list has k items this is :math:`(\\sum_i c_i^2 - \\sum_i c_i) / (2k)` for exposure counts
+    :math:`c_i`.
+
+    - recmetrics 0.1.5 ``personalization`` (``recmetrics/metrics.py``): one minus the mean of
+      the upper triangle of the cosine similarity of the binary user-item matrix of the lists
+      it is given (pass the top-k lists), the same definition, also for lists of different
+      lengths (padded with ``None``; a ragged list of lists fails in ``np.array`` under
+      NumPy >= 1.24).
+    - Evidently 0.7.23 ``PersonalizationMetric.get_diversity`` (``evidently/legacy/metrics/
+      recsys/personalisation.py``; ``Personalization`` in the new API) computes
+      :math:`1 - (\\sum_i c_i^2 - mk) / (k\\, m(m-1))`: the same value when every list has k
+      items; with shorter lists it subtracts :math:`mk` instead of the number of rows and
+      divides by k, so it differs (and can exceed 1).
+
+    References
+    ----------
+    Zhou et al. (2010), Solving the apparent diversity-accuracy dilemma of recommender
+    systems, PNAS (the inter-list distance).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.metrics.beyond import personalization
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2, 2, 3, 3], "item_id": [10, 11, 10, 12, 13, 14],
+    ...                      "rank": [1, 2, 1, 2, 1, 2]})
+    >>> round(personalization(recs, k=2), 4)  # overlaps 1/2, 0, 0 over the three pairs
+    0.8333
+    """
+    func = "personalization"
+    recs = check_recs(recs, func=func)
+    k = check_positive_int(k, func=func, arg="k")
+    top = top_k(recs, k=k)
+    user_codes, users = pd.factorize(top["user_id"])
+    item_codes, rec_items = pd.factorize(top["item_id"])
+    m = len(users)
+    if m < 2:
+        return nan_warning(func, f"{m} user(s) with a list; a pair is needed")
+    sizes = np.bincount(user_codes, minlength=m).astype(np.float64)
+    w = 1.0 / np.sqrt(sizes)[user_codes]
+    a = np.bincount(item_codes, weights=w, minlength=len(rec_items))
+    b = np.bincount(item_codes, weights=w * w, minlength=len(rec_items))
+    pair_sum = 0.5 * float(np.sum(a * a - b))
+    return float(min(max(1.0 - pair_sum / (m * (m - 1) / 2.0), 0.0), 1.0))
 
 
 # --------------------------------------------------------------------------------------------
