@@ -24,6 +24,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import beyond_inputs as bi  # noqa: E402
 
+# This folder may hold a module named like the library (the ranking references'): drop it
+# from the path before importing the library.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+
 import evidently  # noqa: E402
 from evidently.legacy.metrics import (  # noqa: E402
     DiversityMetric,

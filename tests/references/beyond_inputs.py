@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_DIR = HERE.parents[2] / "shared" / "data" / "ml-latest-small"
 TEST_SHARE = 0.2
 LIST_LENGTH = 20
-KS = {"small": (1, 2, 3, 4), "ragged": (1, 3, 5), "real": (5, 10, 20)}
+KS = {"small": (1, 2, 3, 4), "ragged": (1, 2, 3, 5), "real": (5, 10, 20)}
 
 _TRAIN = {1: [1, 2, 3], 2: [1, 2, 8], 3: [1, 4], 4: [1, 5, 5], 5: [2, 6], 6: [1, 7], 7: [3]}
 _RECS = {
