@@ -29,7 +29,13 @@ from evalkit.metrics.beyond import (
     personalization,
 )
 
-from tests.metrics.test_beyond import GENRES, frames_unchanged, naive_gini, naive_ild, random_world, top_lists
+from tests.metrics.test_beyond import (
+    GENRES,
+    frames_unchanged,
+    naive_gini,
+    random_world,
+    top_lists,
+)
 
 SETTINGS = settings(max_examples=40, deadline=None)
 

@@ -12,9 +12,9 @@ needs NumPy < 2, and imports seaborn 0.11, which needs matplotlib < 3.9::
 recmetrics takes lists of lists: each user's top-k items in rank order. Lists shorter than the
 longest are padded with ``None`` (a ragged list of lists fails in ``np.array``); one ``None``
 is not an item (its pivot drops it), two in one list make the pivot fail on duplicate
-entries, so ``personalization`` is compared where lengths differ by at most one. ``intra_list_similarity`` gets the 0/1 genre matrix
-indexed by item id; ``novelty`` gets each item's number of distinct training users, the
-number of training users and the list length.
+entries, so ``personalization`` is compared where lengths differ by at most one.
+``intra_list_similarity`` gets the 0/1 genre matrix indexed by item id; ``novelty`` gets each
+item's number of distinct training users, the number of training users and the list length.
 """
 
 from __future__ import annotations
