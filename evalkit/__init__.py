@@ -20,6 +20,8 @@ __version__ = "0.1.0"
 
 from evalkit import examples, explore, metrics, models, segments, split, stats  # noqa: E402
 from evalkit.compare import compare, cross_validate  # noqa: E402
+from evalkit.definitions import Definitions  # noqa: E402
+from evalkit.profiles import PROFILES, Profile, profile  # noqa: E402
 from evalkit.data import (  # noqa: E402
     Dataset,
     fingerprint,
@@ -41,7 +43,9 @@ from evalkit.split import (  # noqa: E402
 )
 
 __all__ = [
+    "PROFILES",
     "Dataset",
+    "Definitions",
     "Evaluation",
     "Split",
     "__version__",
@@ -59,6 +63,8 @@ __all__ = [
     "load_sample",
     "metrics",
     "models",
+    "profile",
+    "Profile",
     "random_split",
     "read_recommendations",
     "segments",

@@ -10,6 +10,7 @@ from scipy import stats as sps
 from tqdm import tqdm
 
 from ._checks import check_fraction
+from .definitions import Definitions, takes_definitions
 from .evaluate import Evaluation, _check_ks, evaluate
 from .split import kfold_split
 from .stats import _design_key, _paired_statistics, _sign_flip_pvalues, holm
@@ -17,6 +18,7 @@ from .stats import _design_key, _paired_statistics, _sign_flip_pvalues, holm
 __all__ = ["CrossValidation", "compare", "cross_validate"]
 
 
+@takes_definitions
 def compare(
     systems: Mapping[str, pd.DataFrame],
     truth: pd.DataFrame,
@@ -24,16 +26,14 @@ def compare(
     baseline: str | None = None,
     k: int | Iterable[int] = 10,
     metrics: Iterable[str] | None = ("precision", "recall", "map", "mrr", "ndcg"),
-    threshold: float | None = 4.0,
-    gain: str = "linear",
-    ap_denominator: str = "min",
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
     n_resamples: int = 1000,
     n_permutations: int = 10000,
     rng: int | np.random.Generator | None = 0,
+    **options: object,
 ) -> pd.DataFrame:
     """Compare recommenders on the same test truth, each against a baseline.
 
@@ -45,8 +45,9 @@ def compare(
         Test interactions shared by all systems.
     baseline : str, optional
         The system the others are tested against; default: the first one.
-    k, metrics, threshold, gain, ap_denominator, empty, ties
-        As for :func:`evalkit.evaluate`.
+    k, metrics, train, definitions, **options
+        As for :func:`evalkit.evaluate`: every field of :class:`evalkit.Definitions` (or a
+        profile name) applies to every system.
     alpha : float, default 0.05
         Family-wise significance level after the Holm correction.
     confidence, n_resamples
@@ -106,9 +107,8 @@ def compare(
     generator = np.random.default_rng(rng)
     results: dict[str, Evaluation] = {
         name: evaluate(
-            truth, recs, k=k, metrics=metrics, threshold=threshold, gain=gain,
-            ap_denominator=ap_denominator, empty=empty, ties=ties, confidence=confidence,
-            n_resamples=n_resamples, rng=generator,
+            truth, recs, k=k, metrics=metrics, train=train, definitions=definitions,
+            confidence=confidence, n_resamples=n_resamples, rng=generator,
         )
         for name, recs in systems.items()
     }
@@ -194,6 +194,7 @@ class CrossValidation:
         return self.summary.round(4).to_html()
 
 
+@takes_definitions
 def cross_validate(
     model_factory: Callable[[], object],
     data: pd.DataFrame,
@@ -201,10 +202,11 @@ def cross_validate(
     folds: int = 5,
     k: int | Iterable[int] = 10,
     metrics: Iterable[str] | None = ("precision", "recall", "map", "mrr", "ndcg"),
-    threshold: float | None = 4.0,
+    definitions: Definitions | str | None = None,
     confidence: float = 0.95,
     progress: bool = True,
     rng: int | np.random.Generator | None = 0,
+    **options: object,
 ) -> CrossValidation:
     """User-aware k-fold cross-validation of a recommender.
 
@@ -217,8 +219,8 @@ def cross_validate(
         All interactions (``user_id, item_id, rating``).
     folds : int, default 5
         Number of folds (:func:`evalkit.split.kfold_split`).
-    k, metrics, threshold
-        As for :func:`evalkit.evaluate`.
+    k, metrics, definitions, **options
+        As for :func:`evalkit.evaluate` (each fold's training part is its ``train``).
     confidence : float, default 0.95
         Level of the t-interval over fold means.
     progress : bool, default True
@@ -249,6 +251,7 @@ def cross_validate(
         users = split.test["user_id"].unique()
         recs = model.recommend(users, k=max(ks))
         results.append(
-            evaluate(split.test, recs, k=ks, metrics=metrics, threshold=threshold, rng=generator)
+            evaluate(split.test, recs, k=ks, metrics=metrics, train=split.train,
+                     definitions=definitions, rng=generator)
         )
     return CrossValidation(results, confidence)

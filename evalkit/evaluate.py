@@ -15,8 +15,10 @@ import pandas as pd
 
 from . import __version__
 from ._checks import check_cutoff, check_fraction, check_positive_int
+from .definitions import Definitions, takes_definitions
+from .profiles import check_covered
 from .metrics._registry import RANKING_METRICS, get_metric
-from .metrics.ranking import curves_frame, make_options, prepare, tie_check
+from .metrics.ranking import curves_frame, prepare, tie_check
 from .metrics._curves import RankingCurves
 from .stats import _check_resamples, bootstrap_ci_frame
 
@@ -84,6 +86,12 @@ class Evaluation:
     counts: dict = field(default_factory=dict)
     curves: pd.DataFrame | None = None
 
+    def as_definitions(self) -> Definitions:
+        """The :class:`~evalkit.Definitions` this evaluation used."""
+        fields = {k: v for k, v in self.definitions.items()
+                  if k not in ("confidence", "n_resamples", "bootstrap_seed")}
+        return Definitions.from_dict(fields)
+
     def mean(self, metric: str, k: int | None = None) -> float:
         """The summary mean of ``metric`` at ``k`` (``evaluation.mean("ndcg", 10)``)."""
         return float(self.summary.loc[metric_column(metric, k), "mean"])
@@ -134,7 +142,9 @@ class Evaluation:
         caption = (
             f"{c.get('users', 0)} users evaluated; {c.get('users_without_recs', 0)} without "
             f"recommendations (scored 0); {c.get('recs_only_users', 0)} only in the "
-            f"recommendations (ignored). Relevance: rating &ge; {d.get('threshold')}; gain "
+            f"recommendations (ignored). "
+            + (f"Profile {html.escape(str(d['profile']))}. " if d.get("profile") else "")
+            + f"Relevance: rating &ge; {d.get('threshold')}; gain "
             f"{html.escape(str(d.get('gain')))}, discount {html.escape(str(d.get('discount')))}, "
             f"AP denominator {html.escape(str(d.get('ap_denominator')))}, ties "
             f"{html.escape(str(d.get('ties')))}, empty {html.escape(str(d.get('empty')))}; "
@@ -151,25 +161,20 @@ class Evaluation:
         return f"Evaluation({len(self.per_user)} users)\n{self.table().to_string(index=False)}"
 
 
+@takes_definitions
 def evaluate(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int | Iterable[int] = 10,
     metrics: Iterable[str] | None = None,
-    threshold: float | None = 4.0,
-    gain: str = "linear",
-    discount: str = "log",
-    log_base: float = 2.0,
-    ap_denominator: str = "min",
-    empty: str = "drop",
-    ties: str = "deterministic",
-    neutral: float = 3.0,
-    half_life: float = 5.0,
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
     confidence: float = 0.95,
     n_resamples: int = 1000,
     rng: int | np.random.Generator | None = 0,
     curves: int | None = None,
+    **options: object,
 ) -> Evaluation:
     """Evaluate recommendations against test truth with every requested ranking metric.
 
@@ -183,8 +188,16 @@ def evaluate(
         Cutoff(s). Every metric is computed at each.
     metrics : list of str, optional
         Registry names (``evalkit.metrics.RANKING_METRICS``); default: all of them.
-    threshold, gain, discount, log_base, ap_denominator, empty, ties, neutral, half_life
-        The definitions, as in :mod:`evalkit.metrics.ranking`.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name (``"trec_eval"``,
+        ``"lenskit"``, ... :data:`evalkit.PROFILES`); default: evalkit's. A profile refuses
+        the metrics its library does not have.
+    **options
+        Any field of :class:`evalkit.Definitions` (``threshold``, ``gain``, ``discount``,
+        ``log_base``, ``ap_denominator``, ``empty``, ``ties``, ...), overriding
+        ``definitions``.
     confidence : float, default 0.95
         Level of the bootstrap confidence intervals.
     n_resamples : int, default 1000
@@ -235,31 +248,40 @@ def evaluate(
     n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
     if curves is not None:
         curves = check_cutoff(curves, func=func, arg="curves")
-    options = make_options(
-        func, threshold=threshold, gain=gain, discount=discount, log_base=log_base,
-        ap_denominator=ap_denominator, empty=empty, ties=ties, neutral=neutral,
-        half_life=half_life,
-    )
+    options = definitions
+    check_covered(options, names, func=func)
     if isinstance(truth, pd.DataFrame) and len(truth) == 0:
         raise ValueError(f"{func}: 'truth' is empty; there are no users to evaluate.")
-    table = prepare(truth, recs, options, func=func)
+    k_max = max(ks + [curves or 1])
+    # one hit table and one set of reductions per distinct definitions (a profile may
+    # define some metrics differently); usually there is one
+    engines: dict[Definitions, tuple] = {}
+
+    def engine(defs: Definitions) -> tuple:
+        if defs not in engines:
+            table = prepare(truth, recs, defs, func=func, train=train)
+            reductions = RankingCurves(table, k_max, defs)
+            # stacklevel 6: engine(), the comprehension and the definitions wrapper are frames
+            tied = {kk: tie_check(table, kk, defs, func=func, stacklevel=6) for kk in ks}
+            engines[defs] = (table, reductions, tied)
+        return engines[defs]
+
+    table, _, _ = engine(options.for_metric(names[0]))
     if table.n_recs_only:
         warnings.warn(
             f"{func}: {table.n_recs_only} user(s) appear only in 'recs', not in 'truth'; they "
             "are ignored (counted in counts['recs_only_users']).",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,  # through the definitions wrapper
         )
-    reductions = RankingCurves(table, max(ks + [curves or 1]), options)
-    if curves or {"dcg", "ndcg"} & set(names):
-        reductions.check_gains(func=func)
-
-    # stacklevel 4: the comprehension is a frame of its own
-    tied = {kk: tie_check(table, kk, options, func=func, stacklevel=4) for kk in ks}
     columns: dict[str, np.ndarray] = {}
     rows: list[dict] = []
     for name in names:
         metric = RANKING_METRICS[name]
+        defs = options.for_metric(name)
+        _, reductions, tied = engine(defs)
+        if name in ("dcg", "ndcg"):
+            reductions.check_gains(func=func)
         if not metric.at_k:
             values, undefined = reductions.metric(name)
             spec = [(None, values, undefined)]
@@ -274,7 +296,7 @@ def evaluate(
             vals = np.asarray(vals, dtype=np.float64).copy()
             n_undefined = 0 if undef is None else int(undef.sum())
             if undef is not None:
-                vals[undef] = 0.0 if options.empty == "zero" else np.nan
+                vals[undef] = 0.0 if defs.empty == "zero" else np.nan
             columns[col] = vals
             rows.append(
                 {
@@ -282,7 +304,7 @@ def evaluate(
                     "metric": name,
                     "k": kk,
                     "label": metric.label,
-                    "dropped_undefined": n_undefined if options.empty == "drop" else 0,
+                    "dropped_undefined": n_undefined if defs.empty == "drop" else 0,
                     "undefined": n_undefined,
                     "tied_users": tied[kk] if kk is not None else 0,
                 }
@@ -307,5 +329,14 @@ def evaluate(
         "users_without_recs": table.n_without_recs,
         "recs_only_users": table.n_recs_only,
     }
+    curve_table = None
+    if curves is not None:
+        def curves_of(name: str) -> RankingCurves:
+            reductions = engine(options.for_metric(name))[1]
+            if name == "ndcg":
+                reductions.check_gains(func=func)
+            return reductions
+
+        curve_table = curves_frame(curves_of, curves)
     return Evaluation(per_user=per_user, summary=summary, definitions=definitions, counts=counts,
-                      curves=None if curves is None else curves_frame(reductions, curves))
+                      curves=curve_table)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import json
 
 import numpy as np
@@ -48,7 +50,7 @@ def test_evaluate_agrees_with_each_metric_function(options: dict) -> None:
     result = evaluate(truth, recs, k=[3, 10], **options)
     for name, metric in RANKING_METRICS.items():
         kwargs = {key: value for key, value in options.items()
-                  if key in metric.func.__code__.co_varnames}
+                  if key in inspect.signature(metric.func).parameters}
         for k in ([3, 10] if metric.at_k else [None]):
             column = name if k is None else f"{name}@{k}"
             if k is not None:

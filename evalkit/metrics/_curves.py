@@ -18,34 +18,16 @@ are tested against :meth:`RankingCurves.metric`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..definitions import Definitions
 from . import _kernels
 from ._hits import HitTable
 
-__all__ = ["RankingCurves", "RankingOptions", "mean_over_users"]
-
-
-@dataclass(frozen=True)
-class RankingOptions:
-    """The definitions a ranking evaluation uses (see SPEC "Ranking metrics")."""
-
-    threshold: float | None = 4.0
-    gain: str = "linear"
-    discount: str = "log"
-    log_base: float = 2.0
-    ap_denominator: str = "min"
-    empty: str = "drop"
-    ties: str = "deterministic"
-    neutral: float = 3.0
-    half_life: float = 5.0
-
-    def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
+__all__ = ["RankingCurves", "mean_over_users"]
 
 
 #: The largest rating whose exponential gain, 2**rating - 1, is finite in float64.
@@ -59,7 +41,7 @@ class RankingCurves:
     paired with a boolean array marking users for whom it is undefined (see ``undefined``).
     """
 
-    def __init__(self, table: HitTable, k_max: int, options: RankingOptions, *,
+    def __init__(self, table: HitTable, k_max: int, options: Definitions, *,
                  compiled: bool = True) -> None:
         self.table = table
         self.k_max = k_max
@@ -68,6 +50,13 @@ class RankingCurves:
         # the compiled kernel serves `at` and `means` for the metrics it knows, except under
         # ties="expected" (averages over tie groups); compiled=False keeps the array forms
         self.compiled = compiled and not table.expected
+        # the NumPy shortcuts (_at_*, _mean_*) know the classic definitions only; with the
+        # others the array forms reduce the full matrices of metric()
+        self._shortcuts = (
+            options.recall_denominator == "relevant" and options.ideal == "truth"
+            and options.gain_scope == "rated" and options.precision_users == "all"
+            and options.ap_denominator != "k"
+        )
 
     # -- the compiled kernel -------------------------------------------------------------
     def _kernel(self, ks: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -87,7 +76,10 @@ class RankingCurves:
                 "ndcg_count": np.zeros(self.k_max, dtype=np.int64),
             }
             kernel_ks = np.zeros(0, dtype=np.int64) if ks is None else ks.astype(np.int64)
-            rule = _kernels.AP_RULES.index(self.options.ap_denominator)
+            o = self.options
+            rules = (_kernels.AP_RULES.index(o.ap_denominator),
+                     _kernels.RECALL_RULES.index(o.recall_denominator),
+                     _kernels.IDEAL_RULES.index(o.ideal))
 
             def task(u0: int, u1: int) -> tuple[np.ndarray, np.ndarray]:
                 sums = np.zeros((len(_kernels.AT_METRICS), self.k_max))
@@ -95,13 +87,15 @@ class RankingCurves:
                 _kernels.rank_reduce(
                     t.row_start, t.pos, t.code, gain_of, t.code_rel, t.truth_start,
                     t.truth_code, t.monotone, t.n_rel, self._disc, kernel_ks, self.k_max,
-                    rule, out["at"], out["idcg_at"], ks is None, sums, count, u0, u1)
+                    *rules, out["at"], out["idcg_at"], ks is None, sums, count, u0, u1)
                 return sums, count
 
             for sums, count in _kernels.over_users(t.n_users, task):  # in user order
                 out["sums"] += sums
                 out["ndcg_count"] += count
-            for row in (0, 1, 3, 4, 6):  # per-position increments: cumulate
+            # per-position increments: cumulate (recall capped at k sums its values)
+            increments = (0, 1, 3, 4, 6) if rules[1] == 0 else (0, 3, 4, 6)
+            for row in increments:
                 np.cumsum(out["sums"][row], out=out["sums"][row])
             cache[key] = out
         return cache[key]
@@ -112,17 +106,26 @@ class RankingCurves:
         values = out["at"][_kernels.AT_METRICS.index(name)][:, cols]
         if name == "ndcg":
             return values, out["idcg_at"][:, cols] <= 0
-        if name in ("recall", "f1", "mrr", "map"):
+        if name in self._undefined_without_relevant:
             return values, self._no_relevant_at(ks)
         return values, None
+
+    @property
+    def _undefined_without_relevant(self) -> tuple[str, ...]:
+        """The metrics undefined for a user without a relevant test item (NDCG aside)."""
+        if self.options.precision_users == "relevant":
+            return ("precision", "hit_rate", "recall", "f1", "mrr", "map")
+        return ("recall", "f1", "mrr", "map")
 
     def _compiled_means(self, name: str) -> np.ndarray:
         out = self._kernel(None)
         sums = out["sums"][_kernels.AT_METRICS.index(name)]
         n_users = self.table.n_users
+        # users without a relevant item add 0 to every sum: only the divisor depends on them
         if name == "precision":
-            return self._divide(sums / self.ks, n_users)
-        if name in ("recall", "f1", "mrr", "map"):
+            return self._divide(sums / self.ks, self._n_counted()
+                                if "precision" in self._undefined_without_relevant else n_users)
+        if name in self._undefined_without_relevant:
             return self._divide(sums, self._n_counted())
         if name == "ndcg" and self.options.empty != "zero":
             counts = out["ndcg_count"]
@@ -185,6 +188,8 @@ class RankingCurves:
         kind = self.options.gain
         if kind == "binary":
             return relevant.astype(np.float64)
+        if self.options.gain_scope == "relevant":
+            present = present & relevant
         if kind == "exponential":
             return np.where(present, np.exp2(rating) - 1.0, 0.0)
         return np.where(present, rating, 0.0)
@@ -195,7 +200,7 @@ class RankingCurves:
         if self.options.gain == "binary":
             # the ideal list puts the relevant items first, whatever their ratings
             return (t.truth_rank <= t.n_rel[t.truth_ucode]).astype(np.float64)
-        if self.options.gain == "linear":
+        if self.options.gain == "linear" and self.options.gain_scope == "rated":
             return t.truth_rating
         threshold = self.options.threshold
         truth_rel = (
@@ -212,7 +217,7 @@ class RankingCurves:
     def _dcg(self) -> np.ndarray:
         """Cumulative DCG: column ``k - 1`` is DCG@k."""
         t = self.table
-        if self.options.gain == "linear":
+        if self.options.gain == "linear" and self.options.gain_scope == "rated":
             gain = t.rating  # the table's rating is already 0 outside the test set
         else:
             gain = self._gain(t.rating, t.rel > 0, t.in_truth)
@@ -222,6 +227,8 @@ class RankingCurves:
 
     def _cumulative_ideal(self) -> np.ndarray:
         """Cumulative ideal DCG, a fresh array: column ``k - 1`` is IDCG@k."""
+        if self.options.ideal == "k":  # k relevant items of gain 1, for users with one
+            return np.where(self.no_relevant, 0.0, np.cumsum(1.0 / self._disc))
         idcg = self.table.ideal(self._gain_of_truth(), self.k_max)
         idcg /= self._disc
         np.cumsum(idcg, axis=1, out=idcg)
@@ -260,12 +267,18 @@ class RankingCurves:
         return num
 
     # -- metrics: each returns (values, undefined) ----------------------------------------
+    def _users_with_relevant(self, name: str) -> np.ndarray | None:
+        return self.no_relevant if name in self._undefined_without_relevant else None
+
     def precision(self) -> tuple[np.ndarray, np.ndarray | None]:
-        return self._precision, None
+        return self._precision, self._users_with_relevant("precision")
 
     def recall(self) -> tuple[np.ndarray, np.ndarray | None]:
+        denominator = self.n_rel
+        if self.options.recall_denominator == "min":
+            denominator = np.minimum(self.ks, denominator)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return self.hits / self.n_rel, self.no_relevant
+            return self.hits / denominator, self.no_relevant
 
     def f1(self) -> tuple[np.ndarray, np.ndarray | None]:
         return self._f1(self.precision()[0], *self.recall())
@@ -278,7 +291,7 @@ class RankingCurves:
         return self._ratio(f, total, ~(total > 0)), undefined
 
     def hit_rate(self) -> tuple[np.ndarray, np.ndarray | None]:
-        return np.cumsum(self._first, axis=1), None
+        return np.cumsum(self._first, axis=1), self._users_with_relevant("hit_rate")
 
     def mrr(self) -> tuple[np.ndarray, np.ndarray | None]:
         rr = self._first / self.ks
@@ -384,7 +397,7 @@ class RankingCurves:
         ks = np.asarray(ks, dtype=np.int64)
         if self.compiled and name in _kernels.AT_METRICS:
             return self._compiled_at(name, ks)
-        fast = getattr(self, f"_at_{name}", None)
+        fast = getattr(self, f"_at_{name}", None) if self._shortcuts else None
         if fast is not None:
             return fast(ks)
         values, undefined = self.metric(name)
@@ -432,6 +445,8 @@ class RankingCurves:
             return np.broadcast_to(self.n_rel, hits.shape)
         if rule == "hits":
             return hits
+        if rule == "k":
+            return np.broadcast_to(np.asarray(ks, dtype=np.float64), hits.shape)
         return np.minimum(ks, self.n_rel)
 
     @cached_property
@@ -462,7 +477,7 @@ class RankingCurves:
         """
         if self.compiled and name in _kernels.AT_METRICS:
             return self._compiled_means(name)
-        fast = getattr(self, f"_mean_{name}", None)
+        fast = getattr(self, f"_mean_{name}", None) if self._shortcuts else None
         means = None if fast is None else fast()
         if means is None:  # no cheaper route for this metric or these options
             values, undefined = self.metric(name)

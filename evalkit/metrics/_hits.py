@@ -402,26 +402,44 @@ def _ideal_order(
     return t_us, rating, truth_rank
 
 
+def _tie_key(r_i: np.ndarray, r_item: np.ndarray, tie_order: str) -> np.ndarray:
+    """Per recommendation: the key that orders tied items (``r_i`` keys follow item order)."""
+    if tie_order == "item":
+        return r_i
+    if tie_order == "item_desc":
+        return -r_i.astype(np.int64)
+    _, key = np.unique(r_item.astype(str), return_inverse=True)
+    return key if tie_order == "item_str" else -key
+
+
 def build_hits(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     threshold: float | None,
     ties: str,
+    tie_order: str = "item",
+    users: object = None,
 ) -> HitTable:
     """Join validated ``truth`` and ``recs`` into a :class:`HitTable`.
 
     ``recs`` are ordered by ``rank`` when present, else by descending ``score`` with ties
-    resolved by ``ties``: ``"deterministic"`` (item_id ascending), ``"optimistic"`` /
+    resolved by ``ties``: ``"deterministic"`` (in ``tie_order``), ``"optimistic"`` /
     ``"pessimistic"`` (relevant items first / last within a tie group, then higher / lower
-    rating), or ``"expected"`` (values averaged over each tie group).
+    rating, then ``tie_order``), or ``"expected"`` (values averaged over each tie group).
+    ``tie_order``: item id ascending (``"item"``), descending (``"item_desc"``), or the ids as
+    strings ascending (``"item_str"``) or descending (``"item_str_desc"``).
+
+    ``users`` (optional) are the evaluated users when they are more than those in ``truth``
+    (test items removed by a definition leave users with none).
 
     Recommendations already sorted by user and rank (or by user and descending score) are
     used in place, without a sort or a copy.
     """
     known: dict = {}  # bounds of the id arrays, each computed once
     t_user = _id_array(truth["user_id"])
-    users = _unique(t_user, known=known)
+    users = _unique(t_user, known=known) if users is None else \
+        np.unique(_id_array(pd.Series(users)))
     n_users = users.size
     t_u = _codes(t_user, users, known)
     r_user = _id_array(recs["user_id"])
@@ -452,9 +470,10 @@ def build_hits(
     else:
         score = kept(recs["score"].to_numpy(dtype=np.float64))
         r_start = np.zeros(0, dtype=np.int64)
-        if not _is_sorted_by(r_u, -score, r_i):
-            order = np.lexsort((r_i, -score, r_u))
-            r_u, r_i, score = r_u[order], r_i[order], score[order]
+        tie_key = _tie_key(r_i, r_item, tie_order)
+        if not _is_sorted_by(r_u, -score, tie_key):
+            order = np.lexsort((tie_key, -score, r_u))
+            r_u, r_i, score, tie_key = r_u[order], r_i[order], score[order], tie_key[order]
     if not r_start.size:
         r_start = _kernels.group_starts(r_u, r_u, False, n_users)
 
@@ -493,7 +512,8 @@ def build_hits(
         tie_group = np.cumsum(new) - 1
         if ties in ("optimistic", "pessimistic"):
             sign = -1.0 if ties == "optimistic" else 1.0
-            order = np.lexsort((r_i, sign * code_rating[code], sign * code_rel[code], tie_group))
+            order = np.lexsort((tie_key, sign * code_rating[code], sign * code_rel[code],
+                                tie_group))
             code = code[order]
 
     return HitTable(

@@ -31,7 +31,9 @@ __all__ = ["AT_METRICS", "group_rows", "grouped_duplicates", "join", "over_users
 
 # Rows of rank_reduce's outputs. HR, RR and AP are the names the registry uses for them.
 AT_METRICS = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg")
-AP_RULES = ("min", "relevant", "hits")
+AP_RULES = ("min", "relevant", "hits", "k")
+RECALL_RULES = ("relevant", "min")
+IDEAL_RULES = ("truth", "k")
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 CHUNK_USERS = 1 << 14  # users per task: fixed, so sums over users never depend on the threads
@@ -243,10 +245,11 @@ def _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal):  #
 
 
 @njit(**_OPTIONS)
-def _emit(at, idcg_at, u, q, k, hits, nr, first, ap, dcg, idcg, ap_rule):  # pragma: no cover
+def _emit(at, idcg_at, u, q, k, hits, nr, first, ap, dcg, idcg, ap_rule,
+          recall_rule):  # pragma: no cover - compiled
     """Write user ``u``'s metrics at cutoff ``k`` (column ``q``), as the NumPy forms do."""
     precision = hits / k
-    recall = hits / nr
+    recall = hits / (min(float(k), nr) if recall_rule == 1 else nr)
     total = precision + recall
     at[0, u, q] = precision
     at[1, u, q] = recall
@@ -257,8 +260,10 @@ def _emit(at, idcg_at, u, q, k, hits, nr, first, ap, dcg, idcg, ap_rule):  # pra
         at[5, u, q] = ap / min(float(k), nr) if nr > 0 else 0.0
     elif ap_rule == 1:
         at[5, u, q] = ap / nr if nr > 0 else 0.0
-    else:
+    elif ap_rule == 2:
         at[5, u, q] = ap / hits if hits > 0 else 0.0
+    else:
+        at[5, u, q] = ap / k if nr > 0 else 0.0
     at[6, u, q] = dcg
     at[7, u, q] = dcg / idcg if idcg > 0 else 0.0
     idcg_at[u, q] = idcg
@@ -266,8 +271,8 @@ def _emit(at, idcg_at, u, q, k, hits, nr, first, ap, dcg, idcg, ap_rule):  # pra
 
 @njit(**_OPTIONS)
 def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, n_rel, disc,
-                ks, k_max, ap_rule, at, idcg_at, curves, sums, ndcg_count,
-                u0, u1):  # pragma: no cover - compiled
+                ks, k_max, ap_rule, recall_rule, ideal_rule, at, idcg_at, curves, sums,
+                ndcg_count, u0, u1):  # pragma: no cover - compiled
     """Per-user ranking metrics at cutoffs ``ks``, or their sums over users at ``1..k_max``.
 
     Parameters (arrays; users are ``0..n_users-1``)
@@ -278,7 +283,10 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
             with the code (rating levels), so the ideal list is read from a count per code;
             otherwise it is sorted.
         n_rel: relevant test items per user. disc: the discount at positions ``1..k_max``.
-        ks: increasing cutoffs, each ``<= k_max``. ap_rule: 0 min, 1 relevant, 2 hits.
+        ks: increasing cutoffs, each ``<= k_max``. ap_rule: the index of the AP denominator
+            in :data:`AP_RULES`; recall_rule: of recall's in :data:`RECALL_RULES` (with "min"
+            the recall sums are per-position values, not increments); ideal_rule: 1 makes the
+            ideal list k relevant items of gain 1 for users with a relevant item.
 
     Outputs (filled in)
         at: ``(8, n_users, len(ks))``, rows in :data:`AT_METRICS` order, computed with the
@@ -309,13 +317,17 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
         inv_p[i] = 1.0 / i
     for u in range(u0, u1):
         a, b = t_start[u], t_start[u + 1]
-        m = min(b - a, depth)
-        _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal)
+        nr = n_rel[u]
+        if ideal_rule == 1:
+            m = depth if nr > 0 else 0
+            ideal[:m] = 1.0
+        else:
+            m = min(b - a, depth)
+            _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal)
         running = 0.0
         for i in range(m):
             running += ideal[i] / disc[i]
             icum[i] = running
-        nr = n_rel[u]
         hits = 0.0
         ap = 0.0
         dcg = 0.0
@@ -327,7 +339,8 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
                 p = pos[row]
                 while q < ks.size and ks[q] < p:
                     _emit(at, idcg_at, u, q, ks[q], hits, nr, first, ap, dcg,
-                          icum[min(ks[q], m) - 1] if m else 0.0, ap_rule)
+                          icum[min(ks[q], m) - 1] if m else 0.0, ap_rule,
+                          recall_rule)
                     q += 1
                 c = code[row]
                 if c != 0:
@@ -343,7 +356,8 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
                 row += 1
             while q < ks.size:
                 _emit(at, idcg_at, u, q, ks[q], hits, nr, first, ap, dcg,
-                      icum[min(ks[q], m) - 1] if m else 0.0, ap_rule)
+                      icum[min(ks[q], m) - 1] if m else 0.0, ap_rule,
+                          recall_rule)
                 q += 1
             continue
         inv_nr = 1.0 / nr if nr > 0 else 0.0
@@ -359,7 +373,8 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
                         inv_hits = 1.0 / hits
                         ap += rel * hits / p
                         rel_col[p - 1] += rel
-                        rec_col[p - 1] += rel * inv_nr
+                        if recall_rule == 0:
+                            rec_col[p - 1] += rel * inv_nr
                         if first == 0:
                             first = p
                     g = gain_of[c]
@@ -369,14 +384,19 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
                         dcg_col[p - 1] += step
                 row += 1
             if nr > 0:
+                if recall_rule == 1 and hits > 0:
+                    rec_col[p - 1] += hits * (inv_p[p] if p < nr else inv_nr)
                 if hits > 0:
-                    sums[2, p - 1] += 2 * hits * inv_p[p + int(nr)]
+                    d = int(nr) if recall_rule == 0 else min(p, int(nr))
+                    sums[2, p - 1] += 2 * hits * inv_p[p + d]
                 if ap_rule == 0:
                     sums[5, p - 1] += ap * (inv_p[p] if p < nr else inv_nr)
                 elif ap_rule == 1:
                     sums[5, p - 1] += ap * inv_nr
-                else:
+                elif ap_rule == 2:
                     sums[5, p - 1] += ap * inv_hits
+                else:
+                    sums[5, p - 1] += ap * inv_p[p]
             if p <= m:  # past the ideal list the ideal DCG stays as it is
                 inv_idcg = 1.0 / icum[p - 1] if icum[p - 1] > 0 else 0.0
             if inv_idcg > 0:

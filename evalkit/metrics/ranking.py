@@ -22,26 +22,21 @@ Conventions shared by every function here (SPEC "Ranking metrics", "Which users 
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
-from .._checks import check_choice, check_cutoff, check_positive_int
+from .._checks import as_dataframe, check_columns, check_cutoff, check_positive_int
+from ..definitions import Definitions, resolve, takes_definitions
 from ._common import (
-    AP_DENOMINATORS,
-    DISCOUNTS,
-    GAINS,
-    TIE_POLICIES,
-    check_empty,
     check_id_dtypes,
     check_recs,
-    check_threshold,
     check_truth,
     finish_per_user,
     warn_ties,
 )
-from ._curves import RankingCurves, RankingOptions, mean_over_users
+from ._curves import RankingCurves, mean_over_users
 from ._hits import HitTable, build_hits
 
 __all__ = [
@@ -59,60 +54,51 @@ __all__ = [
 ]
 
 
-def make_options(
-    func: str,
-    *,
-    threshold: object = 4.0,
-    gain: object = "linear",
-    discount: object = "log",
-    log_base: object = 2.0,
-    ap_denominator: object = "min",
-    empty: object = "drop",
-    ties: object = "deterministic",
-    neutral: object = 3.0,
-    half_life: object = 5.0,
-) -> RankingOptions:
-    """Validate ranking options once and return them as a :class:`RankingOptions`."""
-    if (isinstance(log_base, bool) or not isinstance(log_base, numbers.Real)
-            or not 1 < log_base < np.inf):
-        raise ValueError(
-            f"{func}: 'log_base' must be a finite number greater than 1; got {log_base!r}."
-        )
-    if isinstance(half_life, bool) or not isinstance(half_life, numbers.Real) or not half_life > 1:
-        raise ValueError(f"{func}: 'half_life' must be a number greater than 1; got {half_life!r}.")
-    if isinstance(neutral, bool) or not isinstance(neutral, numbers.Real) or not np.isfinite(neutral):
-        raise ValueError(f"{func}: 'neutral' must be a finite number; got {neutral!r}.")
-    return RankingOptions(
-        threshold=check_threshold(threshold, func=func),
-        gain=check_choice(gain, func=func, arg="gain", choices=GAINS),
-        discount=check_choice(discount, func=func, arg="discount", choices=DISCOUNTS),
-        log_base=float(log_base),
-        ap_denominator=check_choice(
-            ap_denominator, func=func, arg="ap_denominator", choices=AP_DENOMINATORS
-        ),
-        empty=check_empty(empty, func=func),
-        ties=check_choice(ties, func=func, arg="ties", choices=TIE_POLICIES),
-        neutral=float(neutral),
-        half_life=float(half_life),
-    )
+def make_options(func: str, definitions: object = None, **options: object) -> Definitions:
+    """The :class:`~evalkit.Definitions` of a call, validated once (see
+    :func:`evalkit.definitions.resolve`)."""
+    return resolve(definitions, func=func, **options)
 
 
 def prepare(
-    truth: object, recs: object, options: RankingOptions, *, func: str
+    truth: object, recs: object, options: Definitions, *, func: str,
+    train: object = None,
 ) -> HitTable:
-    """Validate ``truth`` and ``recs`` and build their hit table."""
+    """Validate ``truth`` and ``recs`` and build their hit table under ``options``.
+
+    ``unknown_items="drop"`` removes the test items absent from ``train`` and
+    ``relevant_set="listed"`` those absent from the user's list; the users stay (a user left
+    with no test item is undefined wherever a metric needs one, see ``empty``).
+    """
     truth = check_truth(truth, func=func, threshold=options.threshold)
     recs = check_recs(recs, func=func)
     check_id_dtypes(truth, recs, func=func)
-    return build_hits(truth, recs, threshold=options.threshold, ties=options.ties)
+    users = None
+    if options.unknown_items == "drop":
+        if train is None:
+            raise ValueError(
+                f"{func}: unknown_items='drop' removes the test items never seen in training, "
+                "so it needs the training interactions: pass train=."
+            )
+        train = check_columns(as_dataframe(train), func=func, arg="train",
+                              required=["item_id"])
+        users = truth["user_id"].unique()
+        truth = truth[truth["item_id"].isin(train["item_id"].unique())]
+    if options.relevant_set == "listed":
+        users = truth["user_id"].unique() if users is None else users
+        listed = pd.MultiIndex.from_frame(recs[["user_id", "item_id"]])
+        truth = truth[pd.MultiIndex.from_frame(truth[["user_id", "item_id"]]).isin(listed)]
+    return build_hits(truth, recs, threshold=options.threshold, ties=options.ties,
+                      tie_order=options.tie_order, users=users)
 
 
 def tie_check(
-    table: HitTable, k: int, options: RankingOptions, *, func: str, stacklevel: int
+    table: HitTable, k: int, options: Definitions, *, func: str, stacklevel: int
 ) -> int:
     """Count (and warn about) users whose tied scores straddle ``k``.
 
-    ``stacklevel`` counts from here: 3 when the public function calls this directly.
+    ``stacklevel`` counts from here: 4 when the public function (wrapped by
+    :func:`~evalkit.definitions.takes_definitions`, one more frame) calls this directly.
     """
     n = table.n_straddling(k)
     if options.ties != "expected":
@@ -125,13 +111,14 @@ def _per_user(
     truth: object,
     recs: object,
     k: object,
-    options: RankingOptions,
+    options: Definitions,
     *,
+    train: object,
     func: str,
 ) -> pd.Series:
     k = check_positive_int(k, func=func, arg="k")
-    table = prepare(truth, recs, options, func=func)
-    n_tied = tie_check(table, k, options, func=func, stacklevel=4)
+    table = prepare(truth, recs, options, func=func, train=train)
+    n_tied = tie_check(table, k, options, func=func, stacklevel=5)
     # Past the longest list and the largest test set nothing changes but P@k's divisor, so
     # the matrices stop there: memory does not grow with k.
     width = min(k, max(1, int(table.pos.max()) if table.pos.size else 1,
@@ -150,6 +137,13 @@ def _per_user(
             total = precision + recall
             with np.errstate(divide="ignore", invalid="ignore"):
                 column = np.where(total > 0, 2 * precision * recall / total, 0.0)
+    elif width < k and name == "map" and options.ap_denominator == "k":
+        column = column * (width / k)  # the divisor is k, not the width computed
+    elif width < k and name == "ndcg" and options.ideal == "k":
+        # the ideal list is k items long whatever the user has: rescale its DCG
+        positions = np.arange(1, k + 1, dtype=np.float64)
+        ideal = np.cumsum(1.0 / curves._discount(positions))
+        column = column * (ideal[width - 1] / ideal[k - 1])
     series = finish_per_user(
         column,
         table.users,
@@ -172,14 +166,14 @@ _COMMON = """
         Recommendations: ``user_id, item_id`` and ``rank`` (1-based) and/or ``score``.
     k : int
         Cutoff: only the top ``k`` positions count.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least ``threshold``; None makes every
-        test item relevant.
-    empty : {"drop", "zero", "nan"}, default "drop"
-        What to do with users for whom the metric is undefined (see Notes).
-    ties : {"deterministic", "optimistic", "pessimistic", "expected"}, default "deterministic"
-        How items with equal ``score`` are ordered when ``recs`` has no ``rank``: by item_id
-        ascending, relevant first, relevant last, or the expected value over random orders.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name (``"trec_eval"``,
+        ``"lenskit"``, ... see :data:`evalkit.PROFILES`); default: evalkit's.
+    **options
+        Any field of :class:`evalkit.Definitions` (``threshold``, ``gain``, ``empty``,
+        ``ties``, ...), overriding ``definitions``. Unknown names raise ``TypeError``.
 """
 
 _TAIL = """
@@ -196,21 +190,24 @@ _TAIL = """
 """
 
 
+@takes_definitions
 def precision_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    threshold: float | None = 4.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """Precision at k: the share of the top-k positions holding a relevant item.
     {common}{tail}
     Notes
     -----
-    ``P@k = hits(k) / k``, dividing by ``k`` even when the list is shorter than ``k``. Always
-    defined (a user with no relevant items scores 0); ``empty`` never applies.
+    ``P@k = hits(k) / k``, dividing by ``k`` even when the list is shorter than ``k``. Defined
+    for every user (a user with no relevant items scores 0); with
+    ``precision_users="relevant"`` undefined for users without a relevant test item, which
+    then follow ``empty`` (as in libraries fed only the relevant items).
 
     Examples
     --------
@@ -219,24 +216,26 @@ def precision_at_k(
     >>> precision_at_k(truth, recs, k=4).tolist()
     [0.5]
     """
-    options = make_options("precision_at_k", threshold=threshold, empty=empty, ties=ties)
-    return _per_user("precision", truth, recs, k, options, func="precision_at_k")
+    return _per_user("precision", truth, recs, k, definitions, train=train, func="precision_at_k")
 
 
+@takes_definitions
 def recall_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    threshold: float | None = 4.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """Recall at k: the share of the user's relevant items found in the top k.
     {common}{tail}
     Notes
     -----
-    ``R@k = hits(k) / |R_u|``. Undefined when the user has no relevant test item (``empty``).
+    ``R@k = hits(k) / |R_u|``, or ``hits(k) / min(|R_u|, k)`` with
+    ``recall_denominator="min"`` (LensKit). Undefined when the user has no relevant test item
+    (``empty``).
 
     Examples
     --------
@@ -245,18 +244,18 @@ def recall_at_k(
     >>> recall_at_k(truth, recs, k=3).round(4).tolist()
     [0.6667]
     """
-    options = make_options("recall_at_k", threshold=threshold, empty=empty, ties=ties)
-    return _per_user("recall", truth, recs, k, options, func="recall_at_k")
+    return _per_user("recall", truth, recs, k, definitions, train=train, func="recall_at_k")
 
 
+@takes_definitions
 def f1_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    threshold: float | None = 4.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """F1 at k: the harmonic mean of P@k and R@k.
     {common}{tail}
@@ -272,24 +271,25 @@ def f1_at_k(
     >>> f1_at_k(truth, recs, k=2).tolist()
     [0.5]
     """
-    options = make_options("f1_at_k", threshold=threshold, empty=empty, ties=ties)
-    return _per_user("f1", truth, recs, k, options, func="f1_at_k")
+    return _per_user("f1", truth, recs, k, definitions, train=train, func="f1_at_k")
 
 
+@takes_definitions
 def hit_rate_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    threshold: float | None = 4.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """Hit rate at k: 1 if any relevant item is in the top k, else 0.
     {common}{tail}
     Notes
     -----
-    ``HR@k = 1[hits(k) > 0]``. Always defined. Under ``ties="expected"`` it is the exact
+    ``HR@k = 1[hits(k) > 0]``. Defined for every user unless ``precision_users="relevant"``
+    (as for :func:`precision_at_k`). Under ``ties="expected"`` it is the exact
     probability that a random order of the tie groups puts a relevant item in the top k.
 
     Examples
@@ -299,30 +299,27 @@ def hit_rate_at_k(
     >>> hit_rate_at_k(truth, recs, k=1).tolist()
     [1.0, 0.0]
     """
-    options = make_options("hit_rate_at_k", threshold=threshold, empty=empty, ties=ties)
-    return _per_user("hit_rate", truth, recs, k, options, func="hit_rate_at_k")
+    return _per_user("hit_rate", truth, recs, k, definitions, train=train, func="hit_rate_at_k")
 
 
+@takes_definitions
 def average_precision_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    threshold: float | None = 4.0,
-    ap_denominator: str = "min",
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """Average precision at k; its mean over users is MAP@k.
-    {common}
-    ap_denominator : {{"min", "relevant", "hits"}}, default "min"
-        ``D`` in the formula below.
-    {tail}
+    {common}{tail}
     Notes
     -----
-    ``AP@k = (1/D) * sum_{{i<=k}} hit_i * P@i``. ``D = min(k, |R_u|)`` by default, so a perfect
-    list scores 1; ``"relevant"`` gives ``D = |R_u|`` (trec_eval, ranx); ``"hits"`` gives the
-    number of hits in the top k (torchmetrics; 0 hits give 0). Undefined when the user has no
+    ``AP@k = (1/D) * sum_{{i<=k}} hit_i * P@i``, D set by ``ap_denominator``:
+    ``D = min(k, |R_u|)`` by default, so a perfect list scores 1; ``"relevant"`` gives
+    ``D = |R_u|`` (trec_eval, ranx); ``"hits"`` the number of hits in the top k (torchmetrics;
+    0 hits give 0); ``"k"`` gives k (rectools ``divide_by_k``). Undefined when the user has no
     relevant test item (``empty``). Under ``ties="expected"`` AP is the exact expectation over
     random orders of the tie groups for ``"min"`` and ``"relevant"`` (``E[hit_i * hits(i)]``
     has a closed form per tie group); with ``"hits"``, whose denominator is random too, it is
@@ -339,21 +336,18 @@ def average_precision_at_k(
     >>> average_precision_at_k(truth, recs, k=5).round(4).tolist()
     [0.8056]
     """
-    options = make_options(
-        "average_precision_at_k",
-        threshold=threshold, ap_denominator=ap_denominator, empty=empty, ties=ties,
-    )
-    return _per_user("map", truth, recs, k, options, func="average_precision_at_k")
+    return _per_user("map", truth, recs, k, definitions, train=train, func="average_precision_at_k")
 
 
+@takes_definitions
 def reciprocal_rank_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    threshold: float | None = 4.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """Reciprocal rank at k; its mean over users is MRR@k.
     {common}{tail}
@@ -371,23 +365,23 @@ def reciprocal_rank_at_k(
     >>> reciprocal_rank_at_k(truth, recs, k=3).round(4).tolist()
     [0.3333]
     """
-    options = make_options("reciprocal_rank_at_k", threshold=threshold, empty=empty, ties=ties)
-    return _per_user("mrr", truth, recs, k, options, func="reciprocal_rank_at_k")
+    return _per_user("mrr", truth, recs, k, definitions, train=train, func="reciprocal_rank_at_k")
 
 
+@takes_definitions
 def r_precision(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
-    threshold: float | None = 4.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """R-precision: precision at the user's own number of relevant items.
 
     Parameters
     ----------
-    truth, recs, threshold, empty, ties
+    truth, recs, train, definitions, **options
         As for :func:`precision_at_k`.
 
     Returns
@@ -407,8 +401,8 @@ def r_precision(
     [0.5]
     """
     func = "r_precision"
-    options = make_options(func, threshold=threshold, empty=empty, ties=ties)
-    table = prepare(truth, recs, options, func=func)
+    options = definitions
+    table = prepare(truth, recs, options, func=func, train=train)
     values, undefined = RankingCurves(table, 1, options).r_precision()
     series = finish_per_user(
         values, table.users, name="r_precision", undefined=undefined, empty=options.empty,
@@ -418,32 +412,25 @@ def r_precision(
     return series
 
 
+@takes_definitions
 def dcg_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    threshold: float | None = 4.0,
-    gain: str = "linear",
-    discount: str = "log",
-    log_base: float = 2.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """Discounted cumulative gain at k.
-    {common}
-    gain : {{"linear", "exponential", "binary"}}, default "linear"
-        Gain of a test item: its rating, ``2**rating - 1``, or 1 if relevant. Items outside the
-        user's test set gain 0.
-    discount : {{"log", "breese"}}, default "log"
-        ``log_b(i + 1)``, or Breese's ``max(1, log_b(i))`` that leaves the first ``b`` ranks
-        undiscounted.
-    log_base : float, default 2.0
-        ``b`` in the discount.
-    {tail}
+    {common}{tail}
     Notes
     -----
-    ``DCG@k = sum_{{i<=k}} gain_i / disc(i)``. Always defined.
+    ``DCG@k = sum_{{i<=k}} gain_i / disc(i)``. Always defined. ``gain``: a test item's rating
+    (``"linear"``), ``2**rating - 1`` or 1 if relevant (``"binary"``); with
+    ``gain_scope="relevant"`` only relevant items have a rating-valued gain. Items outside the
+    user's test set gain 0. ``discount``: ``log_b(i + 1)``, or Breese's ``max(1, log_b(i))``
+    that leaves the first ``b = log_base`` ranks undiscounted.
 
     Examples
     --------
@@ -454,34 +441,27 @@ def dcg_at_k(
     >>> dcg_at_k(truth, recs, k=4, discount="breese").tolist()
     [9.5]
     """
-    options = make_options(
-        "dcg_at_k", threshold=threshold, gain=gain, discount=discount, log_base=log_base,
-        empty=empty, ties=ties,
-    )
-    return _per_user("dcg", truth, recs, k, options, func="dcg_at_k")
+    return _per_user("dcg", truth, recs, k, definitions, train=train, func="dcg_at_k")
 
 
+@takes_definitions
 def ndcg_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    threshold: float | None = 4.0,
-    gain: str = "linear",
-    discount: str = "log",
-    log_base: float = 2.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """Normalized discounted cumulative gain at k.
-    {common}
-    gain, discount, log_base
-        As for :func:`dcg_at_k`.
-    {tail}
+    {common}{tail}
     Notes
     -----
     ``NDCG@k = DCG@k / IDCG@k`` where IDCG@k is the DCG@k of the ideal list: all of the user's
-    test items sorted by gain (with ``gain="binary"``, relevant items first). Undefined when
+    test items sorted by gain (with ``gain="binary"``, relevant items first); with
+    ``ideal="k"`` (binary gain only), k relevant items, whatever the user has (rectools).
+    Gain and discount as for :func:`dcg_at_k`. Undefined when
     IDCG@k = 0, i.e. no test item has a positive gain (``empty``). The log base cancels out.
     Under ``ties="expected"`` it is exact (McSherry and Najork 2008).
 
@@ -498,33 +478,28 @@ def ndcg_at_k(
     >>> ndcg_at_k(truth, recs, k=4).round(2).tolist()
     [0.83]
     """
-    options = make_options(
-        "ndcg_at_k", threshold=threshold, gain=gain, discount=discount, log_base=log_base,
-        empty=empty, ties=ties,
-    )
-    return _per_user("ndcg", truth, recs, k, options, func="ndcg_at_k")
+    return _per_user("ndcg", truth, recs, k, definitions, train=train, func="ndcg_at_k")
 
 
+@takes_definitions
 def half_life_utility(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int = 10,
-    neutral: float = 3.0,
-    half_life: float = 5.0,
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.Series:
     """Breese's half-life utility, normalized per user by the best achievable utility.
 
     Parameters
     ----------
-    truth, recs, k, empty, ties
-        As for :func:`precision_at_k`.
-    neutral : float, default 3.0
-        The neutral rating ``d``: only ratings above it add utility.
-    half_life : float, default 5.0
-        ``alpha``, the rank with a 50% chance of being viewed (must exceed 1).
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`. The definitions that matter: ``neutral``, the neutral
+        rating ``d`` (only ratings above it add utility; default 3.0), ``half_life``, ``alpha``,
+        the rank with a 50% chance of being viewed (above 1; default 5.0), ``empty`` and
+        ``ties``. The relevance threshold plays no part.
 
     Returns
     -------
@@ -552,9 +527,8 @@ def half_life_utility(
     """
     func = "half_life_utility"
     check_truth(truth, func=func)  # utility is measured on the ratings: implicit data has none
-    options = make_options(func, threshold=None, empty=empty, ties=ties, neutral=neutral,
-                           half_life=half_life)
-    return _per_user("half_life_utility", truth, recs, k, options, func=func)
+    return _per_user("half_life_utility", truth, recs, k, definitions.replace(threshold=None),
+                     train=train, func=func)
 
 
 for _f in (precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, average_precision_at_k,
@@ -565,24 +539,21 @@ del _f
 CURVE_METRICS = ("precision", "recall", "f1", "hit_rate", "map", "mrr", "ndcg")
 
 
+@takes_definitions
 def ranking_curves(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k_max: int = 20,
-    threshold: float | None = 4.0,
-    gain: str = "linear",
-    discount: str = "log",
-    log_base: float = 2.0,
-    ap_denominator: str = "min",
-    empty: str = "drop",
-    ties: str = "deterministic",
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
 ) -> pd.DataFrame:
     """Mean P, R, F1, HR, MAP, MRR and NDCG at every cutoff k = 1..k_max, in one pass.
 
     Parameters
     ----------
-    truth, recs, threshold, gain, discount, log_base, ap_denominator, empty, ties
+    truth, recs, train, definitions, **options
         As for the per-user functions (:func:`ndcg_at_k`, :func:`average_precision_at_k`).
     k_max : int, default 20
         The largest cutoff.
@@ -622,21 +593,22 @@ def ranking_curves(
     """
     func = "ranking_curves"
     k_max = check_cutoff(k_max, func=func, arg="k_max")
-    options = make_options(
-        func, threshold=threshold, gain=gain, discount=discount, log_base=log_base,
-        ap_denominator=ap_denominator, empty=empty, ties=ties,
-    )
-    table = prepare(truth, recs, options, func=func)
+    options = definitions
+    table = prepare(truth, recs, options, func=func, train=train)
     curves = RankingCurves(table, k_max, options)
     curves.check_gains(func=func)
     return curves_frame(curves, k_max)
 
 
-def curves_frame(curves: RankingCurves, k_max: int) -> pd.DataFrame:
-    """The :func:`ranking_curves` table, k = 1..k_max, from a :class:`RankingCurves`."""
-    columns = {name: curves.means(name)[:k_max] for name in CURVE_METRICS}
+def curves_frame(curves: RankingCurves | Callable[[str], RankingCurves], k_max: int
+                 ) -> pd.DataFrame:
+    """The :func:`ranking_curves` table, k = 1..k_max, from a :class:`RankingCurves` (or a
+    function giving the one of each metric, when definitions differ between metrics)."""
+    curves_of = curves if callable(curves) else (lambda name: curves)
+    columns = {name: curves_of(name).means(name)[:k_max] for name in CURVE_METRICS}
     frame = pd.DataFrame(columns, index=pd.RangeIndex(1, k_max + 1, name="k"))
-    table = curves.table
+    recall = curves_of("recall")
+    table = recall.table
     frame["n_users"] = int(table.n_users - (table.n_rel == 0).sum()) \
-        if curves.options.empty != "zero" else table.n_users
+        if recall.options.empty != "zero" else table.n_users
     return frame

@@ -47,18 +47,21 @@ __all__ = [
     "user_value",
 ]
 
-#: The options each registered metric accepts (besides ``k`` where it applies).
+#: The options that change each registered metric's value (every metric function accepts
+#: them all, through ``evalkit.Definitions``; these are the ones worth varying).
+_USERS = ("threshold", "empty", "ties", "tie_order", "relevant_set", "unknown_items")
 METRIC_OPTIONS: dict[str, tuple[str, ...]] = {
-    "precision": ("threshold", "empty", "ties"),
-    "recall": ("threshold", "empty", "ties"),
-    "f1": ("threshold", "empty", "ties"),
-    "hit_rate": ("threshold", "empty", "ties"),
-    "r_precision": ("threshold", "empty", "ties"),
-    "map": ("threshold", "ap_denominator", "empty", "ties"),
-    "mrr": ("threshold", "empty", "ties"),
-    "dcg": ("threshold", "gain", "discount", "log_base", "empty", "ties"),
-    "ndcg": ("threshold", "gain", "discount", "log_base", "empty", "ties"),
-    "half_life_utility": ("neutral", "half_life", "empty", "ties"),
+    "precision": _USERS + ("precision_users",),
+    "recall": _USERS + ("recall_denominator",),
+    "f1": _USERS + ("recall_denominator",),
+    "hit_rate": _USERS + ("precision_users",),
+    "r_precision": _USERS,
+    "map": _USERS + ("ap_denominator",),
+    "mrr": _USERS,
+    "dcg": _USERS + ("gain", "gain_scope", "discount", "log_base"),
+    "ndcg": _USERS + ("gain", "gain_scope", "discount", "log_base", "ideal"),
+    "half_life_utility": ("neutral", "half_life", "empty", "ties", "tie_order", "relevant_set",
+                          "unknown_items"),
 }
 
 _DEFAULTS: dict[str, object] = {
@@ -71,6 +74,14 @@ _DEFAULTS: dict[str, object] = {
     "ties": "deterministic",
     "neutral": 3.0,
     "half_life": 5.0,
+    "gain_scope": "rated",
+    "ideal": "truth",
+    "recall_denominator": "relevant",
+    "precision_users": "all",
+    "relevant_set": "truth",
+    "unknown_items": "keep",
+    "tie_order": "item",
+    "train_items": None,  # the training items, for unknown_items="drop"
 }
 
 
@@ -105,18 +116,27 @@ def _is_relevant(rating: float | None, threshold: float | None) -> bool:
     return threshold is None or rating >= threshold
 
 
-def tie_groups(data: UserData) -> list[list]:
+def _tie_sort(items: list, tie_order: str) -> list:
+    if tie_order == "item":
+        return sorted(items)
+    if tie_order == "item_desc":
+        return sorted(items, reverse=True)
+    return sorted(items, key=str, reverse=tie_order == "item_str_desc")
+
+
+def tie_groups(data: UserData, tie_order: str = "item") -> list[list]:
     """The user's list as consecutive groups of items; each group is one score value.
 
     With ranks every item is its own group. Groups are in list order and items within a
-    group in ``item_id`` order.
+    group in ``tie_order``: item id ascending (``"item"``), descending (``"item_desc"``), or
+    the ids as strings ascending (``"item_str"``) or descending (``"item_str_desc"``).
     """
     if data.ranked:
         return [[item] for item, _, _ in sorted(data.recs, key=lambda e: e[1])]
     by_score: dict[float, list] = {}
     for item, _, score in data.recs:
         by_score.setdefault(score, []).append(item)
-    return [sorted(by_score[s]) for s in sorted(by_score, reverse=True)]
+    return [_tie_sort(by_score[s], tie_order) for s in sorted(by_score, reverse=True)]
 
 
 def orders(
@@ -125,6 +145,7 @@ def orders(
     ties: str,
     threshold: float | None,
     cutoff: int,
+    tie_order: str = "item",
 ) -> Iterator[list[tuple[int, object]]]:
     """Every order of the list the tie policy considers, as ``[(position, item), ...]``.
 
@@ -134,7 +155,7 @@ def orders(
     if data.ranked:
         yield [(rk, item) for item, rk, _ in sorted(data.recs, key=lambda e: e[1])]
         return
-    groups = tie_groups(data)
+    groups = tie_groups(data, tie_order)
 
     def rating(item: object) -> float:
         return data.ratings.get(item, 0.0)
@@ -160,10 +181,10 @@ def orders(
         yield list(zip(range(1, len(items) + 1), items))
 
 
-def _gain(rating: float | None, relevant: bool, gain: str) -> float:
+def _gain(rating: float | None, relevant: bool, gain: str, scope: str = "rated") -> float:
     if gain == "binary":
         return 1.0 if relevant else 0.0
-    if rating is None:
+    if rating is None or (scope == "relevant" and not relevant):
         return 0.0
     return 2.0**rating - 1.0 if gain == "exponential" else rating
 
@@ -176,6 +197,7 @@ def _disc(position: int, discount: str, log_base: float) -> float:
 
 def order_value(name: str, order: list, data: UserData, k: int, o: dict) -> float:
     """The metric for one order of the list; ``k`` is ignored by R-precision."""
+    o = {**_DEFAULTS, **o}
     thr = o["threshold"]
     rel = {i for i, r in data.ratings.items() if _is_relevant(r, thr)}
     n_rel = len(rel)
@@ -183,14 +205,15 @@ def order_value(name: str, order: list, data: UserData, k: int, o: dict) -> floa
         k = n_rel
     top = [(p, i) for p, i in order if p <= k]
     hits = sum(1 for _, i in top if i in rel)
+    recall_d = min(n_rel, k) if o["recall_denominator"] == "min" else n_rel
     if name == "precision":
         return hits / k
     if name == "recall":
-        return hits / n_rel
+        return hits / recall_d
     if name == "r_precision":
         return hits / n_rel
     if name == "f1":
-        p, r = hits / k, hits / n_rel
+        p, r = hits / k, hits / recall_d
         return 0.0 if p + r == 0 else 2 * p * r / (p + r)
     if name == "hit_rate":
         return 1.0 if hits else 0.0
@@ -200,15 +223,20 @@ def order_value(name: str, order: list, data: UserData, k: int, o: dict) -> floa
     if name == "map":
         return _ap([1.0 if i in rel else 0.0 for _, i in top], [p for p, _ in top], n_rel, k, o)
     if name in ("dcg", "ndcg"):
-        g, disc, base = o["gain"], o["discount"], o["log_base"]
+        g, disc, base, scope = o["gain"], o["discount"], o["log_base"], o["gain_scope"]
         dcg = sum(
-            _gain(data.ratings.get(i), i in rel, g) / _disc(p, disc, base) for p, i in top
+            _gain(data.ratings.get(i), i in rel, g, scope) / _disc(p, disc, base)
+            for p, i in top
         )
         if name == "dcg":
             return dcg
-        ideal = sorted(
-            (_gain(r, _is_relevant(r, thr), g) for r in data.ratings.values()), reverse=True
-        )
+        if o["ideal"] == "k":
+            ideal = [1.0] * k
+        else:
+            ideal = sorted(
+                (_gain(r, _is_relevant(r, thr), g, scope) for r in data.ratings.values()),
+                reverse=True,
+            )
         idcg = sum(x / _disc(p, disc, base) for p, x in enumerate(ideal[:k], start=1))
         return dcg / idcg
     if name == "half_life_utility":
@@ -228,26 +256,44 @@ def _ap(rel: Sequence[float], positions: Sequence[int], n_rel: int, k: int, o: d
     for r, p in zip(rel, positions):
         cum += r
         total += r * cum / p
-    rule = o["ap_denominator"]
-    d = {"relevant": n_rel, "hits": cum, "min": min(k, n_rel)}[rule]
+    rule = o.get("ap_denominator", "min")
+    d = {"relevant": n_rel, "hits": cum, "min": min(k, n_rel), "k": k if n_rel else 0}[rule]
     return total / d if d > 0 else 0.0
 
 
 def is_undefined(name: str, data: UserData, k: int, o: dict) -> bool:
+    o = {**_DEFAULTS, **o}
     thr = o["threshold"]
     n_rel = sum(_is_relevant(r, thr) for r in data.ratings.values())
     if name in ("recall", "f1", "r_precision", "map", "mrr"):
         return n_rel == 0
+    if name in ("precision", "hit_rate") and o["precision_users"] == "relevant":
+        return n_rel == 0
     if name == "ndcg":
+        if o["ideal"] == "k":
+            return n_rel == 0
         gains = sorted(
-            (_gain(r, _is_relevant(r, thr), o["gain"]) for r in data.ratings.values()),
+            (_gain(r, _is_relevant(r, thr), o["gain"], o["gain_scope"])
+             for r in data.ratings.values()),
             reverse=True,
         )
         return sum(x / _disc(p, o["discount"], o["log_base"])
                    for p, x in enumerate(gains[:k], 1)) <= 0
     if name == "half_life_utility":
-        return max(r - o["neutral"] for r in data.ratings.values()) <= 0
+        return max((r - o["neutral"] for r in data.ratings.values()), default=-1.0) <= 0
     return False
+
+
+def _restricted(data: UserData, o: dict) -> UserData:
+    """The user's data with the test items that ``unknown_items`` and ``relevant_set`` remove
+    taken out."""
+    ratings = data.ratings
+    if o["unknown_items"] == "drop":
+        ratings = {i: r for i, r in ratings.items() if i in o["train_items"]}
+    if o["relevant_set"] == "listed":
+        listed = {item for item, _, _ in data.recs}
+        ratings = {i: r for i, r in ratings.items() if i in listed}
+    return UserData(ratings, data.recs, data.ranked)
 
 
 def user_value(name: str, data: UserData, *, k: int, **options: object) -> float:
@@ -255,12 +301,14 @@ def user_value(name: str, data: UserData, *, k: int, **options: object) -> float
     o = {**_DEFAULTS, **options}
     if name == "half_life_utility":
         o["threshold"] = None
+    data = _restricted(data, o)
     if is_undefined(name, data, k, o):
         return math.nan
     cutoff = k
     if name == "r_precision":
         cutoff = sum(_is_relevant(r, o["threshold"]) for r in data.ratings.values())
-    all_orders = list(orders(data, ties=o["ties"], threshold=o["threshold"], cutoff=cutoff))
+    all_orders = list(orders(data, ties=o["ties"], threshold=o["threshold"], cutoff=cutoff,
+                             tie_order=o["tie_order"]))
     if name == "map" and o["ties"] == "expected" and o["ap_denominator"] == "hits":
         # with D = hits the engine documents an approximation: AP of the expected relevance
         # of each position (for a fixed D it is the exact mean over orders, below)

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evalkit.metrics._hits as hits_module
+from evalkit.definitions import OPTION_NAMES
 from evalkit.metrics import RANKING_METRICS, TieWarning, ranking_curves
 from tests.metrics.naive import METRIC_OPTIONS, cases, naive_metric, random_frames, user_data
 
@@ -34,23 +35,52 @@ OPTION_VALUES: dict[str, list] = {
     "ties": ["deterministic", "optimistic", "pessimistic", "expected"],
     "neutral": [3.0, 0.5],
     "half_life": [5.0, 2.0],
+    # the conventions of other libraries (SPEC section 16)
+    "gain_scope": ["rated", "relevant"],
+    "ideal": ["truth", "k"],
+    "recall_denominator": ["relevant", "min"],
+    "precision_users": ["all", "relevant"],
+    "relevant_set": ["truth", "listed"],
+    "unknown_items": ["keep", "drop"],
+    "tie_order": ["item", "item_desc", "item_str", "item_str_desc"],
 }
+#: The options of the exhaustive grid; the others are varied one at a time against it.
+CLASSIC = ("threshold", "gain", "discount", "log_base", "ap_denominator", "ties", "neutral",
+           "half_life")
+NEW = tuple(o for o in OPTION_VALUES if o not in CLASSIC)
+OPTION_VALUES["ap_denominator"].append("k")
 
 
 def test_reference_covers_the_registry() -> None:
     # A metric added to the registry must be added to the reference (and so to every test
-    # here), and the options the reference varies must be exactly the function's keywords.
+    # here); every metric function takes every definition, as a keyword.
     assert set(METRIC_OPTIONS) == set(RANKING_METRICS)
     for name, metric in RANKING_METRICS.items():
         params = set(inspect.signature(metric.func).parameters) - {"truth", "recs", "k"}
-        assert params == set(METRIC_OPTIONS[name]), name
+        assert params == set(OPTION_NAMES) | {"train", "definitions"}, name
+        assert set(METRIC_OPTIONS[name]) <= set(OPTION_NAMES)
         assert ("k" in inspect.signature(metric.func).parameters) == metric.at_k
+
+
+def train_of(truth: pd.DataFrame) -> pd.DataFrame:
+    """Training interactions holding every other test item (the rest are "unknown")."""
+    items = np.sort(truth["item_id"].unique().astype(object))
+    return pd.DataFrame({"item_id": pd.array(items[::2], dtype=truth["item_id"].dtype)})
+
+
+def naive(name: str, truth: pd.DataFrame, recs: pd.DataFrame, **options) -> pd.Series:
+    """The reference, given the training items where ``unknown_items="drop"`` needs them."""
+    if options.get("unknown_items") == "drop":
+        options["train_items"] = set(train_of(truth)["item_id"].tolist())
+    return naive_metric(name, truth, recs, **options)
 
 
 def call(name: str, truth: pd.DataFrame, recs: pd.DataFrame, k: int, **options) -> pd.Series:
     """The engine's per-user function, tie warnings silenced (tested in test_ties.py)."""
     metric = RANKING_METRICS[name]
     kwargs = dict(options)
+    if kwargs.get("unknown_items") == "drop":
+        kwargs["train"] = train_of(truth)
     if metric.at_k:
         kwargs["k"] = k
     with warnings.catch_warnings():
@@ -87,6 +117,8 @@ def option_sets(draw: st.DrawFn, name: str) -> dict:
             chosen[opt] = draw(st.sampled_from([4.0, None, 2.5, 0.5]))
         else:
             chosen[opt] = draw(st.sampled_from(OPTION_VALUES[opt]))
+    if chosen.get("ideal") == "k":
+        chosen["gain"] = "binary"  # the only gain with a fixed ideal item
     return expand(chosen)
 
 
@@ -98,15 +130,46 @@ def test_engine_matches_naive_on_random_data(name: str, data: st.DataObject) -> 
     options = data.draw(option_sets(name), label="options")
     k = data.draw(st.sampled_from([1, 2, 3, 5, 10]), label="k")
     got = call(name, truth, recs, k, **options)
-    want = naive_metric(name, truth, recs, k=k, **options)
+    want = naive(name, truth, recs, k=k, **options)
     assert_matches(got, want, (k, options))
 
 
 def _grid(name: str) -> list[dict]:
-    """Every combination of the metric's options (``empty`` is handled separately)."""
-    opts = [o for o in METRIC_OPTIONS[name] if o not in ("empty", "log_base")]
+    """Every combination of the metric's classic options (``empty`` is handled separately)."""
+    opts = [o for o in METRIC_OPTIONS[name] if o in CLASSIC and o != "log_base"]
     combos = itertools.product(*(OPTION_VALUES[o] for o in opts))
     return [expand(dict(zip(opts, values))) for values in combos]
+
+
+def _one_at_a_time(name: str) -> list[dict]:
+    """Each other-library option of the metric at each value, over a few classic settings."""
+    bases = [{}, {"ties": "expected"}, {"ties": "optimistic", "threshold": None}]
+    if name in ("dcg", "ndcg"):
+        bases += [{"gain": "binary"}, {"gain": "exponential", "discount": ("breese", 2.0)}]
+    if name == "map":
+        bases += [{"ap_denominator": a} for a in OPTION_VALUES["ap_denominator"]]
+    out = []
+    for opt in (o for o in METRIC_OPTIONS[name] if o in NEW):
+        for value in OPTION_VALUES[opt]:
+            for base in bases:
+                options = {**base, opt: value}
+                if options.get("ideal") == "k":
+                    options["gain"] = "binary"
+                out.append(expand(options))
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_convention_of_other_libraries(name: str) -> None:
+    # The options added for other libraries' conventions, one at a time, on score-only lists
+    # (ties, and the tie orders) and on ranked lists.
+    for order in ("score", "rank"):
+        truth, recs = GRID_DATA[order]
+        for options in _one_at_a_time(name):
+            got = call(name, truth, recs, 4, empty="nan", **options)
+            want = naive(name, truth, recs, k=4, empty="nan", prepared=PREPARED[order],
+                         **options)
+            assert_matches(got, want, (order, options))
 
 
 GRID_DATA = {
@@ -194,14 +257,25 @@ CURVE_OPTIONS = [
     dict(empty="zero", ties="optimistic", gain="linear", ap_denominator="hits", threshold=None),
     dict(empty="nan", ties="pessimistic", gain="exponential", ap_denominator="min",
          threshold=2.5),
+    # other libraries' conventions, on both the compiled and the array routes
+    dict(empty="drop", ties="deterministic", gain="binary", ideal="k", ap_denominator="k",
+         recall_denominator="min", precision_users="relevant"),
+    dict(empty="zero", ties="expected", gain="linear", gain_scope="relevant",
+         relevant_set="listed", recall_denominator="min", ap_denominator="k"),
+    dict(empty="nan", ties="optimistic", tie_order="item_str_desc", precision_users="relevant",
+         gain="exponential", gain_scope="relevant", unknown_items="drop"),
+    dict(empty="drop", ties="expected", gain="binary", ideal="k", precision_users="relevant",
+         tie_order="item_desc"),
 ]
 
 
-@pytest.mark.parametrize("options", CURVE_OPTIONS, ids=lambda o: f"{o['empty']}-{o['ties']}")
+@pytest.mark.parametrize("options", CURVE_OPTIONS,
+                         ids=lambda o: "-".join(str(v) for v in o.values()))
 def test_curves_are_means_of_the_per_user_functions(options: dict) -> None:
     truth, recs = GRID_DATA["score"]
     k_max = 6
-    curves = ranking_curves(truth, recs, k_max=k_max, **options)
+    train = {"train": train_of(truth)} if options.get("unknown_items") == "drop" else {}
+    curves = ranking_curves(truth, recs, k_max=k_max, **train, **options)
     assert curves.index.tolist() == list(range(1, k_max + 1))
     assert list(curves.columns) == [*CURVE_COLUMNS, "n_users"]
     for name in CURVE_COLUMNS:
@@ -213,8 +287,7 @@ def test_curves_are_means_of_the_per_user_functions(options: dict) -> None:
                 name, k
             )
     # n_users: users evaluated for recall (all truth users under "zero")
-    recall = call("recall", truth, recs, 1, **{o: v for o, v in options.items()
-                                               if o in ("empty", "threshold", "ties")})
+    recall = call("recall", truth, recs, 1, **options)
     assert (curves["n_users"] == recall.notna().sum()).all()
 
 
