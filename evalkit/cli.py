@@ -45,15 +45,10 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--k", type=int, nargs="+", default=[10], help="cutoff(s) (default: 10)")
     ev.add_argument("--metrics", nargs="+", default=None,
                     help="registry names (default: every ranking metric)")
-    ev.add_argument("--threshold", type=float, default=4.0,
-                    help="relevance threshold on the rating (default: 4.0)")
-    ev.add_argument("--all-relevant", action="store_true",
-                    help="every test item is relevant (implicit data); overrides --threshold")
-    ev.add_argument("--gain", default="linear", help="linear, exponential or binary")
-    ev.add_argument("--ap-denominator", default="min", help="min, relevant or hits")
-    ev.add_argument("--ties", default="deterministic",
-                    help="deterministic, optimistic, pessimistic or expected")
-    ev.add_argument("--empty", default="drop", help="drop, zero or nan")
+    ev.add_argument("--train", type=Path, default=None,
+                    help="training interactions, CSV or Parquet (needed by --unknown-items "
+                    "drop and the cornac profile)")
+    _definition_arguments(ev)
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     ev.add_argument("--curves", type=int, default=None, metavar="K_MAX",
                     help="also write the mean P, R, F1, HR, MAP, MRR and NDCG at every cutoff "
@@ -141,6 +136,58 @@ def _check_output(out: Path, *, inputs: tuple[Path, ...], force: bool) -> None:
                          "replace it, or choose another path.")
 
 
+def _definition_arguments(parser: argparse.ArgumentParser) -> None:
+    """--profile, --definitions FILE.json and one flag per field of evalkit.Definitions,
+    built from the definitions themselves (names, valid values, meanings, defaults)."""
+    from .definitions import OPTION_NAMES, choices, default, help_text
+    from .profiles import PROFILES
+
+    group = parser.add_argument_group(
+        "definitions", "What the numbers mean (evalkit.Definitions). A flag overrides "
+        "--definitions, which overrides --profile; unset flags keep evalkit's default.")
+    group.add_argument("--profile", choices=list(PROFILES), default=None,
+                       help="reproduce another library's conventions")
+    group.add_argument("--definitions", type=Path, default=None, metavar="FILE.json",
+                       help="definitions as JSON (Definitions.as_dict(), e.g. the "
+                       "'definitions' of an earlier evaluation's JSON)")
+    for name in OPTION_NAMES:
+        valid = choices(name)
+        kwargs: dict = {"default": None, "dest": f"def_{name}"}
+        if valid:
+            kwargs["choices"] = list(valid)
+        else:
+            kwargs["type"] = float
+            kwargs["metavar"] = "NUMBER"
+        group.add_argument(f"--{name.replace('_', '-')}",
+                           help=f"{help_text(name)} (default: {default(name)})", **kwargs)
+    group.add_argument("--all-relevant", action="store_true",
+                       help="every test item is relevant (implicit data): threshold None")
+
+
+def _definitions_from(args: argparse.Namespace) -> object:
+    """The Definitions the flags describe, validated (errors name the flag's field)."""
+    import json
+
+    from .definitions import OPTION_NAMES, Definitions, resolve
+
+    base: object = args.profile
+    if args.definitions is not None:
+        data = json.loads(Path(args.definitions).read_text(encoding="utf-8"))
+        data = data.get("definitions", data) if isinstance(data, dict) else data
+        if isinstance(data, dict):  # an evaluation's JSON also records the bootstrap
+            data = {k: v for k, v in data.items()
+                    if k not in ("confidence", "n_resamples", "bootstrap_seed")}
+        base = Definitions.from_dict(data, func="evalkit evaluate --definitions")
+        if args.profile is not None:
+            base = resolve(args.profile, func="evalkit evaluate",
+                           **{k: getattr(base, k) for k in base.changed()})
+    flags = {name: getattr(args, f"def_{name}") for name in OPTION_NAMES
+             if getattr(args, f"def_{name}") is not None}
+    if args.all_relevant:
+        flags["threshold"] = None
+    return resolve(base, func="evalkit evaluate", **flags)
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from .data import load_interactions
     from .evaluate import evaluate
@@ -148,14 +195,15 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     truth = load_interactions(args.truth)
     recs = read_recommendations(args.recs)
+    definitions = _definitions_from(args)
+    train = None if args.train is None else load_interactions(args.train)
     result = evaluate(
-        truth, recs, k=args.k, metrics=args.metrics,
-        threshold=None if args.all_relevant else args.threshold, gain=args.gain,
-        ap_denominator=args.ap_denominator, ties=args.ties, empty=args.empty, rng=args.seed,
-        curves=args.curves,
+        truth, recs, k=args.k, metrics=args.metrics, train=train, definitions=definitions,
+        rng=args.seed, curves=args.curves,
     )
     out = args.out or default_output(args.recs)
-    _check_output(out, inputs=(args.truth, args.recs), force=args.force)
+    _check_output(out, inputs=tuple(p for p in (args.truth, args.recs, args.train, args.definitions)
+                                    if p is not None), force=args.force)
     result.to_json(out)
     print(result.table().to_string(index=False))
     c = result.counts

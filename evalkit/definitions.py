@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["OPTION_NAMES", "Definitions", "UNSET", "resolve", "takes_definitions"]
+__all__ = ["OPTION_NAMES", "UNSET", "Definitions", "resolve", "takes_definitions",
+           "uses_definitions"]
 
 
 def _choice(default: str, choices: tuple[str, ...], help: str) -> Any:  # noqa: A002
@@ -383,19 +384,50 @@ def takes_definitions(function: Callable) -> Callable:
     params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=UNSET,
                                  annotation=_FIELDS[name].type) for name in OPTION_NAMES]
     name = function.__name__
+    named = {p.name for p in params}
 
     @functools.wraps(function)
     def wrapper(*args: object, definitions: object = None, **kwargs: object) -> object:
         options = {k: kwargs.pop(k) for k in list(kwargs) if k in _DEFAULTS}
-        if kwargs:
-            try:
-                signature.bind_partial(*args, **kwargs)
-            except TypeError as error:
-                raise TypeError(
-                    f"{name}: {error}; the definitions it takes are {', '.join(OPTION_NAMES)}."
-                ) from None
+        unknown = sorted(set(kwargs) - named)
+        if unknown:
+            raise TypeError(
+                f"{name}: unexpected keyword argument(s) {', '.join(map(repr, unknown))}; the "
+                f"definitions it takes are {', '.join(OPTION_NAMES)}."
+            )
         resolved = resolve(definitions, func=name, **options)
         return function(*args, definitions=resolved, **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     return wrapper
+
+
+def uses_definitions(*names: str) -> Callable[[Callable], Callable]:
+    """For a function whose keyword options ``names`` are fields of :class:`Definitions`: add
+    ``definitions=`` (an object or a profile name), from which each of those options is taken
+    unless it is given as a keyword. Their defaults become evalkit's definitions."""
+
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        params = []
+        for p in signature.parameters.values():
+            if p.name in names:
+                p = p.replace(default=UNSET)
+            params.append(p)
+        position = next(i for i, p in enumerate(params) if p.name in names)
+        params.insert(position, inspect.Parameter("definitions", inspect.Parameter.KEYWORD_ONLY,
+                                                  default=None,
+                                                  annotation="Definitions | str | None"))
+        func = function.__name__
+
+        @functools.wraps(function)
+        def wrapper(*args: object, definitions: object = None, **kwargs: object) -> object:
+            given = {n: kwargs.pop(n) for n in names if n in kwargs}
+            resolved = resolve(definitions, func=func, **given)
+            kwargs.update({n: getattr(resolved, n) for n in names})
+            return function(*args, **kwargs)
+
+        wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate

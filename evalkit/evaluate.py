@@ -16,7 +16,7 @@ import pandas as pd
 from . import __version__
 from ._checks import check_cutoff, check_fraction, check_positive_int
 from .definitions import Definitions, takes_definitions
-from .profiles import check_covered
+from .profiles import check_covered, covers
 from .metrics._registry import RANKING_METRICS, get_metric
 from .metrics.ranking import curves_frame, prepare, tie_check
 from .metrics._curves import RankingCurves
@@ -187,7 +187,8 @@ def evaluate(
     k : int or list of int, default 10
         Cutoff(s). Every metric is computed at each.
     metrics : list of str, optional
-        Registry names (``evalkit.metrics.RANKING_METRICS``); default: all of them.
+        Registry names (``evalkit.metrics.RANKING_METRICS``); default: all of them, or under a
+        profile those it reproduces.
     train : pd.DataFrame, optional
         Training interactions; needed only by ``unknown_items="drop"``.
     definitions : Definitions or str, optional
@@ -244,6 +245,8 @@ def evaluate(
     func = "evaluate"
     ks = _check_ks(k, func=func)
     names = _check_metrics(metrics, func=func)
+    if metrics is None:  # a profile's default metrics are those it reproduces
+        names = [name for name in names if covers(definitions, name)]
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
     if curves is not None:

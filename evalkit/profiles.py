@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from .definitions import Definitions
 
-__all__ = ["PROFILES", "Profile", "check_covered", "profile"]
+__all__ = ["PROFILES", "Profile", "check_covered", "covers", "profile"]
 
 #: Registry names of the ranking metrics (kept here, not imported, so this module stays a
 #: leaf; a test checks them against :data:`evalkit.metrics.RANKING_METRICS`).
@@ -232,18 +232,82 @@ _PROFILES = [
         precision_users="relevant", unknown_items="drop", gain="binary",
     ),
     _profile(
-        "spark", "Apache Spark (pyspark.ml.evaluation.RankingEvaluator, "
-        "pyspark.mllib.evaluation.RankingMetrics)", "3.5",
-        "mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala",
+        "evidently", "Evidently (evidently)", "0.7.23",
+        "evidently/legacy/metrics/recsys/precision_recall_k.py, mrr.py, ndcg_k.py, "
+        "hit_rate_k.py; evidently/metrics/recsys.py",
+        ("precision", "recall", "hit_rate", "mrr", "map", "ndcg"),
+        {"precision": "PrecisionTopK(k)", "recall": "RecallTopK(k)", "hit_rate": "HitRate(k)",
+         "mrr": "MRR(k)", "map": "MAP(k)", "ndcg": "NDCG(k)"},
+        "As Evidently's cookbook feeds it: the recommended rows (ranks) merged with the test "
+        "ratings, min_rel_score = the threshold; Evidently never sees the test items that "
+        "were not recommended (relevant_set='listed'). Give evalkit ranks.",
+        "FBetaTopK is F1 of the mean precision and mean recall, not a mean of F1 (not covered). "
+        "The new API labels the NDCG@(k-1) and MRR@(k-1) series as k (a bug, not copied). Fed "
+        "scores, Evidently gives every tied item the truncated mean position of its group, "
+        "which no tie policy does: give ranks. With no_feedback_users=True use "
+        "precision_users='all', empty='zero'. Its Gini and diversity: gini_scale='unbiased', "
+        "diversity_norm='length'.",
+        precision_users="relevant", relevant_set="listed", ap_denominator="relevant",
+        gain="binary", gini_scale="unbiased", diversity_norm="length",
+    ),
+    _profile(
+        "rs_metrics", "rs_metrics", "0.6.0", "rs_metrics/metrics.py, helpers.py, parallel.py",
+        ("precision", "recall", "hit_rate", "mrr", "map", "ndcg"),
+        {"precision": "precision(k=k)", "recall": "recall(k=k)", "hit_rate": "hitrate(k=k)",
+         "mrr": "mrr(k=k)", "map": "mapr(k=k)", "ndcg": "ndcg(k=k)"},
+        "true: the relevant test items; pred: the lists in rank order: give evalkit ranks.",
+        "precision divides a list shorter than k by its length (evalkit by k).",
+        precision_users="relevant", ap_denominator="relevant", gain="binary",
+    ),
+    _profile(
+        "recmetrics", "recmetrics", "0.1.5", "recmetrics/metrics.py",
+        ("precision", "recall", "map"),
+        {"precision": "recommender_precision (lists cut at k)",
+         "recall": "recommender_recall (lists cut at k)", "map": "mark(k=k)"},
+        "actual: each user's relevant test items (users without one cannot be given); "
+        "predicted: the lists in rank order: give evalkit ranks.",
+        "recommender_precision and recommender_recall round each user's value to 4 decimals "
+        "before averaging (evalkit does not; recall differs by up to 5e-5 per user); mark, "
+        "'mean average recall', is AP@k over |R_u|. Precision divides a short list by its "
+        "length.",
+        precision_users="relevant", ap_denominator="relevant",
+    ),
+    _profile(
+        "recommenders", "Microsoft recommenders", "1.2.1",
+        "recommenders/evaluation/python_evaluation.py",
         ("precision", "recall", "map", "ndcg"),
-        {"precision": "precisionAtK", "recall": "recallAtK", "map": "meanAveragePrecisionAtK",
-         "ndcg": "ndcgAtK"},
-        "Each user's predicted items in rank order (an array) and the relevant items (an "
-        "array): give evalkit ranks.",
-        "RankingEvaluator is binary (graded relevance given to the Python RankingMetrics is "
-        "dropped by its bridge); meanAveragePrecision without k divides by |R_u| over the whole "
-        "list (evalkit: map@k with k at least the list length and ap_denominator='relevant').",
-        gain="binary", empty="zero",
+        {"precision": "precision_at_k", "recall": "recall_at_k", "map": "map_at_k",
+         "ndcg": "ndcg_at_k (score_type='binary')"},
+        "rating_true: the relevant test rows with their ratings; rating_pred: the scores "
+        "(the library sorts them stably, so ties keep the row order: give ranks, or rows "
+        "sorted by item id).",
+        "ndcg_at_k's natural-log discount is log_base=e (NDCG does not depend on it); "
+        "score_type='raw' / 'exp' are gain='linear' / 'exponential' with "
+        "gain_scope='relevant'; map (not map_at_k) is ap_denominator='relevant'. "
+        "r_precision_at_k (hits within the top min(|R|, k) over |R|, averaged over users with "
+        "such a hit only) is a bug, not copied. ndcg_at_k scores a test user without "
+        "recommendations 0 where its other metrics leave them out. Its novelty: "
+        "popularity='interactions'.",
+        precision_users="relevant", gain="binary", log_base=2.718281828459045,
+        popularity="interactions",
+    ),
+    _profile(
+        "spark", "Apache Spark (pyspark.mllib.evaluation.RankingMetrics, "
+        "pyspark.ml.evaluation.RankingEvaluator)", "4.3.0",
+        "mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala, "
+        "ml/evaluation/RankingEvaluator.scala",
+        ("precision", "recall", "map", "ndcg"),
+        {"precision": "precisionAt(k) / precisionAtK", "recall": "recallAt(k) / recallAtK",
+         "map": "meanAveragePrecisionAt(k) / meanAveragePrecisionAtK",
+         "ndcg": "ndcgAt(k) / ndcgAtK"},
+        "One row per user: the recommended items in rank order and the relevant test items, "
+        "joined on the user (users without a relevant item have no label row): give ranks.",
+        "Binary relevance only: pyspark's Python RankingMetrics drops the relevance array of "
+        "(prediction, label, relevance) rows and RankingEvaluator has none. "
+        "meanAveragePrecision without k is map@k over the whole list with "
+        "ap_denominator='relevant'. Rows kept for users without a relevant item score 0 "
+        "(precision_users='all', empty='zero'). No MRR.",
+        precision_users="relevant", gain="binary",
     ),
 ]
 
@@ -259,6 +323,12 @@ def profile(name: str, *, func: str = "profile") -> Definitions:
             f"{', '.join(map(repr, PROFILES))}."
         )
     return PROFILES[name].definitions
+
+
+def covers(definitions: Definitions, metric: str) -> bool:
+    """Whether the profile behind ``definitions`` (if any) reproduces ``metric``."""
+    name = definitions.profile
+    return name is None or name not in PROFILES or metric in PROFILES[name].metrics
 
 
 def check_covered(definitions: Definitions, metrics: Iterable[str], *, func: str) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
+from ..definitions import uses_definitions
 from .._checks import check_choice, check_columns, check_ids, check_positive_int, describe
 from ._common import (
     check_empty,
@@ -73,6 +74,7 @@ EXPOSURE_WEIGHTS = ("geometric", "log", "uniform")
 # coverage and exposure
 
 
+@uses_definitions("coverage_unit")
 def catalog_coverage(
     recs: pd.DataFrame, *, k: int = 10, catalog: object, coverage_unit: str = "share"
 ) -> float:
@@ -203,6 +205,7 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10) -> fl
     return float(served.sum() / len(users))
 
 
+@uses_definitions("gini_scale")
 def gini_index(
     recs: pd.DataFrame,
     *,
@@ -657,6 +660,7 @@ def _per_user_mean(top: pd.DataFrame, value: np.ndarray, *, name: str) -> pd.Ser
 # novelty and diversity
 
 
+@uses_definitions("novelty_norm", "popularity")
 def novelty(
     recs: pd.DataFrame,
     train: pd.DataFrame,
@@ -793,6 +797,7 @@ def _item_popularity(
     return train["item_id"].value_counts(sort=False), len(train), n_users
 
 
+@uses_definitions("empty", "diversity_norm")
 def intra_list_diversity(
     recs: pd.DataFrame,
     items: pd.DataFrame,

@@ -78,7 +78,8 @@ def prepare(
         if train is None:
             raise ValueError(
                 f"{func}: unknown_items='drop' removes the test items never seen in training, "
-                "so it needs the training interactions: pass train=."
+                "so it needs the training interactions: pass train= (--train on the command "
+                "line)."
             )
         train = check_columns(as_dataframe(train), func=func, arg="train",
                               required=["item_id"])
