@@ -32,7 +32,7 @@ __all__ = ["PROFILES", "Profile", "check_covered", "covers", "profile"]
 #: Registry names of the ranking metrics (kept here, not imported, so this module stays a
 #: leaf; a test checks them against :data:`evalkit.metrics.RANKING_METRICS`).
 _RANKING = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg",
-            "r_precision", "half_life_utility")
+            "r_precision", "r_precision_at_k", "half_life_utility")
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ _PROFILES = [
         "Any truth and any recommendations.", "",
     ),
     _profile(
-        "trec_eval", "trec_eval (through pytrec_eval)", "pytrec_eval 0.5 / trec_eval 9.0.8",
+        "trec_eval", "trec_eval (through pytrec_eval)", "pytrec_eval-terrier 0.5.11",
         "trec_eval m_P.c, m_recall.c, m_map_cut.c, m_recip_rank.c, m_ndcg_cut.c",
         ("precision", "recall", "map", "mrr", "ndcg"),
         {"precision": "P_k", "recall": "recall_k", "map": "map_cut_k",
@@ -121,7 +121,7 @@ _PROFILES = [
         ap_denominator="relevant", empty="zero", tie_order="item_str_desc",
     ),
     _profile(
-        "ranx", "ranx", "0.3", "ranx/metrics/*.py",
+        "ranx", "ranx", "0.3.21", "ranx/metrics/*.py",
         ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg", "r_precision"),
         {"precision": "precision@k", "recall": "recall@k", "f1": "f1@k",
          "hit_rate": "hit_rate@k", "mrr": "mrr@k", "map": "map@k", "dcg": "dcg@k",
@@ -134,7 +134,7 @@ _PROFILES = [
         ap_denominator="relevant", empty="zero",
     ),
     _profile(
-        "ir_measures", "ir-measures", "0.3", "ir_measures/providers/pytrec_eval_provider.py, "
+        "ir_measures", "ir-measures", "0.4.3", "ir_measures/providers/pytrec_eval_provider.py, "
         "msmarco_provider.py", ("precision", "recall", "map", "mrr", "ndcg"),
         {"precision": "P@k", "recall": "R@k", "map": "AP@k", "mrr": "RR@k", "ndcg": "nDCG@k"},
         "As for trec_eval: qrels with grades, the run with scores.",
@@ -145,7 +145,7 @@ _PROFILES = [
         ap_denominator="relevant", empty="zero", tie_order="item_str_desc",
     ),
     _profile(
-        "sklearn", "scikit-learn", "1.5", "sklearn/metrics/_ranking.py (ndcg_score, dcg_score)",
+        "sklearn", "scikit-learn", "1.9.1", "sklearn/metrics/_ranking.py (ndcg_score, dcg_score)",
         ("dcg", "ndcg"), {"dcg": "dcg_score(k=k)", "ndcg": "ndcg_score(k=k)"},
         "y_true: the gain of every candidate item (its test rating, 0 for the others); y_score: "
         "the scores, every test item among the candidates.",
@@ -284,16 +284,16 @@ _PROFILES = [
         "ndcg_at_k's natural-log discount is log_base=e (NDCG does not depend on it); "
         "score_type='raw' / 'exp' are gain='linear' / 'exponential' with "
         "gain_scope='relevant'; map (not map_at_k) is ap_denominator='relevant'. "
-        "r_precision_at_k (hits within the top min(|R|, k) over |R|, averaged over users with "
-        "such a hit only) is a bug, not copied. ndcg_at_k scores a test user without "
+        "r_precision_at_k is evalkit's r_precision_at_k per user; its mean, over the users with "
+        "a hit within the top min(|R|, k) only, is a bug, not copied. ndcg_at_k scores a test user without "
         "recommendations 0 where its other metrics leave them out. Its novelty: "
         "popularity='interactions'.",
         precision_users="relevant", gain="binary", log_base=2.718281828459045,
         popularity="interactions",
     ),
     _profile(
-        "spark", "Apache Spark (pyspark.mllib.evaluation.RankingMetrics, "
-        "pyspark.ml.evaluation.RankingEvaluator)", "4.3.0",
+        "spark", "Apache Spark (pyspark)", "4.3.0",
+        "pyspark.mllib.evaluation.RankingMetrics, pyspark.ml.evaluation.RankingEvaluator; "
         "mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala, "
         "ml/evaluation/RankingEvaluator.scala",
         ("precision", "recall", "map", "ndcg"),

@@ -95,6 +95,15 @@ def _sets(f: dict[str, str]) -> dict[str, dict]:
             "RATING_BASELINES": ["item bias"],
         },
         "a cutoff list without cutoffs": {"DATASET": f["folder"], "K_VALUES": []},
+        "another library's definitions": {
+            "DATASET": f["folder"], "RECS": {"mine": f["ties"]}, "BASELINES": ["MostPopular"],
+            "PROFILE": "cornac", "METRICS": ["precision", "ndcg"], "K_MAX": 20, "FOLDS": 2,
+            "K": 5,
+        },
+        "a profile without the metrics asked": {
+            "DATASET": f["folder"], "PROFILE": "sklearn", "BASELINES": ["MostPopular"],
+            "K_MAX": 20,
+        },
     }
 
 
@@ -112,6 +121,12 @@ FAILS = {
                                                r"RATING_BASELINES both name 'item bias'"),
     **{("a cutoff list without cutoffs", nb): ("K_VALUES", r"K_VALUES must be a non-empty list")
        for nb in "05 07".split()},
+    ("no timestamps, temporal split asked", "08"): ("SPLIT", r"SPLIT='global_temporal' needs "
+                                                    r"timestamps"),
+    ("a system named like a baseline", "08"): ("RECS", r"RECS and BASELINES both name "
+                                               r"'MostPopular'"),
+    ("a profile without the metrics asked", "07"): ("PROFILE", r"METRICS names 'precision', "
+                                                    r"'recall', 'map', which PROFILE='sklearn'"),
 }
 
 
@@ -296,7 +311,7 @@ def _expect_05(headline: dict, d: _Direct) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ties and users only in the lists are reported
             got = ek.evaluate(d.test, recs, k=k, metrics=[metric], threshold=d.p["THRESHOLD"],
-                              n_resamples=10)
+                              n_resamples=10, definitions=d.p.get("PROFILE"), train=d.train)
         assert _close(headline[f"{metric}@{k} {name}"], got.mean(metric, k)), name
 
 
@@ -317,7 +332,8 @@ def _expect_07(headline: dict, d: _Direct) -> None:
         assert headline == {}
         return
     table = ek.compare(systems, d.test, baseline=d.p.get("REFERENCE"), k=ks, metrics=metrics,
-                       threshold=d.p["THRESHOLD"], alpha=d.p.get("ALPHA", 0.05), rng=d.p["SEED"])
+                       threshold=d.p["THRESHOLD"], alpha=d.p.get("ALPHA", 0.05), rng=d.p["SEED"],
+                       definitions=d.p.get("PROFILE"), train=d.train)
     compared = table[table["diff"].notna()]
     want = {f"{s} {c} significant": bool(v)
             for s, c, v in zip(compared["system"], compared["column"], compared["significant"])}
@@ -328,6 +344,19 @@ def _expect_08(headline: dict, d: _Direct) -> None:
     truth, recs = ek.examples.ranked_list_example()
     assert _close(headline["AP (seed list)"],
                   ek.metrics.average_precision_at_k(truth, recs, k=10).iloc[0])
+    # what each library would report: the first system's lists under each profile
+    k = d.p["K"]
+    lists = next(iter(d.systems(["EASE"], k).values()))
+    covering = [n for n, p in ek.PROFILES.items() if "ndcg" in p.metrics]
+    assert {key for key in headline if key.startswith("NDCG@")} == \
+        {f"NDCG@{k} {n}" for n in covering}
+    for name in covering:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = ek.evaluate(d.test, lists, k=k, metrics=["ndcg"], definitions=name,
+                               threshold=d.p["THRESHOLD"], train=d.train, n_resamples=0)
+        assert headline[f"NDCG@{k} {name}"] == pytest.approx(round(want.mean("ndcg", k), 4),
+                                                              abs=1e-12), name
 
 
 EXPECT = {"01": _expect_01, "02": _expect_02, "03": _expect_03, "04": _expect_04,

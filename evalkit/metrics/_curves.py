@@ -376,6 +376,18 @@ class RankingCurves:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(undefined, 0.0, hits / t.n_rel), undefined
 
+    def r_precision_at_k(self) -> tuple[np.ndarray, np.ndarray]:
+        """R-precision cut at k: ``hits(min(|R_u|, k)) / |R_u|`` at every cutoff k (recall@k
+        once ``k < |R_u|``, R-precision from ``k = |R_u|`` on)."""
+        n_rel = self.table.n_rel
+        cut = np.minimum(self.ks[None, :], n_rel[:, None]).astype(np.int64)
+        hits = np.take_along_axis(self.hits, np.maximum(cut - 1, 0), axis=1)
+        undefined = self.no_relevant
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = hits / n_rel[:, None]
+        np.copyto(values, 0.0, where=undefined)
+        return values, undefined
+
     def metric(self, name: str) -> tuple[np.ndarray, np.ndarray | None]:
         """``(values, undefined)`` of a metric at every cutoff: ``(n_users, k_max)`` arrays.
 

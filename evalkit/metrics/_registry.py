@@ -63,6 +63,7 @@ _RANKING = (
     Metric("f1", ranking.f1_at_k, "F1", "ranking"),
     Metric("hit_rate", ranking.hit_rate_at_k, "HR", "ranking"),
     Metric("r_precision", ranking.r_precision, "R-Prec", "ranking", at_k=False),
+    Metric("r_precision_at_k", ranking.r_precision_at_k, "R-Prec", "ranking"),
     Metric("map", ranking.average_precision_at_k, "MAP", "ranking"),
     Metric("mrr", ranking.reciprocal_rank_at_k, "MRR", "ranking"),
     Metric("dcg", ranking.dcg_at_k, "DCG", "ranking", bounds=(0.0, float("inf"))),

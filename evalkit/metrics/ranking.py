@@ -48,6 +48,7 @@ __all__ = [
     "ndcg_at_k",
     "precision_at_k",
     "r_precision",
+    "r_precision_at_k",
     "ranking_curves",
     "recall_at_k",
     "reciprocal_rank_at_k",
@@ -414,6 +415,38 @@ def r_precision(
 
 
 @takes_definitions
+def r_precision_at_k(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    k: int = 10,
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
+) -> pd.Series:
+    """R-precision cut at k: the relevant items found within the top ``min(|R_u|, k)``
+    positions, over ``|R_u|``.
+    {common}{tail}
+    Notes
+    -----
+    ``RP@k = hits(min(|R_u|, k)) / |R_u|``: R-precision (:func:`r_precision`) for users with
+    at most k relevant items, recall@k for the others. This is the per-user value of Microsoft
+    recommenders' ``r_precision_at_k`` (whose mean leaves out users without a hit there, a
+    bug evalkit does not copy). Undefined when the user has no relevant test item
+    (``empty``).
+
+    Examples
+    --------
+    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": [1, 3, 5], "rating": 5.0}})
+    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": [1, 2, 3], "rank": [1, 2, 3]}})
+    >>> r_precision_at_k(truth, recs, k=2).round(4).tolist()
+    [0.3333]
+    """
+    return _per_user("r_precision_at_k", truth, recs, k, definitions, train=train,
+                     func="r_precision_at_k")
+
+
+@takes_definitions
 def dcg_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -533,7 +566,7 @@ def half_life_utility(
 
 
 for _f in (precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, average_precision_at_k,
-           reciprocal_rank_at_k, dcg_at_k, ndcg_at_k):
+           reciprocal_rank_at_k, r_precision_at_k, dcg_at_k, ndcg_at_k):
     _f.__doc__ = _f.__doc__.format(common=_COMMON.rstrip(), tail=_TAIL.rstrip())
 del _f
 

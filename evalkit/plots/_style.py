@@ -48,6 +48,7 @@ _METRIC_LABELS = {
     "dcg": "DCG",
     "ndcg": "NDCG",
     "r_precision": "R-precision",
+    "r_precision_at_k": "R-precision cut at k",
     "half_life_utility": "Half-life utility",
 }
 

@@ -22,7 +22,13 @@ from ._inputs import (
     run_card,
 )
 from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
-from ._prose import comparison_note, cross_validation_note, relevance_note, summary_note
+from ._prose import (
+    comparison_note,
+    cross_validation_note,
+    library_note,
+    relevance_note,
+    summary_note,
+)
 from ._tables import (
     beyond_table,
     compare_systems,
@@ -32,6 +38,8 @@ from ._tables import (
     confusion_table,
     correlation_table,
     evaluate_systems,
+    library_table,
+    profile_table,
     make_splits,
     md,
     predicted_rows,
@@ -58,6 +66,7 @@ __all__ = [
     "comparison_note",
     "cross_validate_baselines",
     "cross_validation_note",
+    "library_note",
     "relevance_note",
     "significance_headline",
     "summary_note",
@@ -65,6 +74,8 @@ __all__ = [
     "confusion_table",
     "correlation_table",
     "evaluate_systems",
+    "library_table",
+    "profile_table",
     "make_splits",
     "predicted_rows",
     "md",

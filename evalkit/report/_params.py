@@ -157,6 +157,16 @@ def _optional_str(name: str, value: object) -> str | None:
     return None if value is None else _str(name, value)
 
 
+def _profile_names() -> list[str]:
+    from ..profiles import PROFILES
+
+    return list(PROFILES)
+
+
+def _profile(name: str, value: object) -> str | None:
+    return None if value is None else _choices(_profile_names)(name, value)
+
+
 def _alpha(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
         raise _fail(name, "a number between 0 and 1 (exclusive)", value)
@@ -215,6 +225,8 @@ PARAMETERS: dict[str, Parameter] = {
                        _alpha),
     "REFERENCE": Parameter("Optional[str]", "system the others are compared with; None: the "
                            "first", _optional_str),
+    "PROFILE": Parameter("Optional[str]", "another library's definitions (evalkit.PROFILES); "
+                         "None: evalkit's", _profile),
     "HEADLINE_PATH": Parameter("Optional[str]", "headline-number JSON (set by the runner); "
                                "None: no file", _headline),
 }
@@ -275,6 +287,20 @@ def check_parameters(namespace: Mapping[str, object] | None = None, /, *,
             and out["METRIC"] not in out["METRICS"]:  # type: ignore[operator]
         raise ParameterError(f"parameter METRIC must be one of METRICS {out['METRICS']!r}; "
                              f"got {out['METRIC']!r}.")
+    if out.get("PROFILE") is not None:
+        from ..profiles import PROFILES
+
+        covered = PROFILES[out["PROFILE"]].metrics  # type: ignore[index]
+        for name in ("METRICS", "METRIC"):
+            asked = out.get(name)
+            asked = [asked] if isinstance(asked, str) else list(asked or [])
+            missing = [m for m in asked if m not in covered]
+            if missing:
+                raise ParameterError(
+                    f"parameter {name} names {', '.join(map(repr, missing))}, which "
+                    f"PROFILE={out['PROFILE']!r} does not reproduce; it covers "
+                    f"{', '.join(covered)}."
+                )
     for own, built in (("RECS", "BASELINES"), ("PREDICTIONS", "RATING_BASELINES")):
         if own in out and built in out:
             systems = list(out[own]) + list(out[built])  # type: ignore[call-overload]

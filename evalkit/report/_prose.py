@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-__all__ = ["comparison_note", "cross_validation_note", "relevance_note", "summary_note"]
+__all__ = ["comparison_note", "cross_validation_note", "library_note", "relevance_note",
+           "summary_note"]
 
 
 def _names(names: Sequence[str]) -> str:
@@ -96,3 +97,27 @@ def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: flo
         f"corrected across the whole table at level {alpha:g}. `effect_size` is Cohen's d_z of "
         "the per-user differences."
     )
+
+
+def library_note(table: pd.DataFrame, *, system: str, k: int) -> str:
+    """The heading and reading guide of :func:`evalkit.report.library_table`: whose lists,
+    and the metric on which the libraries disagree most, with its range.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"NDCG@10": [0.5, 0.4, 0.6]}, index=["evalkit", "a", "b"])
+    >>> library_note(t, system="EASE", k=10).splitlines()[-1]
+    'NDCG@10 differs most: from 0.400 (a) to 0.600 (b).'
+    """
+    text = (f"## What each library would report\n\nThe same top-{k} lists of **{system}**, "
+            "the same test set and the same relevance threshold, scored with the definitions "
+            "of each library (its profile: `evaluate(..., definitions=\"<profile>\")` "
+            "reproduces that library's numbers). Blank: the library has no such metric.\n\n")
+    spread = (table.max() - table.min()).dropna()
+    spread = spread[spread > 0]
+    if spread.empty:
+        return text + "Every library reports the same values on these lists."
+    column = spread.idxmax()
+    values = table[column].dropna()
+    return text + (f"{column} differs most: from {values.min():.3f} ({values.idxmin()}) to "
+                   f"{values.max():.3f} ({values.idxmax()}).")

@@ -23,6 +23,8 @@ __all__ = [
     "confusion_table",
     "correlation_table",
     "evaluate_systems",
+    "library_table",
+    "profile_table",
     "make_splits",
     "predicted_rows",
     "md",
@@ -71,8 +73,10 @@ def make_splits(inputs, strategies: Sequence[str], *, test_fraction: float = 0.2
 
 def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
                      k: Sequence[int], threshold: float | None = 4.0,
-                     curves: int | None = None, seed: int = 0) -> dict:
-    """:func:`evalkit.evaluate` for every system, with the same cutoffs, threshold and seed.
+                     curves: int | None = None, seed: int = 0, profile: str | None = None,
+                     train: pd.DataFrame | None = None) -> dict:
+    """:func:`evalkit.evaluate` for every system, with the same cutoffs, threshold, profile
+    (another library's definitions, :data:`evalkit.PROFILES`) and seed.
 
     Tie warnings are not shown here: the tie table reports them per system.
     """
@@ -83,7 +87,8 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
         warnings.simplefilter("ignore", TieWarning)
         warnings.simplefilter("ignore", UserWarning)
         return {name: evaluate(test, recs, k=list(k), threshold=threshold, rng=seed,
-                               curves=curves) for name, recs in systems.items()}
+                               curves=curves, definitions=profile, train=train)
+                for name, recs in systems.items()}
 
 
 def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.DataFrame:
@@ -263,7 +268,8 @@ def test_users_by_activity(splits: Mapping[str, object]) -> pd.DataFrame:
 
 def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *, folds: int,
                              k: Sequence[int], metrics: Sequence[str],
-                             threshold: float | None = 4.0, seed: int = 0) -> pd.DataFrame:
+                             threshold: float | None = 4.0, seed: int = 0,
+                             profile: str | None = None) -> pd.DataFrame:
     """:func:`evalkit.cross_validate` of every named baseline (default hyperparameters),
     one block of rows per baseline; an empty table when none is named."""
     from ..compare import cross_validate
@@ -280,14 +286,16 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
         return pd.concat({
             name: cross_validate(factory(name), ratings, folds=folds, k=list(k),
                                  metrics=list(metrics), threshold=threshold, progress=False,
-                                 rng=seed).summary
+                                 rng=seed, definitions=profile).summary
             for name in baselines
         }, names=["system"])
 
 
 def compare_systems(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame, *,
                     reference: str | None, k: Sequence[int], metrics: Sequence[str],
-                    threshold: float | None, alpha: float, seed: int = 0) -> pd.DataFrame | None:
+                    threshold: float | None, alpha: float, seed: int = 0,
+                    profile: str | None = None,
+                    train: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """:func:`evalkit.compare` of every system with ``reference`` (default: the first);
     None with a single system."""
     from ..compare import compare
@@ -297,7 +305,8 @@ def compare_systems(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame, *,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return compare(systems, test, baseline=reference, k=list(k), metrics=list(metrics),
-                       threshold=threshold, alpha=alpha, rng=seed)
+                       threshold=threshold, alpha=alpha, rng=seed, definitions=profile,
+                       train=train)
 
 
 def significance_headline(table: pd.DataFrame | None) -> dict[str, bool]:
@@ -308,3 +317,58 @@ def significance_headline(table: pd.DataFrame | None) -> dict[str, bool]:
     compared = table[table["diff"].notna()]
     return {f"{s} {c} significant": bool(v)
             for s, c, v in zip(compared["system"], compared["column"], compared["significant"])}
+
+
+def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
+                  threshold: float | None = 4.0, train: pd.DataFrame | None = None,
+                  digits: int = 4) -> pd.DataFrame:
+    """What each library would report for these lists: per profile (:data:`evalkit.PROFILES`)
+    the mean at ``k`` of every metric it reproduces, computed by :func:`evalkit.evaluate`
+    with that profile's definitions (blank where the library has no such metric).
+
+    The same recommendations, the same test truth and the same relevance threshold: every
+    difference in a column is a difference of definitions, which :func:`profile_table` lists.
+    """
+    from ..evaluate import evaluate
+    from ..metrics import RANKING_METRICS, TieWarning
+    from ..profiles import PROFILES
+
+    rows = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        for name, entry in PROFILES.items():
+            # half-life utility is evalkit's alone (and needs ratings): not compared here
+            metrics = [m for m in entry.metrics if m != "half_life_utility"]
+            result = evaluate(test, recs, k=k, metrics=metrics, threshold=threshold,
+                              train=train, definitions=name, n_resamples=0)
+            rows[name] = {
+                RANKING_METRICS[m].label + (f"@{k}" if RANKING_METRICS[m].at_k else ""):
+                    result.mean(m, k if RANKING_METRICS[m].at_k else None)
+                for m in metrics
+            }
+    order = [RANKING_METRICS[m].label + (f"@{k}" if RANKING_METRICS[m].at_k else "")
+             for m in RANKING_METRICS if m != "half_life_utility"]
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table = table[[c for c in order if c in table.columns]].round(digits)
+    table.index.name = "profile"
+    return table
+
+
+def profile_table() -> pd.DataFrame:
+    """Each profile's library, version and the definitions where it differs from evalkit's."""
+    from ..profiles import PROFILES
+
+    def changes(entry) -> str:
+        d = entry.definitions
+        parts = [f"{k}={v!r}" for k, v in d.changed().items()]
+        parts += [f"{m}: " + ", ".join(f"{k}={v!r}" for k, v in c.items())
+                  for m, c in d.per_metric.items()]
+        return "; ".join(parts) or "(evalkit's definitions)"
+
+    table = pd.DataFrame({
+        "library": [p.library for p in PROFILES.values()],
+        "version": [p.version for p in PROFILES.values()],
+        "definitions": [changes(p) for p in PROFILES.values()],
+    }, index=pd.Index(list(PROFILES), name="profile"))
+    return table

@@ -56,6 +56,7 @@ METRIC_OPTIONS: dict[str, tuple[str, ...]] = {
     "f1": _USERS + ("recall_denominator",),
     "hit_rate": _USERS + ("precision_users",),
     "r_precision": _USERS,
+    "r_precision_at_k": _USERS,
     "map": _USERS + ("ap_denominator",),
     "mrr": _USERS,
     "dcg": _USERS + ("gain", "gain_scope", "discount", "log_base"),
@@ -203,6 +204,8 @@ def order_value(name: str, order: list, data: UserData, k: int, o: dict) -> floa
     n_rel = len(rel)
     if name == "r_precision":
         k = n_rel
+    if name == "r_precision_at_k":  # R-precision cut at k
+        k = min(n_rel, k)
     top = [(p, i) for p, i in order if p <= k]
     hits = sum(1 for _, i in top if i in rel)
     recall_d = min(n_rel, k) if o["recall_denominator"] == "min" else n_rel
@@ -210,7 +213,7 @@ def order_value(name: str, order: list, data: UserData, k: int, o: dict) -> floa
         return hits / k
     if name == "recall":
         return hits / recall_d
-    if name == "r_precision":
+    if name in ("r_precision", "r_precision_at_k"):
         return hits / n_rel
     if name == "f1":
         p, r = hits / k, hits / recall_d
@@ -265,7 +268,7 @@ def is_undefined(name: str, data: UserData, k: int, o: dict) -> bool:
     o = {**_DEFAULTS, **o}
     thr = o["threshold"]
     n_rel = sum(_is_relevant(r, thr) for r in data.ratings.values())
-    if name in ("recall", "f1", "r_precision", "map", "mrr"):
+    if name in ("recall", "f1", "r_precision", "r_precision_at_k", "map", "mrr"):
         return n_rel == 0
     if name in ("precision", "hit_rate") and o["precision_users"] == "relevant":
         return n_rel == 0

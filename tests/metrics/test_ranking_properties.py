@@ -7,7 +7,8 @@ so relevant items first), with |R_u| relevant items and cutoff k:
 - NDCG, R-precision, RR, half-life utility and AP with D = min(k, |R_u|): 1, always.
 - HR, and AP with D = hits: 1 as soon as |R_u| >= 1.
 - P@k: 1 only when k <= |R_u| (otherwise |R_u| / k).
-- R@k and AP with D = |R_u|: 1 only when k >= |R_u| (otherwise k / |R_u|).
+- R@k, R-precision cut at k and AP with D = |R_u|: 1 only when k >= |R_u| (otherwise
+  k / |R_u|).
 - F1@k: 1 only when k = |R_u|.
 - DCG: unbounded; the perfect list attains IDCG, the largest DCG of any order.
 """
@@ -118,7 +119,7 @@ def perfect_value(name: str, n_rel: pd.Series, k: int, ap_denominator: str) -> p
         return (n_rel > 0).astype(float)  # always defined: 0 without relevant items
     if name == "precision":
         return np.minimum(n_rel, k) / k
-    if name == "recall":
+    if name in ("recall", "r_precision_at_k"):
         return np.minimum(n_rel, k) / n_rel
     if name == "f1":
         p, r = np.minimum(n_rel, k) / k, np.minimum(n_rel, k) / n_rel
@@ -142,7 +143,8 @@ def test_perfect_ranking(name: str, ap_denominator: str, k: int) -> None:
     want = perfect_value(name, n_rel, k, ap_denominator)
     np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL)
     assert (want == 1).any()  # the data reach the maximum ...
-    if name in ("precision", "recall", "f1") or (name == "map" and ap_denominator == "relevant"):
+    if name in ("precision", "recall", "f1", "r_precision_at_k") or (
+            name == "map" and ap_denominator == "relevant"):
         assert k == 1 or (want < 1).any()  # ... and the conditional cases fall short of it
 
 
