@@ -43,3 +43,7 @@ def ml_latest_small_dir() -> Path:
                 assert actual == digest, f"{target} does not match SHA256SUMS"
     return path
 
+
+# The reference scripts run each library in its own environment (tests/references/README.md);
+# they are not tests and import libraries that are not installed here.
+collect_ignore_glob = ["references/*.py"]

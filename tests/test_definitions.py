@@ -160,3 +160,13 @@ def test_cli_profile_is_recorded(tmp_path: Path) -> None:
                    cwd=ROOT)
     second = json.loads(again.read_text())["definitions"]
     assert second["empty"] == "zero" and second["ideal"] == "k" and second["profile"] == "rectools"
+
+
+def test_the_kernel_codes_every_value_of_its_options() -> None:
+    # the compiled kernel numbers the rules it implements; they must be exactly the values
+    # the definitions allow (a new value needs a kernel branch)
+    from evalkit.metrics import _kernels
+
+    assert set(_kernels.AP_RULES) == set(choices("ap_denominator"))
+    assert set(_kernels.RECALL_RULES) == set(choices("recall_denominator"))
+    assert set(_kernels.IDEAL_RULES) == set(choices("ideal"))

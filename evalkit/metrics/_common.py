@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_choice, check_columns, check_finite, check_ids
+from ..definitions import choices
 from . import _kernels
 
 __all__ = [
@@ -30,11 +31,12 @@ __all__ = [
     "finish_per_user",
 ]
 
-EMPTY_POLICIES = ("drop", "zero", "nan")
-TIE_POLICIES = ("deterministic", "optimistic", "pessimistic", "expected")
-GAINS = ("linear", "exponential", "binary")
-DISCOUNTS = ("log", "breese")
-AP_DENOMINATORS = ("min", "relevant", "hits")
+# the valid values, as evalkit.Definitions states them (listed there only)
+EMPTY_POLICIES = choices("empty")
+TIE_POLICIES = choices("ties")
+GAINS = choices("gain")
+DISCOUNTS = choices("discount")
+AP_DENOMINATORS = choices("ap_denominator")
 _MAX_RANK = 2.0**53  # whole numbers are exact in float64 below this
 
 

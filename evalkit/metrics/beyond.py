@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
-from ..definitions import uses_definitions
+from ..definitions import choices, uses_definitions
 from .._checks import check_choice, check_columns, check_ids, check_positive_int, describe
 from ._common import (
     check_empty,
@@ -57,15 +57,15 @@ __all__ = [
 ]
 
 #: ``catalog_coverage(coverage_unit=...)``: a share of the catalog or a count of items.
-COVERAGE_UNITS = ("share", "count")
+COVERAGE_UNITS = choices("coverage_unit")
 #: ``gini_index(gini_scale=...)``: the plain Gini or the Gini times n / (n - 1).
-GINI_SCALES = ("standard", "unbiased")
+GINI_SCALES = choices("gini_scale")
 #: ``intra_list_diversity(diversity_norm=...)``: divide by the number of pairs or by |L|.
-DIVERSITY_NORMS = ("pairs", "length")
+DIVERSITY_NORMS = choices("diversity_norm")
 #: ``novelty(novelty_norm=...)``: bits, or bits over log2(number of training users).
-NOVELTY_NORMS = ("none", "log2_users")
+NOVELTY_NORMS = choices("novelty_norm")
 #: ``popularity=``: an item's distinct training users or its training rows.
-POPULARITY_UNITS = ("users", "interactions")
+POPULARITY_UNITS = choices("popularity")
 #: ``exposure_gini(weight=...)``: how much attention each rank gets.
 EXPOSURE_WEIGHTS = ("geometric", "log", "uniform")
 
