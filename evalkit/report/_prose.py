@@ -105,19 +105,22 @@ def library_note(table: pd.DataFrame, *, system: str, k: int) -> str:
 
     Examples
     --------
-    >>> t = pd.DataFrame({"NDCG@10": [0.5, 0.4, 0.6]}, index=["evalkit", "a", "b"])
+    >>> t = pd.DataFrame({"NDCG@10": [0.5, 0.4, 0.6], "DCG@10": [1.0, 9.0, 3.0]},
+    ...                  index=["evalkit", "a", "b"])
     >>> library_note(t, system="EASE", k=10).splitlines()[-1]
-    'NDCG@10 differs most: from 0.400 (a) to 0.600 (b).'
+    'Of the metrics bounded by 1, NDCG@10 differs most: from 0.400 (a) to 0.600 (b).'
     """
     text = (f"## What each library would report\n\nThe same top-{k} lists of **{system}**, "
             "the same test set and the same relevance threshold, scored with the definitions "
             "of each library (its profile: `evaluate(..., definitions=\"<profile>\")` "
             "reproduces that library's numbers). Blank: the library has no such metric.\n\n")
-    spread = (table.max() - table.min()).dropna()
+    bounded = table[[c for c in table.columns if not str(c).startswith("DCG")]]
+    spread = (bounded.max() - bounded.min()).dropna()
     spread = spread[spread > 0]
     if spread.empty:
-        return text + "Every library reports the same values on these lists."
+        return text + "The libraries report the same values of the metrics bounded by 1 here."
     column = spread.idxmax()
     values = table[column].dropna()
-    return text + (f"{column} differs most: from {values.min():.3f} ({values.idxmin()}) to "
-                   f"{values.max():.3f} ({values.idxmax()}).")
+    return text + (f"Of the metrics bounded by 1, {column} differs most: from "
+                   f"{values.min():.3f} ({values.idxmin()}) to {values.max():.3f} "
+                   f"({values.idxmax()}).")

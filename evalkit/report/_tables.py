@@ -25,6 +25,7 @@ __all__ = [
     "evaluate_systems",
     "library_table",
     "profile_table",
+    "show",
     "make_splits",
     "predicted_rows",
     "md",
@@ -372,3 +373,12 @@ def profile_table() -> pd.DataFrame:
         "definitions": [changes(p) for p in PROFILES.values()],
     }, index=pd.Index(list(PROFILES), name="profile"))
     return table
+
+
+def show(table: pd.DataFrame, *, digits: int = 4):
+    """``table`` for display: ``digits`` decimals and blanks for missing values, with a
+    stable HTML id (so a re-run renders the same page)."""
+    import hashlib
+
+    key = hashlib.sha256("|".join(map(str, table.columns)).encode()).hexdigest()[:8]
+    return table.style.format(precision=digits, na_rep="").set_uuid(f"t{key}")
