@@ -262,7 +262,7 @@ def evaluate(
 
     def engine(defs: Definitions) -> tuple:
         if defs not in engines:
-            table = prepare(truth, recs, defs, func=func, train=train)
+            table = prepare(truth, recs, defs, func=func, train=train, stacklevel=6)
             reductions = RankingCurves(table, k_max, defs)
             # stacklevel 6: engine(), the comprehension and the definitions wrapper are frames
             tied = {kk: tie_check(table, kk, defs, func=func, stacklevel=6) for kk in ks}

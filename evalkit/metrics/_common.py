@@ -24,6 +24,7 @@ __all__ = [
     "TIE_POLICIES",
     "check_empty",
     "check_id_dtypes",
+    "warn_id_formats",
     "check_predictions",
     "check_recs",
     "check_threshold",
@@ -233,6 +234,43 @@ def check_id_dtypes(
                 f"{func}: '{col}' holds {a} ids in '{truth_arg}' but {b} ids in '{other_arg}' "
                 f"(dtypes {truth[col].dtype} and {other[col].dtype}); convert one so they match."
             )
+
+
+def _normalized(ids: np.ndarray) -> pd.Index:
+    """String ids as people mistype them alike: surrounding spaces, case, leading zeros."""
+    text = pd.Index(ids).astype(str).str.strip().str.lower().str.lstrip("0")
+    return text.where(text != "", "0")
+
+
+def warn_id_formats(truth: pd.DataFrame, recs: pd.DataFrame, *, func: str,
+                    stacklevel: int = 3) -> None:
+    """Warn when string ids of ``recs`` match ``truth`` only after normalization ("0010" vs
+    "10", " 42" vs "42", "A7" vs "a7"), which would otherwise score every such pair 0.
+
+    Cheap: it looks at the distinct ids, and only for string ids whose exact overlap is
+    incomplete. Items warn only when more of them match loosely than exactly.
+    """
+    for col in ("user_id", "item_id"):
+        if _id_kind(truth[col]) != "string" or not len(recs):
+            continue
+        theirs, ours = pd.unique(recs[col].to_numpy()), pd.unique(truth[col].to_numpy())
+        exact = pd.Index(theirs).isin(ours)
+        if exact.all():
+            continue
+        loose = _normalized(theirs).isin(_normalized(ours))
+        gained = int((loose & ~exact).sum())
+        # most recommended items are no test item of anyone: for items, warn only when the
+        # normalized ids match more than the exact ones (a format mismatch, not a few
+        # look-alike ids)
+        if gained and (col == "user_id" or gained > int(exact.sum())):
+            example = theirs[np.flatnonzero(loose & ~exact)[0]]
+            raise_or_warn = (
+                f"{func}: {gained} '{col}' value(s) of 'recs' match 'truth' only after removing "
+                f"spaces, case or leading zeros (e.g. {example!r}); as given they never match "
+                "and score 0. Make the ids identical (e.g. read both files with the same "
+                "dtype)."
+            )
+            warnings.warn(raise_or_warn, UserWarning, stacklevel=stacklevel)
 
 
 def check_threshold(threshold: object, *, func: str) -> float | None:

@@ -32,6 +32,7 @@ from ..definitions import Definitions, resolve, takes_definitions
 from ._common import (
     check_id_dtypes,
     check_recs,
+    warn_id_formats,
     check_truth,
     finish_per_user,
     warn_ties,
@@ -63,7 +64,7 @@ def make_options(func: str, definitions: object = None, **options: object) -> De
 
 def prepare(
     truth: object, recs: object, options: Definitions, *, func: str,
-    train: object = None,
+    train: object = None, stacklevel: int = 5,
 ) -> HitTable:
     """Validate ``truth`` and ``recs`` and build their hit table under ``options``.
 
@@ -74,6 +75,7 @@ def prepare(
     truth = check_truth(truth, func=func, threshold=options.threshold)
     recs = check_recs(recs, func=func)
     check_id_dtypes(truth, recs, func=func)
+    warn_id_formats(truth, recs, func=func, stacklevel=stacklevel)
     users = None
     if options.unknown_items == "drop":
         if train is None:
@@ -119,7 +121,7 @@ def _per_user(
     func: str,
 ) -> pd.Series:
     k = check_positive_int(k, func=func, arg="k")
-    table = prepare(truth, recs, options, func=func, train=train)
+    table = prepare(truth, recs, options, func=func, train=train, stacklevel=6)
     n_tied = tie_check(table, k, options, func=func, stacklevel=5)
     # Past the longest list and the largest test set nothing changes but P@k's divisor, so
     # the matrices stop there: memory does not grow with k.

@@ -77,7 +77,7 @@ def tie_report(
     rows = {}
     for policy in TIE_POLICIES:  # four policies, each one vectorized pass
         options = make_options(func, threshold=threshold, ties=policy)
-        table = prepare(truth, recs, options, func=func)
+        table = prepare(truth, recs, options, func=func, stacklevel=4)
         curves = RankingCurves(table, k, options)
         row: dict[str, float] = {}
         for name in metrics:

@@ -20,6 +20,7 @@ import os
 import threading
 import time
 import tracemalloc
+import warnings
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -873,3 +874,27 @@ def test_real_ml_latest_small_loads_exactly(ml_latest_small_dir: Path) -> None:
     movies = pd.read_csv(ml_latest_small_dir / "movies.csv")
     np.testing.assert_array_equal(data.items["item_id"].to_numpy(), movies["movieId"].to_numpy())
     assert {p.name: p.stat().st_mtime_ns for p in ml_latest_small_dir.iterdir()} == before
+
+
+# -- ids that differ only in format --------------------------------------------------------------
+
+def test_ids_that_match_only_after_normalization_are_reported() -> None:
+    import evalkit as ek
+
+    truth = pd.DataFrame({"user_id": ["10", "11", "12"], "item_id": ["a1", "b2", "c3"],
+                          "rating": 5.0})
+    padded = pd.DataFrame({"user_id": ["0010", "0011", "12"], "item_id": ["a1", "b2", "c3"],
+                           "rank": 1})
+    with pytest.warns(UserWarning, match=r"2 'user_id' value\(s\) of 'recs' match 'truth' only "
+                                         r"after removing spaces, case or leading zeros"):
+        ek.evaluate(truth, padded, k=1, n_resamples=0)
+    upper = pd.DataFrame({"user_id": ["10", "11", "12"], "item_id": ["A1", "B2", "c3"],
+                          "rank": 1})
+    with pytest.warns(UserWarning, match=r"'item_id' value\(s\).*e.g. 'A1'"):
+        ek.metrics.precision_at_k(truth, upper, k=1)
+    # identical ids, or items that simply are not test items: no warning
+    other = pd.DataFrame({"user_id": ["10", "11", "12"], "item_id": ["a1", "zz", "C3"],
+                          "rank": 1})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ek.evaluate(truth, other, k=1, n_resamples=0)

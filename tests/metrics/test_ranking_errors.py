@@ -193,7 +193,7 @@ def test_policy_names_are_the_documented_ones() -> None:
     # SPEC names these; the error messages above list them from the same tuples.
     assert set(GAINS) == {"linear", "exponential", "binary"}
     assert set(DISCOUNTS) == {"log", "breese"}
-    assert set(AP_DENOMINATORS) == {"min", "relevant", "hits"}
+    assert set(AP_DENOMINATORS) == {"min", "relevant", "hits", "k"}  # k: rectools
     assert set(EMPTY_POLICIES) == {"drop", "zero", "nan"}
     assert set(TIE_POLICIES) == {"deterministic", "optimistic", "pessimistic", "expected"}
 
