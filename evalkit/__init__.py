@@ -16,7 +16,7 @@ The package is organised by concern; the names most analysts need are re-exporte
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from evalkit._version import __version__  # noqa: E402
 
 from evalkit import examples, explore, metrics, models, segments, split, stats  # noqa: E402
 from evalkit.compare import compare, cross_validate  # noqa: E402

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import __version__
+from ._version import __version__
 from ._checks import check_cutoff, check_fraction, check_positive_int
 from .definitions import Definitions, takes_definitions
 from .profiles import check_covered, covers
