@@ -5,7 +5,9 @@ with papermill and renders it with nbconvert. Inside a notebook, the first cell 
 parameters (:func:`check_parameters`), loads the data or the analyst's own split
 (:func:`load_inputs`) and the systems to evaluate (:func:`load_systems`,
 :func:`load_predictions`), shows who each system covers (:func:`coverage`) and states what the
-report is computed on (:func:`run_card`); the last cell saves the headline numbers
+report is computed on (:func:`run_card`) and what the results say (:func:`findings`: the
+best system per metric, the significant differences, what was left out, computed caveats);
+the last cell saves the headline numbers
 (:func:`write_headline`) that ``index.html`` collects.
 """
 
@@ -22,6 +24,7 @@ from ._inputs import (
     run_card,
 )
 from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
+from ._findings import findings
 from ._prose import (
     comparison_note,
     cross_validation_note,
@@ -67,6 +70,7 @@ __all__ = [
     "comparison_note",
     "cross_validate_baselines",
     "cross_validation_note",
+    "findings",
     "library_note",
     "relevance_note",
     "significance_headline",

@@ -73,13 +73,15 @@ def make_splits(inputs, strategies: Sequence[str], *, test_fraction: float = 0.2
 
 
 def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
-                     k: Sequence[int], threshold: float | None = 4.0,
+                     k: Sequence[int], metrics: Sequence[str] | None = None,
+                     threshold: float | None = 4.0,
                      curves: int | None = None, seed: int = 0, profile: str | None = None,
                      train: pd.DataFrame | None = None) -> dict:
-    """:func:`evalkit.evaluate` for every system, with the same cutoffs, threshold, profile
-    (another library's definitions, :data:`evalkit.PROFILES`) and seed.
+    """:func:`evalkit.evaluate` for every system, with the same cutoffs, metrics (default:
+    every ranking metric, or those the profile reproduces), threshold, profile (another
+    library's definitions, :data:`evalkit.PROFILES`) and seed.
 
-    Tie warnings are not shown here: the tie table reports them per system.
+    Tie warnings are not shown here: the tie table and the findings report them per system.
     """
     from ..evaluate import evaluate
     from ..metrics import TieWarning
@@ -88,6 +90,7 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
         warnings.simplefilter("ignore", TieWarning)
         warnings.simplefilter("ignore", UserWarning)
         return {name: evaluate(test, recs, k=list(k), threshold=threshold, rng=seed,
+                               metrics=None if metrics is None else list(metrics),
                                curves=curves, definitions=profile, train=train)
                 for name, recs in systems.items()}
 

@@ -1,0 +1,492 @@
+"""Findings computed from the results: what a report's numbers say, and what they leave out.
+
+:func:`findings` writes the block a report opens with. Each sentence is chosen by a condition
+on the numbers it states (a best system is named only where its mean is the highest, a
+difference is called significant only where the corrected test says so, a caveat appears only
+when its condition holds), so the block stays true on any data.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_fraction, check_positive_int, describe
+
+__all__ = ["findings"]
+
+_COMPARISON_COLUMNS = ("system", "column", "diff", "permutation_pvalue_holm", "significant")
+_AUDIT_COLUMNS = ("check", "count", "share", "severity")
+
+
+# -- wording helpers ---------------------------------------------------------------------------
+
+def _join(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    words = list(words)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _bold(names: Sequence[str]) -> str:
+    return _join([f"**{n}**" for n in names])
+
+
+def _n(count: int, singular: str, plural: str | None = None) -> str:
+    """``1 user``, ``2 users``, ``1,200 users``."""
+    return f"{count:,} {singular if count == 1 else (plural or singular + 's')}"
+
+
+def _share(share: float) -> str:
+    """A share as a percentage that never rounds a part to 0% or 100%."""
+    if 0 < share < 0.001:
+        return "<0.1%"
+    if 0.999 < share < 1:
+        return ">99.9%"
+    return f"{share:.1%}"
+
+
+def _interval(mean: float, low: float, high: float, digits: int, *, sign: bool = False) -> str:
+    """``0.358 [0.343, 0.372]`` (``+0.358 ...`` with ``sign``); the mean alone without bounds."""
+    f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    if np.isfinite(low) and np.isfinite(high):
+        return f"{f.format(mean)} [{f.format(low)}, {f.format(high)}]"
+    return f.format(mean)
+
+
+# -- validation ----------------------------------------------------------------------------------
+
+def _check_evaluations(evaluations: object, *, func: str) -> dict:
+    if not isinstance(evaluations, Mapping) or not evaluations:
+        raise TypeError(f"{func}: 'evaluations' must be a non-empty dict of system name to "
+                        f"evalkit Evaluation; got {describe(evaluations)}.")
+    for name, ev in evaluations.items():
+        if not all(hasattr(ev, a) for a in ("summary", "counts", "definitions")):
+            raise TypeError(f"{func}: 'evaluations[{name!r}]' must be an evalkit Evaluation "
+                            f"(the result of evaluate); got {type(ev).__name__}.")
+    first_name, first = next(iter(evaluations.items()))
+    for name, ev in evaluations.items():
+        if list(ev.summary.index) != list(first.summary.index):
+            raise ValueError(
+                f"{func}: every evaluation must hold the same metrics and cutoffs; "
+                f"{name!r} has {', '.join(ev.summary.index)}, {first_name!r} has "
+                f"{', '.join(first.summary.index)}.")
+    return dict(evaluations)
+
+
+def _selected_columns(summary: pd.DataFrame, k: object, *, func: str) -> list[str]:
+    """The summary rows at cutoff ``k`` and those without a cutoff (all rows for None)."""
+    if k is None:
+        return list(summary.index)
+    cutoffs = sorted({int(v) for v in summary["k"].dropna()})
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or int(k) not in cutoffs:
+        raise ValueError(f"{func}: 'k' must be one of the cutoffs evaluated "
+                         f"({', '.join(map(str, cutoffs)) or 'none'}) or None; "
+                         f"got {describe(k)}.")
+    at_k = summary["k"].eq(int(k)).fillna(False).to_numpy(bool)
+    return list(summary.index[at_k | summary["k"].isna().to_numpy(bool)])
+
+
+def _check_table(table: object, *, func: str, arg: str, required: Sequence[str]) -> pd.DataFrame:
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{func}: '{arg}' must be a pandas DataFrame or None; "
+                        f"got {type(table).__name__}.")
+    missing = [c for c in required if c not in table.columns]
+    if missing:
+        raise ValueError(f"{func}: '{arg}' is missing column(s) {', '.join(missing)}; it has "
+                         f"{', '.join(map(str, table.columns)) or 'no columns'}.")
+    return table
+
+
+# -- the parts of the block ------------------------------------------------------------------------
+
+def _labels(summary: pd.DataFrame) -> dict[str, str]:
+    """Display label of each summary column: ``NDCG@10``, ``R-Prec``."""
+    return {c: f"{lab}@{int(k)}" if pd.notna(k) else str(lab)
+            for c, lab, k in zip(summary.index, summary["label"], summary["k"])}
+
+
+def _best(evaluations: dict, columns: list[str], labels: dict, digits: int):
+    """Bullets naming the highest mean of each metric, the metrics where the best interval
+    overlaps another system's, and the metrics undefined for every user."""
+    names = list(evaluations)
+    field = {f: pd.DataFrame({n: ev.summary.loc[columns, f].astype(float)
+                              for n, ev in evaluations.items()})
+             for f in ("mean", "ci_low", "ci_high")}
+    mean, low, high = field["mean"], field["ci_low"], field["ci_high"]
+    undefined = [c for c in columns if mean.loc[c].isna().all()]
+    shown = [c for c in columns if c not in undefined]
+    overlaps: list[tuple[str, str, list[str]]] = []
+    if not shown:
+        return [], overlaps, undefined
+    if len(names) == 1:
+        name = names[0]
+        parts = [f"{labels[c]} "
+                 f"{_interval(mean.at[c, name], low.at[c, name], high.at[c, name], digits)}"
+                 for c in shown]
+        return [f"Only {_bold([name])} is evaluated, so there is no best system to name: "
+                + "; ".join(parts) + "."], overlaps, undefined
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for c in shown:  # one step per metric
+        row = mean.loc[c]
+        top = row.max()
+        winners = tuple(n for n in names if row[n] == top)
+        groups.setdefault(winners, []).append(c)
+        if len(winners) == 1:
+            best = winners[0]
+            clear = low.at[c, best]
+            near = [n for n in names if n != best and pd.notna(row[n])
+                    and np.isfinite(clear) and high.at[c, n] >= clear]
+            if near:
+                overlaps.append((c, best, near))
+    lines = []
+    for winners, cols in groups.items():
+        if len(winners) == 1:
+            w = winners[0]
+            parts = [f"{labels[c]} {_interval(mean.at[c, w], low.at[c, w], high.at[c, w], digits)}"
+                     for c in cols]
+            every = "every metric shown: " if len(cols) == len(shown) > 1 else ""
+            lines.append(f"{_bold(winners)} has the highest mean on {every}"
+                         + "; ".join(parts) + ".")
+        else:
+            parts = [f"{labels[c]} ({mean.at[c, winners[0]]:.{digits}f})" for c in cols]
+            lines.append(f"{_bold(winners)} share the highest mean on {_join(parts)}.")
+    return lines, overlaps, undefined
+
+
+def _significance(comparison: pd.DataFrame, columns: list[str], labels: dict, alpha: float,
+                  digits: int, *, func: str) -> tuple[list[str], list[str], set[frozenset]]:
+    """The significance bullet (with one sub-bullet per pair), the floor caveat and the
+    pairs of systems tested on the metrics shown."""
+    table = comparison.reset_index(drop=True)
+    if "against" in table.columns:
+        against = table["against"]
+    else:  # the reference layout: every row is against the table's first system
+        against = pd.Series(table["system"].iloc[0], index=table.index).where(
+            table["diff"].notna())
+    pvalue = table["permutation_pvalue_holm"].astype(float)
+    tested = pvalue.notna() & table["diff"].notna() & against.notna()
+    family = int(tested.sum())
+    if family == 0:
+        return ["No pair of systems could be tested: no two systems share two evaluated "
+                "users on any metric."], [], set()
+    significant = table["significant"].astype("boolean").fillna(False).astype(bool)
+    if (significant[tested] != (pvalue[tested] < alpha)).any():
+        raise ValueError(f"{func}: 'alpha' is {alpha:g}, but the significant column of "
+                         "'comparison' was decided at another level; pass the level the "
+                         "comparison used.")
+    shown = tested & table["column"].isin(columns)
+    if not shown.any():
+        shown = tested
+    n_sig = int((significant & shown).sum())
+    where = "" if shown.sum() == family else f" ({_n(int(shown.sum()), 'comparison')} shown)"
+    head = (f"Paired tests, Holm-corrected across all {_n(family, 'comparison')} at level "
+            f"{alpha:g}{where}: ")
+    head += ("no difference is significant." if n_sig == 0 else
+             f"{_n(n_sig, 'difference is', 'differences are')} significant.")
+    has_ci = {"diff_ci_low", "diff_ci_high"} <= set(table.columns)
+    pairs = list(dict.fromkeys(zip(table.loc[shown, "system"], against[shown])))
+    bullets = []
+    for system, other in pairs:  # one step per pair of systems
+        rows = table[shown & table["system"].eq(system) & against.eq(other)]
+        sig = significant[rows.index]
+
+        def effect(r) -> str:
+            low = r["diff_ci_low"] if has_ci else np.nan
+            high = r["diff_ci_high"] if has_ci else np.nan
+            shown_diff = _interval(r["diff"], low, high, digits, sign=True)
+            return f"{labels.get(r['column'], r['column'])} ({shown_diff})"
+
+        parts = []
+        up = rows[sig & rows["diff"].gt(0)]
+        down = rows[sig & rows["diff"].lt(0)]
+        same = rows[~sig]
+        if len(up):
+            parts.append("higher on " + _join([effect(r) for _, r in up.iterrows()]))
+        if len(down):
+            parts.append("lower on " + _join([effect(r) for _, r in down.iterrows()]))
+        if len(same):
+            parts.append("no significant difference on "
+                         + _join([labels.get(c, c) for c in same["column"]]))
+        bullets.append(f"    - {_bold([system])} against {_bold([other])}: "
+                       + "; ".join(parts) + ".")
+    caveats = []
+    if "p_at_floor" in table.columns:
+        floor = table["p_at_floor"].astype("boolean").fillna(False).astype(bool) & tested
+        if floor.any():
+            bound = float(table.loc[floor, "permutation_pvalue"].max())
+            caveats.append(
+                f"{_n(int(floor.sum()), 'randomization p-value is', 'randomization p-values are')} "
+                f"at the test's floor ({bound:.2g}, one over the number of sign flips plus "
+                "one): the observed difference beat every random sign flip, so the true "
+                "p-value is smaller than the table can show; it prints them as `< bound`.")
+    return [head] + bullets, caveats, {frozenset(pair) for pair in pairs}
+
+
+def _left_out(evaluations: dict, columns: list[str], labels: dict) -> list[str]:
+    """Users left out of the means (undefined), without a list, only in the lists."""
+    lines = []
+    users = {n: int(ev.counts.get("users", 0)) for n, ev in evaluations.items()}
+    total = max(users.values())
+    defs = next(iter(evaluations.values())).definitions
+    narrowed = defs.get("relevant_set", "truth") != "truth" or \
+        defs.get("unknown_items", "keep") == "drop"
+    out = pd.DataFrame({n: users[n] - ev.summary.loc[columns, "n_users"].astype(int)
+                        for n, ev in evaluations.items()})
+    zeroed = pd.DataFrame({n: ev.summary.loc[columns, "undefined"].astype(int)
+                           for n, ev in evaluations.items()}) - out
+    zeroed = zeroed.clip(lower=0)
+    if not out.to_numpy().any() and not zeroed.to_numpy().any():
+        lines.append(f"Every metric shown is defined for each of the {_n(total, 'test user')}, "
+                     "so every mean is over all of them.")
+    for frame, verbs in ((out, ("leaves them out of its mean", "leave them out of their means")),
+                         (zeroed, ("counts them as 0", "count them as 0"))):
+        groups: dict[tuple[int, ...], list[str]] = {}
+        for c in columns:  # one step per metric
+            counts = tuple(int(v) for v in frame.loc[c])
+            if any(counts):
+                groups.setdefault(counts, []).append(c)
+        for counts, cols in groups.items():
+            if len(set(counts)) == 1:
+                how_many = f"{counts[0]:,} of the {total:,} test users"
+            else:
+                how_many = "some test users (" + ", ".join(
+                    f"{n}: {v:,}" for n, v in zip(evaluations, counts)) + ")"
+            hlu = [c.startswith("half_life_utility") for c in cols]
+            reasons = []
+            if not all(hlu):
+                reasons.append("no relevant test item" + (" left under the definitions in use"
+                                                          if narrowed else ""))
+            if any(hlu):
+                reasons.append(("" if all(hlu) else "HLU: ")
+                               + "no test rating above the neutral rating")
+            many = len(cols) > 1
+            lines.append(f"{_join([labels[c] for c in cols])} {'are' if many else 'is'} "
+                         f"undefined for {how_many} ({'; '.join(reasons)}) and "
+                         f"{verbs[many]}.")
+    without = {n: int(ev.counts.get("users_without_recs", 0)) for n, ev in evaluations.items()}
+    extra = {n: int(ev.counts.get("recs_only_users", 0)) for n, ev in evaluations.items()}
+    if not any(without.values()) and not any(extra.values()):
+        lines.append("Every system has a list for every test user, and none for anyone else.")
+    for name, count in without.items():
+        if count:
+            lines.append(f"{_bold([name])} has no list for {count:,} of the {users[name]:,} "
+                         "test users; they are evaluated with an empty list (scored 0).")
+    for name, count in extra.items():
+        if count:
+            lines.append(f"{_bold([name])} has lists for {_n(count, 'user')} without a test "
+                         "interaction; those lists are not evaluated.")
+    return lines
+
+
+def _ties(evaluations: dict, columns: list[str]) -> list[str]:
+    """Users whose tied scores straddle a cutoff, per system."""
+    lines = []
+    cutoffs: set[int] = set()
+    for name, ev in evaluations.items():  # one step per system
+        s = ev.summary.loc[columns]
+        s = s[s["k"].notna()]
+        cutoffs |= {int(v) for v in s["k"]}
+        tied = s.groupby(s["k"].astype(int))["tied_users"].max()
+        tied = tied[tied > 0]
+        for k, count in tied.items():
+            lines.append(f"For {_bold([name])}, tied scores straddle the cutoff {k} for "
+                         f"{int(count):,} of the {int(ev.counts.get('users', 0)):,} test "
+                         "users: their values at that cutoff depend on how ties are broken.")
+    if not lines and cutoffs:
+        at = _join([str(k) for k in sorted(cutoffs)])
+        plural = "s" if len(cutoffs) > 1 else ""
+        lines.append(f"No system has tied scores straddling the cutoff{plural} {at}, so no "
+                     "value shown depends on how ties are broken.")
+    return lines
+
+
+#: The audit checks whose count is a leak (their severity reads "ok" when the count is 0).
+_LEAK_CHECKS = ("test_pairs_in_train", "dev_pairs_in_train", "test_pairs_in_dev")
+
+_AUDIT_WORDING = {
+    "test_pairs_in_train": "{count} of the {den} test rows ({share}) repeat a user-item pair "
+                           "that is in training: the split leaks those answers to the models",
+    "dev_pairs_in_train": "{count} of the {den} dev rows ({share}) repeat a user-item pair that "
+                          "is in training: the split leaks",
+    "test_pairs_in_dev": "{count} of the {den} test rows ({share}) repeat a user-item pair that "
+                         "is in the dev set: the split leaks",
+    "duplicate_pairs_train": "{count} of the {den} training rows ({share}) repeat a user-item "
+                             "pair already in training",
+    "duplicate_pairs_test": "{count} of the {den} test rows ({share}) repeat a user-item pair "
+                            "already in the test set",
+    "cold_users": "{count} of the {den} test users ({share}) have no training interaction: "
+                  "a model that learns from training interactions knows nothing of them",
+    "cold_items": "{count} of the {den} test items ({share}) never occur in training: a model "
+                  "that recommends from training items cannot recommend them",
+    "user_time_leakage": "{count} of the {den} training rows ({share}) are later than the same "
+                         "user's first test interaction: the split does not follow time per "
+                         "user, which matters when the question is predicting the future",
+    "global_time_leakage": "{count} of the {den} training rows ({share}) are later than the "
+                           "earliest test interaction: the split is not a cut in time",
+}
+
+
+def _audit(audit: pd.DataFrame) -> list[str]:
+    """The leaks and warnings the split audit found."""
+    rows = audit[audit["count"].astype(int) > 0]
+    leaks = audit[audit["check"].isin(_LEAK_CHECKS) | audit["severity"].eq("leak")]
+    lines = []
+    if len(leaks) and not leaks["count"].astype(int).any():
+        lines.append("The split audit finds no leak: no test interaction repeats a training "
+                     "one.")
+    for _, row in rows.iterrows():  # one step per audit check
+        count, share = int(row["count"]), float(row["share"])
+        den = round(count / share) if share > 0 else 0
+        wording = _AUDIT_WORDING.get(row["check"])
+        if wording is None:
+            text = str(row.get("detail", f"{row['check']}: {count:,}")).rstrip(".")
+        else:
+            text = wording.format(count=f"{count:,}", den=f"{den:,}", share=_share(share))
+        label = "Leak" if row["severity"] == "leak" else "Split audit"
+        lines.append(f"{label}: {text}.")
+    return lines
+
+
+# -- the block -------------------------------------------------------------------------------------
+
+def findings(
+    evaluations: Mapping[str, object],
+    *,
+    k: int | None = None,
+    comparison: pd.DataFrame | None = None,
+    audit: pd.DataFrame | None = None,
+    alpha: float = 0.05,
+    few_users: int = 100,
+    digits: int = 3,
+) -> str:
+    """A short Markdown block of findings computed from the results, with computed caveats.
+
+    Parameters
+    ----------
+    evaluations : dict of str to Evaluation
+        :func:`evalkit.evaluate` of each system on the same test set (as
+        :func:`evalkit.report.evaluate_systems` returns), with the same metrics and cutoffs.
+    k : int, optional
+        The cutoff whose metrics are stated (with the metrics that have no cutoff); default:
+        every row of the summaries.
+    comparison : pandas.DataFrame, optional
+        A :func:`evalkit.compare` table of these systems; adds which differences are
+        significant after the Holm correction, with their effect and its interval.
+    audit : pandas.DataFrame, optional
+        :func:`evalkit.audit` of the split the systems were evaluated on: adds the leaks and
+        warnings it found.
+    alpha : float, default 0.05
+        The level ``comparison`` was decided at (checked against its ``significant`` column).
+    few_users : int, default 100
+        Fewer test users than this adds a caveat about the width of intervals and the power
+        of tests.
+    digits : int, default 3
+        Decimals of the numbers stated.
+
+    Returns
+    -------
+    str
+        Markdown: a ``## Findings`` heading, bullets (best system per metric with its
+        interval; significant differences; users left out; ties; the split audit) and
+        ``**Caveats**`` when one applies.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For evaluations that are not :class:`~evalkit.Evaluation` results of the same metrics,
+        a ``k`` that was not evaluated, tables without the needed columns, or an ``alpha``
+        that does not match the comparison's ``significant`` column.
+
+    Notes
+    -----
+    Every sentence is conditional on the numbers it states:
+
+    - the best system of a metric is the one with the highest mean (every ranking metric is
+      higher-is-better); systems with equal means share it; when another system's interval
+      reaches the best one's lower bound, a caveat says the mark means little there;
+    - a difference is called significant where the Holm-corrected randomization p-value of
+      ``comparison`` is below ``alpha``, with its sign and, when the table has it, the
+      bootstrap interval of the paired difference;
+    - users left out are counted from each summary: users for whom a metric is undefined
+      (left out of its mean, or scored 0 under ``empty="zero"``), users without a list,
+      users only in the lists, users whose tied scores straddle the cutoff;
+    - audit rows are stated only when their count is above 0 (and "no leak" only when every
+      leak check of the audit is 0).
+
+    Examples
+    --------
+    >>> import evalkit as ek
+    >>> truth = pd.DataFrame({"user_id": [1, 2], "item_id": [10, 20], "rating": [5.0, 4.0]})
+    >>> good = pd.DataFrame({"user_id": [1, 2], "item_id": [10, 20], "rank": [1, 1]})
+    >>> bad = pd.DataFrame({"user_id": [1, 2], "item_id": [11, 21], "rank": [1, 1]})
+    >>> runs = {n: ek.evaluate(truth, r, k=1, metrics=["precision"], n_resamples=0)
+    ...         for n, r in {"bad": bad, "good": good}.items()}
+    >>> print(findings(runs).splitlines()[4])
+    - **good** has the highest mean on P@1 1.000.
+    """
+    func = "findings"
+    evaluations = _check_evaluations(evaluations, func=func)
+    alpha = check_fraction(alpha, func=func, arg="alpha")
+    few_users = check_positive_int(few_users, func=func, arg="few_users")
+    digits = check_positive_int(digits, func=func, arg="digits")
+    first = next(iter(evaluations.values()))
+    columns = _selected_columns(first.summary, k, func=func)
+    labels = _labels(first.summary)
+    users = max(int(ev.counts.get("users", 0)) for ev in evaluations.values())
+    level = first.definitions.get("confidence", 0.95)
+    intervals = bool(first.definitions.get("n_resamples", 1))
+
+    lead = f"Computed from these results: means over the {_n(users, 'test user')}"
+    lead += (f", with {round(100 * float(level))}% bootstrap intervals `mean [low, high]`."
+             if intervals else " (no intervals were computed).")
+    bullets, caveats = [], []
+    best, overlaps, undefined = _best(evaluations, columns, labels, digits)
+    bullets += best
+    tested: set[frozenset] = set()
+    if comparison is not None and len(evaluations) > 1:
+        comparison = _check_table(comparison, func=func, arg="comparison",
+                                  required=_COMPARISON_COLUMNS)
+        lines, floor, tested = _significance(comparison, columns, labels, alpha, digits,
+                                             func=func)
+        bullets += lines
+        caveats += floor
+    bullets += _left_out(evaluations, columns, labels)
+    bullets += _ties(evaluations, columns)
+    if audit is not None:
+        audit = _check_table(audit, func=func, arg="audit", required=_AUDIT_COLUMNS)
+        bullets += _audit(audit)
+
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for c, best_name, near in overlaps:  # one step per metric
+        groups.setdefault((best_name, tuple(near)), []).append(c)
+    for (best_name, near), cols in groups.items():
+        where = ("every metric shown" if len(cols) == len(columns) - len(undefined) > 1
+                 else _join([labels[c] for c in cols]))
+        decided = all(frozenset((best_name, n)) in tested for n in near)
+        tail = ("the paired tests above decide" if decided
+                else "only a paired test can tell whether the difference is real")
+        caveats.append(f"On {where}, the interval of the highest mean ({_bold([best_name])}) "
+                       f"overlaps that of {_bold(near)}: there the mark of the best means "
+                       f"little, and {tail}.")
+    if undefined:
+        caveats.append(f"{_join([labels[c] for c in undefined])} "
+                       f"{'are' if len(undefined) > 1 else 'is'} undefined for every test "
+                       "user: there is no mean to compare.")
+    if users < few_users:
+        caveats.append(f"Only {_n(users, 'test user is', 'test users are')} evaluated (fewer "
+                       f"than {few_users:,}): intervals are wide and tests can miss real "
+                       "differences.")
+    for name, ev in evaluations.items():  # one step per system
+        means = ev.summary.loc[columns, "mean"].astype(float).dropna()
+        if len(means) and not means.to_numpy().any():
+            caveats.append(f"{_bold([name])} scores 0 on every metric shown: it never places "
+                           "a relevant test item in its lists; check that its user and item "
+                           "ids match the data's.")
+    text = "## Findings\n\n" + lead + "\n\n" + "\n".join(
+        b if b.startswith("    - ") else f"- {b}" for b in bullets)
+    if caveats:
+        text += "\n\n**Caveats**\n\n" + "\n".join(f"- {c}" for c in caveats)
+    return text
