@@ -13,10 +13,15 @@ from .._checks import check_positive_int
 from ._common import TIE_POLICIES, TieWarning
 from ._curves import RankingCurves
 from .beyond import (
+    average_recommended_popularity,
     catalog_coverage,
+    exposure_entropy,
+    exposure_gini,
     gini_index,
     intra_list_diversity,
+    mean_pop_rank,
     novelty,
+    personalization,
     serendipity,
     user_coverage,
 )
@@ -98,6 +103,7 @@ def beyond_accuracy(
     items: pd.DataFrame,
     k: int = 10,
     threshold: float = 4.0,
+    definitions: object = None,
 ) -> pd.Series:
     """Every beyond-accuracy metric of one system's top-k lists.
 
@@ -115,21 +121,33 @@ def beyond_accuracy(
         Cutoff.
     threshold : float, default 4.0
         Relevance threshold of serendipity.
+    definitions : Definitions or str, optional
+        The beyond-accuracy definitions (``gini_scale``, ``diversity_norm``,
+        ``novelty_norm``, ``popularity``, ``coverage_unit``), or a profile name.
 
     Returns
     -------
     pd.Series
-        ``catalog_coverage``, ``user_coverage``, ``gini_index``, and the means over users of
-        ``novelty``, ``intra_list_diversity`` and ``serendipity``.
+        ``catalog_coverage``, ``user_coverage``, ``gini_index``, ``personalization``,
+        ``exposure_entropy``, ``exposure_gini``, and the means over users of ``novelty``,
+        ``average_recommended_popularity``, ``mean_pop_rank``, ``intra_list_diversity`` and
+        ``serendipity``.
     """
+    d = {"definitions": definitions}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TieWarning)
         values = {
-            "catalog_coverage": catalog_coverage(recs, k=k, catalog=train),
+            "catalog_coverage": catalog_coverage(recs, k=k, catalog=train, **d),
             "user_coverage": user_coverage(truth, recs, k=k),
-            "gini_index": gini_index(recs, k=k, catalog=train),
-            "novelty": novelty(recs, train, k=k).mean(),
-            "intra_list_diversity": intra_list_diversity(recs, items, k=k).mean(),
+            "gini_index": gini_index(recs, k=k, catalog=train, **d),
+            "personalization": personalization(recs, k=k),
+            "exposure_entropy": exposure_entropy(recs, k=k),
+            "exposure_gini": exposure_gini(recs, k=k, catalog=train),
+            "novelty": novelty(recs, train, k=k, **d).mean(),
+            "average_recommended_popularity":
+                average_recommended_popularity(recs, train, k=k).mean(),
+            "mean_pop_rank": mean_pop_rank(recs, train, k=k).mean(),
+            "intra_list_diversity": intra_list_diversity(recs, items, k=k, **d).mean(),
             "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold).mean(),
         }
     return pd.Series(values, name=f"@{k}", dtype=np.float64)
