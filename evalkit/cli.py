@@ -204,7 +204,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     out = args.out or default_output(args.recs)
     _check_output(out, inputs=tuple(p for p in (args.truth, args.recs, args.train, args.definitions)
                                     if p is not None), force=args.force)
-    result.to_json(out)
+    result.to_json(out, overwrite=args.force)
     print(result.table().to_string(index=False))
     c = result.counts
     print(

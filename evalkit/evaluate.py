@@ -110,13 +110,16 @@ class Evaluation:
                                                                    double_precision=15)),
         })
 
-    def to_json(self, path: str | None = None, *, indent: int = 2) -> str:
-        """Serialize :meth:`to_dict` to JSON; also write it to ``path`` when given."""
+    def to_json(self, path: str | None = None, *, indent: int = 2,
+                overwrite: bool = True) -> str:
+        """Serialize :meth:`to_dict` to JSON; also write it to ``path`` when given (atomically;
+        with ``overwrite=False`` an existing file is never replaced, even by a run racing this
+        one: ``FileExistsError``)."""
         text = json.dumps(self.to_dict(), indent=indent, sort_keys=False)
         if path is not None:
             from ._io import atomic_write_text
 
-            atomic_write_text(path, text + "\n")
+            atomic_write_text(path, text + "\n", overwrite=overwrite)
         return text
 
     def table(self, *, digits: int = 4) -> pd.DataFrame:

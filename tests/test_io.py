@@ -36,3 +36,35 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path,
         atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_racing_writers_without_overwrite_never_replace_each_other(tmp_path) -> None:
+    import threading
+
+    from evalkit._io import atomic_write_text
+
+    path = tmp_path / "result.json"
+    barrier = threading.Barrier(8)
+    outcomes: dict[int, str] = {}
+
+    def write(i: int) -> None:
+        barrier.wait()
+        try:
+            atomic_write_text(path, f"writer {i}\n" * 1000, overwrite=False)
+            outcomes[i] = "wrote"
+        except FileExistsError:
+            outcomes[i] = "refused"
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [i for i, o in outcomes.items() if o == "wrote"]
+    assert len(winners) == 1 and len(outcomes) == 8
+    assert path.read_text() == f"writer {winners[0]}\n" * 1000
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]  # no temporary file left
+    with pytest.raises(FileExistsError, match="result.json"):
+        atomic_write_text(path, "late\n", overwrite=False)
+    atomic_write_text(path, "forced\n")  # overwrite=True replaces, as asked
+    assert path.read_text() == "forced\n"
