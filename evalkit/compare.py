@@ -1,7 +1,9 @@
-"""Compare systems with paired significance tests, and cross-validate a model factory."""
+"""Compare systems with paired significance tests (each against a reference, or every pair),
+and cross-validate a model factory."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
@@ -9,13 +11,33 @@ import pandas as pd
 from scipy import stats as sps
 from tqdm import tqdm
 
-from ._checks import check_fraction
+from ._checks import check_choice, check_fraction, check_positive_int
 from .definitions import Definitions, takes_definitions
 from .evaluate import Evaluation, _check_ks, evaluate
 from .split import kfold_split
-from .stats import _design_key, _paired_statistics, _sign_flip_pvalues, holm
+from .stats import (
+    _check_resamples,
+    _design_key,
+    _paired_statistics,
+    _percentile_interval,
+    _poisson_means,
+    _sign_flip_pvalues,
+    holm,
+)
 
-__all__ = ["CrossValidation", "compare", "cross_validate"]
+__all__ = ["PAIRS", "CrossValidation", "compare", "compare_evaluations", "cross_validate",
+           "format_pvalue"]
+
+
+#: How :func:`compare` pairs the systems: each against the reference, or every pair.
+PAIRS = ("reference", "all")
+
+#: Columns of a comparison table, in order.
+_COLUMNS = ["system", "against", "metric", "k", "column", "mean", "ci_low", "ci_high",
+            "n_users", "n_shared", "diff", "diff_ci_low", "diff_ci_high", "t_pvalue",
+            "wilcoxon_pvalue", "permutation_pvalue", "p_at_floor", "t_pvalue_holm",
+            "wilcoxon_pvalue_holm", "permutation_pvalue_holm", "effect_size",
+            "effect_size_ci_low", "effect_size_ci_high", "significant"]
 
 
 @takes_definitions
@@ -24,6 +46,7 @@ def compare(
     truth: pd.DataFrame,
     *,
     baseline: str | None = None,
+    pairs: str = "reference",
     k: int | Iterable[int] = 10,
     metrics: Iterable[str] | None = ("precision", "recall", "map", "mrr", "ndcg"),
     train: pd.DataFrame | None = None,
@@ -35,7 +58,7 @@ def compare(
     rng: int | np.random.Generator | None = 0,
     **options: object,
 ) -> pd.DataFrame:
-    """Compare recommenders on the same test truth, each against a baseline.
+    """Compare recommenders on the same test truth: each against a baseline, or every pair.
 
     Parameters
     ----------
@@ -44,14 +67,19 @@ def compare(
     truth : pd.DataFrame
         Test interactions shared by all systems.
     baseline : str, optional
-        The system the others are tested against; default: the first one.
+        The reference system; default: the first one. With ``pairs="all"`` it only comes
+        first in the order.
+    pairs : {"reference", "all"}, default "reference"
+        ``"reference"``: every other system against the baseline; ``"all"``: every pair of
+        systems, each later system (in the order, baseline first) against each earlier one.
     k, metrics, train, definitions, **options
         As for :func:`evalkit.evaluate`: every field of :class:`evalkit.Definitions` (or a
         profile name) applies to every system.
     alpha : float, default 0.05
         Family-wise significance level after the Holm correction.
     confidence, n_resamples
-        Bootstrap confidence intervals of each system's mean.
+        Bootstrap confidence intervals of each system's mean and of each paired difference
+        and effect size.
     n_permutations : int, default 10000
         Sign flips of the paired randomization test.
     rng : int, Generator or None, default 0
@@ -60,27 +88,21 @@ def compare(
     Returns
     -------
     pd.DataFrame
-        One row per (system, metric@k): ``system``, ``metric``, ``k``, ``column``, ``mean``,
-        ``ci_low``, ``ci_high``, ``n_users``; and for systems other than the baseline, on the
-        users both systems are evaluated for: ``n_shared``, ``diff`` (system minus baseline),
-        ``t_pvalue``, ``wilcoxon_pvalue``, ``permutation_pvalue``, their Holm-corrected
-        versions (``*_holm``, corrected across every comparison in the table), ``effect_size``
-        (Cohen's d_z) and ``significant`` (permutation p after Holm < ``alpha``).
+        The table of :func:`compare_evaluations`: one row per (system, metric@k) of the
+        first system in the order, then one per (pair, metric@k).
 
     Raises
     ------
     ValueError
-        With fewer than two systems, or a baseline that is not one of them.
+        With fewer than two systems, a baseline that is not one of them, or an unknown
+        ``pairs``.
 
     Notes
     -----
-    Per-user values come from :func:`evalkit.evaluate`, so every definition matches it. Tests
-    are two-sided and paired on shared users (users for whom the metric is defined in both),
-    as in :func:`evalkit.stats.paired_tests`. The randomization tests of the whole table run
-    as one batch that shares its random signs: in replicate r, the difference of the user at
-    position i of the baseline's evaluation has the same sign in every comparison (users
-    outside a comparison contribute 0), so each p-value is the paired randomization test of
-    its comparison, and the table costs one pass over the signs.
+    Every system is evaluated with :func:`evalkit.evaluate` (so every definition matches
+    it) and the evaluations are compared by :func:`compare_evaluations`, whose Notes give
+    the tests, the correction and the intervals. One generator, seeded by ``rng``, serves
+    the evaluations' bootstraps and then the comparison.
 
     Examples
     --------
@@ -88,73 +110,293 @@ def compare(
     >>> good = pd.DataFrame({"user_id": [1, 2, 3, 4], "item_id": 10, "rank": 1})
     >>> bad = pd.DataFrame({"user_id": [1, 2, 3, 4], "item_id": 11, "rank": 1})
     >>> table = compare({"bad": bad, "good": good}, truth, k=1, metrics=["precision"])
-    >>> table[["system", "mean", "diff"]]
-      system  mean  diff
-    0    bad   0.0   NaN
-    1   good   1.0   1.0
+    >>> table[["system", "against", "mean", "diff"]]
+      system against  mean  diff
+    0    bad    None   0.0   NaN
+    1   good     bad   1.0   1.0
     """
     func = "compare"
-    if not isinstance(systems, Mapping) or len(systems) < 2:
-        got = len(systems) if isinstance(systems, Mapping) else type(systems).__name__
-        raise ValueError(f"{func}: 'systems' must map at least two names to recommendations; got {got}.")
-    names = list(systems)
-    baseline = names[0] if baseline is None else baseline
-    if baseline not in systems:
-        raise ValueError(
-            f"{func}: 'baseline' must be one of {', '.join(map(repr, names))}; got {baseline!r}."
-        )
+    names = _check_systems(systems, func=func, arg="systems")
+    order = _order(names, baseline, func=func)
+    pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
     alpha = check_fraction(alpha, func=func, arg="alpha")
     generator = np.random.default_rng(rng)
     results: dict[str, Evaluation] = {
         name: evaluate(
-            truth, recs, k=k, metrics=metrics, train=train, definitions=definitions,
+            truth, systems[name], k=k, metrics=metrics, train=train, definitions=definitions,
             confidence=confidence, n_resamples=n_resamples, rng=generator,
         )
-        for name, recs in systems.items()
+        for name in names
     }
-    rows = []
-    base = results[baseline]
-    diffs, tested = [], []  # randomization: one row of differences per tested comparison
-    for name in [baseline] + [n for n in names if n != baseline]:
-        result = results[name]
-        for column, info in result.summary.iterrows():
-            row = {
-                "system": name, "metric": info["metric"], "k": info["k"], "column": column,
-                "mean": info["mean"], "ci_low": info["ci_low"], "ci_high": info["ci_high"],
-                "n_users": info["n_users"],
-            }
-            if name != baseline:
-                ours = result.per_user[column].reindex(base.per_user.index).to_numpy(float)
-                theirs = base.per_user[column].to_numpy(float)
-                diff = ours - theirs
-                shared = ~np.isnan(diff)
-                row["n_shared"] = int(shared.sum())
-                if row["n_shared"] >= 2:
-                    test = _paired_statistics(ours[shared], theirs[shared], zero_method="wilcox")
-                    row.update(
-                        diff=test["mean_diff"], t_pvalue=test["t_pvalue"],
-                        wilcoxon_pvalue=test["wilcoxon_pvalue"],
-                        permutation_pvalue=np.nan,  # below, for the whole table at once
-                        effect_size=test["cohens_dz"],
-                    )
-                    diffs.append(np.where(shared, diff, 0.0))
-                    tested.append(len(rows))
+    return _compare(results, order, pairs=pairs, alpha=alpha, confidence=confidence,
+                    n_resamples=n_resamples, n_permutations=n_permutations,
+                    generator=generator, func=func)
+
+
+def compare_evaluations(
+    evaluations: Mapping[str, Evaluation],
+    *,
+    baseline: str | None = None,
+    pairs: str = "reference",
+    alpha: float = 0.05,
+    confidence: float | None = None,
+    n_resamples: int | None = None,
+    n_permutations: int = 10000,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """Paired comparison of systems already evaluated on the same test users.
+
+    Parameters
+    ----------
+    evaluations : dict of str to Evaluation
+        :func:`evalkit.evaluate` of each system on the same truth, with the same metrics and
+        cutoffs.
+    baseline : str, optional
+        The reference system; default: the first one. With ``pairs="all"`` it only comes
+        first in the order.
+    pairs : {"reference", "all"}, default "reference"
+        ``"reference"``: every other system against the baseline; ``"all"``: every pair of
+        systems, each later system (in the order, baseline first) against each earlier one.
+    alpha : float, default 0.05
+        Family-wise significance level after the Holm correction.
+    confidence : float, optional
+        Level of the intervals of the differences and effect sizes; default: the level of
+        the evaluations' intervals.
+    n_resamples : int, optional
+        Bootstrap resamples of those intervals (0: none); default: the evaluations'.
+    n_permutations : int, default 10000
+        Sign flips of the paired randomization test.
+    rng : int, Generator or None, default 0
+        Seed for the randomization test and the bootstrap.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per metric@k of the first system in the order (``against`` is None, no
+        test), then one row per (pair, metric@k), each holding:
+
+        - ``system``, ``against``, ``metric``, ``k``, ``column``;
+        - the system's own ``mean``, ``ci_low``, ``ci_high`` and ``n_users`` (from its
+          evaluation);
+        - on the users both systems are evaluated for (``n_shared``): ``diff`` (mean of
+          system minus against) with its paired bootstrap interval ``diff_ci_low``,
+          ``diff_ci_high``; ``effect_size`` (Cohen's d_z) with ``effect_size_ci_low``,
+          ``effect_size_ci_high``;
+        - ``t_pvalue``, ``wilcoxon_pvalue``, ``permutation_pvalue`` and their Holm-corrected
+          versions (``*_holm``, corrected across every test in the table); ``p_at_floor``:
+          the randomization p-value is its smallest possible value, 1 / (n_permutations + 1);
+        - ``significant``: permutation p after Holm < ``alpha``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        With fewer than two evaluations, evaluations of other users or metrics, a baseline
+        that is not one of them, an unknown ``pairs``, or a bad option.
+
+    Notes
+    -----
+    Tests are two-sided and paired on shared users (users for whom the metric is defined in
+    both), as in :func:`evalkit.stats.paired_tests`; pairs with fewer than 2 shared users
+    are not tested. The Holm correction runs over the whole family: every pair and every
+    metric@k in the table (so asking for all pairs makes each test stricter).
+
+    The randomization tests of the whole table run as one batch that shares its random
+    signs: in replicate r, the difference of the user at position i of the first system's
+    evaluation has the same sign in every comparison (users outside a comparison contribute
+    0), so each p-value is the paired randomization test of its comparison, and the table
+    costs one pass over the signs. With B sign flips the p-value is
+    ``(1 + #{|T*| >= |T|}) / (B + 1)``, so it is at least ``1 / (B + 1)``; at that floor the
+    observed difference beat every flip and the true p-value is smaller still.
+
+    The intervals of ``diff`` and ``effect_size`` come from one paired Poisson bootstrap over
+    users (:func:`evalkit.stats.bootstrap_ci_frame` gives the method): replicate b weighs
+    user i by ``w_ib`` in every comparison, and gives ``m1 = sum w d / sum w``,
+    ``m2 = sum w d^2 / sum w`` over the shared users; ``diff``'s interval is the percentile
+    interval of ``m1``, ``effect_size``'s that of
+    ``m1 / sqrt((m2 - m1^2) n / (n - 1))`` (n shared users; replicates without spread are
+    left out). Differences that are all equal give the interval (d, d), and ``d_z`` = 0 (all
+    zero) or +-inf.
+
+    Examples
+    --------
+    >>> import evalkit as ek
+    >>> truth = pd.DataFrame({"user_id": [1, 2, 3, 4], "item_id": 10, "rating": 5.0})
+    >>> lists = {name: pd.DataFrame({"user_id": [1, 2, 3, 4], "item_id": item, "rank": 1})
+    ...          for name, item in [("a", 11), ("b", 10), ("c", 10)]}
+    >>> runs = {n: ek.evaluate(truth, r, k=1, metrics=["precision"]) for n, r in lists.items()}
+    >>> table = compare_evaluations(runs, pairs="all")
+    >>> table[["system", "against", "diff"]]
+      system against  diff
+    0      a    None   NaN
+    1      b       a   1.0
+    2      c       a   1.0
+    3      c       b   0.0
+    """
+    func = "compare_evaluations"
+    names = _check_systems(evaluations, func=func, arg="evaluations")
+    for name in names:
+        if not isinstance(evaluations[name], Evaluation):
+            raise TypeError(f"{func}: 'evaluations[{name!r}]' must be an evalkit Evaluation; "
+                            f"got {type(evaluations[name]).__name__}.")
+    order = _order(names, baseline, func=func)
+    pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
+    alpha = check_fraction(alpha, func=func, arg="alpha")
+    first = evaluations[order[0]]
+    if confidence is None:
+        confidence = float(first.definitions.get("confidence", 0.95))
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    if n_resamples is None:
+        n_resamples = int(first.definitions.get("n_resamples", 1000))
+    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    users = first.per_user.index
+    for name in order[1:]:
+        other = evaluations[name]
+        if list(other.summary.index) != list(first.summary.index):
+            raise ValueError(
+                f"{func}: every evaluation must hold the same metrics and cutoffs; {name!r} "
+                f"has {', '.join(other.summary.index)}, {order[0]!r} has "
+                f"{', '.join(first.summary.index)}.")
+        if len(other.per_user.index) != len(users) or not other.per_user.index.isin(users).all():
+            raise ValueError(
+                f"{func}: every evaluation must be of the same test users; {name!r} has "
+                f"{len(other.per_user):,} users, {order[0]!r} {len(users):,}, and not the "
+                "same ones. Evaluate every system on the same truth.")
+    return _compare(dict(evaluations), order, pairs=pairs, alpha=alpha, confidence=confidence,
+                    n_resamples=n_resamples, n_permutations=n_permutations,
+                    generator=np.random.default_rng(rng), func=func)
+
+
+def _check_systems(systems: object, *, func: str, arg: str) -> list[str]:
+    if not isinstance(systems, Mapping) or len(systems) < 2:
+        got = len(systems) if isinstance(systems, Mapping) else type(systems).__name__
+        raise ValueError(f"{func}: '{arg}' must map at least two names to "
+                         f"{'recommendations' if arg == 'systems' else 'evaluations'}; got {got}.")
+    return list(systems)
+
+
+def _order(names: list[str], baseline: str | None, *, func: str) -> list[str]:
+    """The systems with the baseline first."""
+    baseline = names[0] if baseline is None else baseline
+    if baseline not in names:
+        raise ValueError(
+            f"{func}: 'baseline' must be one of {', '.join(map(repr, names))}; got {baseline!r}."
+        )
+    return [baseline] + [n for n in names if n != baseline]
+
+
+def _compare(results: dict[str, Evaluation], order: list[str], *, pairs: str, alpha: float,
+             confidence: float, n_resamples: int, n_permutations: int,
+             generator: np.random.Generator, func: str) -> pd.DataFrame:
+    """The comparison table of validated evaluations (see :func:`compare_evaluations`)."""
+    n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
+    if pairs == "reference":
+        pair_list = [(name, order[0]) for name in order[1:]]
+    else:
+        pair_list = [(order[j], order[i]) for j in range(1, len(order)) for i in range(j)]
+    first = results[order[0]]
+    users = first.per_user.index
+
+    def own(name: str, against: str | None, column: str, info: pd.Series) -> dict:
+        return {"system": name, "against": against, "metric": info["metric"], "k": info["k"],
+                "column": column, "mean": info["mean"], "ci_low": info["ci_low"],
+                "ci_high": info["ci_high"], "n_users": info["n_users"]}
+
+    rows = [own(order[0], None, column, info) for column, info in first.summary.iterrows()]
+    diffs, tested = [], []  # one column of per-user differences per tested comparison
+    for name, against in pair_list:  # one step per pair of systems
+        result, other = results[name], results[against]
+        for column, info in result.summary.iterrows():  # one step per metric@k
+            row = own(name, against, column, info)
+            ours = result.per_user[column].reindex(users).to_numpy(float)
+            theirs = other.per_user[column].reindex(users).to_numpy(float)
+            diff = ours - theirs
+            shared = ~np.isnan(diff)
+            row["n_shared"] = int(shared.sum())
+            if row["n_shared"] >= 2:
+                test = _paired_statistics(ours[shared], theirs[shared], zero_method="wilcox")
+                row.update(diff=test["mean_diff"], t_pvalue=test["t_pvalue"],
+                           wilcoxon_pvalue=test["wilcoxon_pvalue"],
+                           effect_size=test["cohens_dz"])
+                diffs.append(diff)
+                tested.append(len(rows))
             rows.append(row)
+    table = pd.DataFrame(rows).reindex(columns=_COLUMNS)
     if tested:
-        pvalues = _sign_flip_pvalues(np.vstack(diffs), n_permutations, _design_key(generator))
-        for position, pvalue in zip(tested, pvalues):
-            rows[position]["permutation_pvalue"] = float(pvalue)
-    table = pd.DataFrame(rows)
-    for col in ("n_shared", "diff", "t_pvalue", "wilcoxon_pvalue", "permutation_pvalue",
-                "effect_size"):
-        if col not in table:
-            table[col] = np.nan
+        signs = _design_key(generator)
+        matrix = np.vstack([np.nan_to_num(d, nan=0.0) for d in diffs])
+        pvalues = _sign_flip_pvalues(matrix, n_permutations, signs)
+        intervals = _paired_intervals(diffs, n_resamples, confidence, _design_key(generator))
+        for j, name in enumerate(("permutation_pvalue", "diff_ci_low", "diff_ci_high",
+                                  "effect_size_ci_low", "effect_size_ci_high")):
+            values = pvalues if j == 0 else intervals[j - 1]
+            table.loc[tested, name] = values
+    numeric = [c for c in _COLUMNS if c not in ("system", "against", "metric", "column",
+                                                  "p_at_floor", "significant")]
+    table[numeric] = table[numeric].astype(float)
+    table["p_at_floor"] = table["permutation_pvalue"] == 1.0 / (n_permutations + 1)
     for col in ("t_pvalue", "wilcoxon_pvalue", "permutation_pvalue"):
         table[f"{col}_holm"] = holm(table[col].to_numpy(dtype=float))
     table["significant"] = table["permutation_pvalue_holm"] < alpha
+    table["against"] = table["against"].astype(object).where(table["against"].notna(), None)
+    table["n_users"] = table["n_users"].astype("Int64")
     table["n_shared"] = table["n_shared"].astype("Int64")
     table["k"] = table["k"].astype("Int64")
     return table
+
+
+def _paired_intervals(diffs: list[np.ndarray], n_resamples: int, confidence: float,
+                      key: int) -> np.ndarray:
+    """Bootstrap intervals of the mean and of Cohen's d_z of each column of per-user
+    differences (NaN: user not shared): rows diff low, diff high, d_z low, d_z high."""
+    out = np.full((4, len(diffs)), np.nan)
+    if not n_resamples:
+        return out
+    varying = []
+    for j, d in enumerate(diffs):  # one step per comparison, not per user
+        present = d[~np.isnan(d)]
+        if present.min() == present.max():
+            dz = 0.0 if present[0] == 0 else float(np.copysign(np.inf, present[0]))
+            out[:, j] = [present[0], present[0], dz, dz]
+        else:
+            varying.append(j)
+    if not varying:
+        return out
+    columns = [diffs[j] for j in varying]
+    means = _poisson_means(columns + [c * c for c in columns], n_resamples, key)
+    m1, m2 = means[:, : len(columns)], means[:, len(columns):]
+    n = np.array([np.count_nonzero(~np.isnan(c)) for c in columns], dtype=np.float64)
+    variance = (m2 - m1 * m1) * n / (n - 1)
+    spread = variance > 1e-12 * np.maximum(m2, np.finfo(float).tiny)
+    dz = np.full(m1.shape, np.nan)
+    np.divide(m1, np.sqrt(np.where(spread, variance, 1.0)), out=dz, where=spread)
+    out[0, varying], out[1, varying] = _percentile_interval(m1, confidence)
+    out[2, varying], out[3, varying] = _percentile_interval(dz, confidence)
+    return out
+
+
+def format_pvalue(pvalue: float, *, at_floor: bool = False) -> str:
+    """A p-value for display: ``< bound`` when the randomization test is at its floor
+    (``p_at_floor`` of a comparison table), for the tables and plots of reports.
+
+    At the floor (the observed statistic beat every random sign flip) the value is an
+    upper bound of the true p-value, so it is shown as ``< bound``, with the bound rounded up
+    to two significant digits (``1/10001`` shows as ``< 0.0001``); other values show with two
+    significant digits. NaN (no test) shows as an empty string.
+
+    Examples
+    --------
+    >>> format_pvalue(1 / 10001, at_floor=True), format_pvalue(8 / 10001, at_floor=True)
+    ('< 0.0001', '< 0.0008')
+    >>> format_pvalue(0.03456), format_pvalue(1.0), format_pvalue(float("nan"))
+    ('0.035', '1', '')
+    """
+    if pvalue is None or not np.isfinite(pvalue):
+        return ""
+    if not at_floor:
+        return f"{pvalue:.2g}"
+    exponent = math.floor(math.log10(pvalue)) - 1
+    bound = math.ceil(round(pvalue / 10.0**exponent, 9)) * 10.0**exponent
+    return "< " + f"{bound:.{max(0, -exponent)}f}".rstrip("0").rstrip(".")
 
 
 class CrossValidation:

@@ -23,6 +23,7 @@ import pandas as pd
 import pytest
 
 import evalkit as ek
+from evalkit.compare import compare_evaluations
 from evalkit.report import find_notebooks, notebook_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -331,12 +332,23 @@ def _expect_07(headline: dict, d: _Direct) -> None:
     if len(systems) < 2:
         assert headline == {}
         return
-    table = ek.compare(systems, d.test, baseline=d.p.get("REFERENCE"), k=ks, metrics=metrics,
-                       threshold=d.p["THRESHOLD"], alpha=d.p.get("ALPHA", 0.05), rng=d.p["SEED"],
-                       definitions=d.p.get("PROFILE"), train=d.train)
-    compared = table[table["diff"].notna()]
-    want = {f"{s} {c} significant": bool(v)
-            for s, c, v in zip(compared["system"], compared["column"], compared["significant"])}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ties and users only in the lists are reported
+        evaluations = {n: ek.evaluate(d.test, recs, k=ks, metrics=metrics,
+                                      threshold=d.p["THRESHOLD"], rng=d.p["SEED"],
+                                      definitions=d.p.get("PROFILE"), train=d.train)
+                       for n, recs in systems.items()}
+    reference = d.p.get("REFERENCE")  # None: every pair
+    table = compare_evaluations(
+        evaluations, baseline=reference, pairs="all" if reference is None else "reference",
+        alpha=d.p.get("ALPHA", 0.05), rng=d.p["SEED"])
+    tested = table[table["against"].notna() & table["permutation_pvalue"].notna()]
+    want = {f"{s} vs {a} {c} significant": bool(v) for s, a, c, v in
+            zip(tested["system"], tested["against"], tested["column"], tested["significant"])}
+    if reference is None:
+        n = len(systems)
+        assert len({(s, a) for s, a in zip(tested["system"], tested["against"])}) <= \
+            n * (n - 1) // 2
     assert headline == want
 
 

@@ -228,11 +228,16 @@ def test_summary_table_marks_the_best_mean_per_row() -> None:
 
 def test_cross_validation_and_comparison_notes_name_the_systems_in_use() -> None:
     note = rp.cross_validation_note(["EASE"], {"mine": "x.csv"}, folds=4)
-    assert "**EASE** are each trained on 3 of 4" in note.replace("is each", "are each")
+    assert "**EASE** is trained on 3 of 4" in note
+    assert "**EASE** and **ItemKNN** are each trained on 3 of 4" in \
+        rp.cross_validation_note(["EASE", "ItemKNN"], {}, folds=4)
     assert "**mine**: recommendation files" in note
     assert "nothing is cross-validated" in rp.cross_validation_note([], {"m": "x"}, folds=3)
     assert "compared with **b**" in rp.comparison_note(["a", "b"], reference="b", alpha=0.01)
-    assert "compared with **a**" in rp.comparison_note(["a", "b"], reference=None, alpha=0.01)
+    assert "Every pair of the 2 systems is compared (1 pair)" in \
+        rp.comparison_note(["a", "b"], reference=None, alpha=0.01)
+    assert "Every pair of the 3 systems is compared (3 pairs)" in \
+        rp.comparison_note(["a", "b", "c"], reference=None, alpha=0.01)
     assert "nothing to compare" in rp.comparison_note(["a"], reference=None, alpha=0.05)
 
 

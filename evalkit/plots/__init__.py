@@ -12,6 +12,7 @@ n-th system always gets the n-th colour of :data:`PALETTE`.
 :func:`metrics_at_k`            a grid of metrics over k (Figure)
 :func:`per_user_distribution`   violins or histograms of a per-user metric
 :func:`comparison`              means, CIs and significance against a baseline
+:func:`paired_differences`      paired differences of every compared pair, with CIs
 :func:`metric_by_segment`       bars with CIs per user segment (and system)
 :func:`long_tail`               item popularity by rank, head / mid / tail coloured
 :func:`exposure_shares`         head / mid / tail share of the top-k slots per system
@@ -27,13 +28,13 @@ from __future__ import annotations
 
 from ._style import BUCKET_COLORS, FIGSIZE, PALETTE, style_rc, use_style
 from .ranking import (
-    comparison,
     metric_at_k,
     metrics_at_k,
     per_user_distribution,
     precision_recall_curve,
 )
 from .explore import rating_distribution, user_activity
+from .significance import comparison, paired_differences
 from .rating import pr_curve_cutoff, predicted_vs_actual, rating_errors
 from .segments import exposure_shares, long_tail, metric_by_segment
 
@@ -47,6 +48,7 @@ __all__ = [
     "metric_at_k",
     "metric_by_segment",
     "metrics_at_k",
+    "paired_differences",
     "per_user_distribution",
     "pr_curve_cutoff",
     "precision_recall_curve",

@@ -1,5 +1,5 @@
-"""Plots of top-k ranking results: curves over the cutoff k, per-user distributions and
-comparisons of systems."""
+"""Plots of top-k ranking results: curves over the cutoff k and per-user distributions
+(comparisons of systems are in :mod:`evalkit.plots.significance`)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from .._checks import check_choice, check_positive_int, describe
 from ._style import (
     FIGSIZE,
-    REFERENCE_COLOR,
-    check_frame,
     check_tables,
     k_values,
     legend_outside,
@@ -29,7 +26,6 @@ from ._style import (
 )
 
 __all__ = [
-    "comparison",
     "metric_at_k",
     "metrics_at_k",
     "per_user_distribution",
@@ -359,104 +355,4 @@ def per_user_distribution(
         ax.set_ylabel(f"{label} per user")
         legend_outside(ax)
     ax.set_title(f"Distribution of {label} over users")
-    return ax
-
-
-@styled
-def comparison(
-    table: pd.DataFrame,
-    column: str = "ndcg@10",
-    *,
-    ax: Axes | None = None,
-) -> Axes:
-    """Each system's mean and confidence interval, with significant differences from the
-    baseline marked.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        :func:`evalkit.compare.compare` output: ``system, column, mean, ci_low, ci_high,
-        significant, permutation_pvalue_holm``; its first system is the baseline.
-    column : str, default "ndcg@10"
-        The metric column to show (``table["column"]``).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; default: a new figure.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        One error bar per system (``ax.containers``, top to bottom in table order; x the mean,
-        horizontal bars the CI), a dashed line at the baseline mean, and a scatter of star
-        markers (label ``"significant"``) at the systems significantly different from the
-        baseline, each annotated with its Holm-adjusted permutation p-value.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If columns are missing or ``column`` is not in the table (the message lists those it
-        has).
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt
-    >>> plt.switch_backend("agg")
-    >>> table = pd.DataFrame({"system": ["pop", "knn"], "column": "ndcg@10",
-    ...                       "mean": [0.20, 0.30], "ci_low": [0.18, 0.27],
-    ...                       "ci_high": [0.22, 0.33], "significant": [False, True],
-    ...                       "permutation_pvalue_holm": [np.nan, 0.001]})
-    >>> ax = comparison(table)
-    >>> len(ax.containers)
-    2
-    >>> plt.close("all")
-    """
-    func = "comparison"
-    required = ("system", "column", "mean", "ci_low", "ci_high", "significant",
-                "permutation_pvalue_holm")
-    table = check_frame(table, func=func, arg="table", required=required)
-    rows = table.loc[table["column"].astype(str).to_numpy() == str(column)]
-    if rows.empty:
-        have = ", ".join(map(repr, pd.unique(table["column"].astype(str))))
-        raise ValueError(f"{func}: 'column' {column!r} is not in 'table'; it has {have or 'none'}.")
-    systems = rows["system"].astype(str).tolist()
-    mean = numeric(rows, "mean", func=func, arg="table")
-    low = numeric(rows, "ci_low", func=func, arg="table")
-    high = numeric(rows, "ci_high", func=func, arg="table")
-    pvalue = numeric(rows, "permutation_pvalue_holm", func=func, arg="table")
-    significant = np.array(rows["significant"].astype("boolean").fillna(False), dtype=bool)
-    significant[0] = False  # the baseline is not compared with itself
-    ax = new_axes(ax, func=func, figsize=(FIGSIZE[0], max(2.4, 1.2 + 0.5 * len(systems))))
-    colors = system_colors(systems)
-    y = np.arange(len(systems), dtype=np.float64)
-    for i, name in enumerate(systems):
-        ax.errorbar(mean[i : i + 1], y[i : i + 1],
-                    xerr=np.array([[mean[i] - low[i]], [high[i] - mean[i]]]), fmt="o",
-                    color=colors[name], ecolor=colors[name], elinewidth=2.2, capsize=4,
-                    markersize=7)
-    ax.axvline(mean[0], color=REFERENCE_COLOR, linestyle="--", linewidth=1.2,
-               label=f"baseline ({systems[0]})")
-    finite = np.concatenate([v[np.isfinite(v)] for v in (low, high, mean)])
-    span = float(finite.max() - finite.min()) if finite.size else 1.0
-    span = span if span > 0 else max(abs(float(finite.max())) if finite.size else 1.0, 1e-3)
-    pad = 0.03 * span
-    right = np.where(np.isfinite(high), high, mean)
-    if significant.any():
-        ax.scatter(right[significant] + pad, y[significant], marker="*", s=90, color="black",
-                   zorder=4, label="significant (Holm-adjusted\npermutation test)")
-    for i in range(1, len(systems)):
-        text = "n.s." if not significant[i] else ""
-        if np.isfinite(pvalue[i]):
-            text += ("  " if significant[i] else " ") + f"p={pvalue[i]:.2g}"
-        ax.annotate(text.strip(), (right[i] + pad, y[i]), xytext=(8, 0), textcoords="offset points",
-                    va="center", fontsize=9)
-    ax.set_xlim(finite.min() - 2 * pad if finite.size else None,
-                finite.max() + 8 * pad if finite.size else None)
-    ax.set_yticks(y, [f"{s}\n(baseline)" if i == 0 else s for i, s in enumerate(systems)])
-    ax.set_ylim(len(systems) - 0.5, -0.5)
-    ax.grid(axis="y", visible=False)
-    label = metric_label(column)
-    ax.set_xlabel(f"{label} (mean over users, with CI)")
-    ax.set_title(f"{label}: systems against the baseline")
-    proxy = Line2D([], [], color=REFERENCE_COLOR, marker="o", markersize=7, linewidth=2.2,
-                   label="mean and CI")
-    legend_outside(ax, extra=[proxy])
     return ax

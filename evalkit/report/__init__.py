@@ -24,6 +24,7 @@ from ._inputs import (
     run_card,
 )
 from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
+from ..compare import format_pvalue
 from ._findings import findings
 from ._prose import (
     comparison_note,
@@ -35,6 +36,7 @@ from ._prose import (
 from ._tables import (
     beyond_table,
     compare_systems,
+    comparison_table,
     cross_validate_baselines,
     significance_headline,
     test_users_by_activity,
@@ -68,9 +70,11 @@ __all__ = [
     "beyond_table",
     "compare_systems",
     "comparison_note",
+    "comparison_table",
     "cross_validate_baselines",
     "cross_validation_note",
     "findings",
+    "format_pvalue",
     "library_note",
     "relevance_note",
     "significance_headline",

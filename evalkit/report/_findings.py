@@ -217,11 +217,11 @@ def _significance(comparison: pd.DataFrame, columns: list[str], labels: dict, al
         floor = table["p_at_floor"].astype("boolean").fillna(False).astype(bool) & tested
         if floor.any():
             bound = float(table.loc[floor, "permutation_pvalue"].max())
+            many = _n(int(floor.sum()), "randomization p-value is", "randomization p-values are")
             caveats.append(
-                f"{_n(int(floor.sum()), 'randomization p-value is', 'randomization p-values are')} "
-                f"at the test's floor ({bound:.2g}, one over the number of sign flips plus "
-                "one): the observed difference beat every random sign flip, so the true "
-                "p-value is smaller than the table can show; it prints them as `< bound`.")
+                f"{many} at the test's floor ({bound:.2g}, one over the number of sign flips "
+                "plus one): the observed difference beat every random sign flip, so the true "
+                "p-value is smaller than the test can resolve.")
     return [head] + bullets, caveats, {frozenset(pair) for pair in pairs}
 
 

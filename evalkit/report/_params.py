@@ -223,8 +223,8 @@ PARAMETERS: dict[str, Parameter] = {
                        lambda n, v: _int(n, v, low=2)),
     "ALPHA": Parameter("float", "family-wise significance level after the Holm correction",
                        _alpha),
-    "REFERENCE": Parameter("Optional[str]", "system the others are compared with; None: the "
-                           "first", _optional_str),
+    "REFERENCE": Parameter("Optional[str]", "system the others are compared with; None: "
+                           "every pair", _optional_str),
     "PROFILE": Parameter("Optional[str]", "another library's definitions (evalkit.PROFILES); "
                          "None: evalkit's", _profile),
     "HEADLINE_PATH": Parameter("Optional[str]", "headline-number JSON (set by the runner); "

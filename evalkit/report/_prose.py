@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["comparison_note", "cross_validation_note", "library_note", "relevance_note",
@@ -66,36 +67,98 @@ def summary_note(evaluations: Mapping[str, object]) -> str:
     return text
 
 
+def _design(train: pd.DataFrame, test: pd.DataFrame, threshold: float | None) -> dict:
+    """Training share, test users, and test (and relevant) interactions per test user."""
+    users = test["user_id"].nunique()
+    row = {"share": len(train) / max(len(train) + len(test), 1), "users": users,
+           "rows": len(test) / max(users, 1), "relevant": np.nan}
+    if "rating" in test.columns:
+        relevant = len(test) if threshold is None else int((test["rating"] >= threshold).sum())
+        row["relevant"] = relevant / max(users, 1)
+    return row
+
+
+def _spread(values: pd.Series, fmt: str) -> str:
+    """``fmt`` of the mean, with the range over the folds when they differ."""
+    low, high = values.min(), values.max()
+    text = fmt.format(values.mean())
+    if fmt.format(low) != fmt.format(high):
+        text += f" ({fmt.format(low)} to {fmt.format(high)} over the folds)"
+    return text
+
+
 def cross_validation_note(baselines: Sequence[str], recs: Mapping[str, object], *,
-                          folds: int) -> str:
-    """The heading and method of the cross-validation section, for the systems in use."""
+                          folds: int, inputs: object | None = None, seed: int = 0,
+                          threshold: float | None = 4.0) -> str:
+    """The heading and method of the cross-validation section, for the systems in use, and
+    with ``inputs`` (:func:`evalkit.report.load_inputs`) what differs between the folds and
+    the single split: training share, users tested, test and relevant interactions per user.
+
+    The folds are those of :func:`evalkit.report.cross_validate_baselines` with the same
+    ``seed`` (:func:`evalkit.kfold_split` of every interaction), so the numbers are the
+    folds' own.
+    """
     text = "## Cross-validation\n\n"
     if baselines:
-        text += (f"{_names(baselines)} are each trained on {folds - 1} of {folds} user-aware "
-                 "folds and tested on the remaining one, every fold in turn; the interval is a "
-                 f"t-interval over the {folds} fold means: how much the result moves with the "
-                 f"data. Each test user holds out 1/{folds} of their interactions here, so "
-                 "training sets and test sets differ from the single split below, and so do "
-                 "the means. ")
+        text += (f"{_names(baselines)} {'is' if len(baselines) == 1 else 'are each'} trained "
+                 f"on {folds - 1} of {folds} user-aware folds and tested on the remaining one, "
+                 "every fold in turn; the interval is a t-interval over the "
+                 f"{folds} fold means: how much the result moves with the data. ")
     else:
         text += "No baselines are named, so nothing is cross-validated. "
     if recs:
         text += (f"{_names(list(recs))}: recommendation files, not models, so they cannot be "
                  "refitted per fold; they appear in the paired tests only.")
+    split = getattr(inputs, "split", None)
+    if not baselines or split is None:
+        return text
+    from ..split import kfold_split
+
+    ratings = inputs.ratings
+    fold = pd.DataFrame([_design(f.train, f.test, threshold) for f in
+                         kfold_split(ratings, folds=folds, rng=np.random.default_rng(seed))])
+    one = _design(split.train, split.test, threshold)
+    text += (f"\n\n**Folds and the single split below.** The folds re-split all "
+             f"{len(ratings):,} interactions (the split's training and test rows together). "
+             f"Each fold trains on {_spread(fold['share'], '{:.1%}')} of them, the split on "
+             f"{one['share']:.1%}; each fold tests {_spread(fold['users'], '{:,.0f}')} users, "
+             f"the split {one['users']:,}, with {_spread(fold['rows'], '{:.1f}')} test "
+             f"interactions per user (the split: {one['rows']:.1f})")
+    if np.isfinite(one["relevant"]):
+        text += (f", {_spread(fold['relevant'], '{:.1f}')} of them relevant (the split: "
+                 f"{one['relevant']:.1f})")
+    alike = (abs(fold["share"].mean() - one["share"]) < 0.005
+             and abs(fold["users"].mean() - one["users"]) < 0.5
+             and abs(fold["rows"].mean() / one["rows"] - 1) < 0.05)
+    text += (". The folds and the split are alike in these respects." if alike else
+             ". A fold mean and a split mean differ for these reasons as well as by chance: "
+             "compare systems within one table, not across them.")
     return text
 
 
 def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: float) -> str:
-    """The heading and method of the paired tests, naming the reference system."""
+    """The heading and method of the paired tests: every pair (``reference`` None) or each
+    system against ``reference``, and how to read the comparison table."""
     text = "## Paired tests on one split\n\n"
     if len(systems) < 2:
         return text + f"Only {_names(systems)} is evaluated: there is nothing to compare it with."
-    reference = reference or systems[0]
+    if reference is None:
+        n_pairs = len(systems) * (len(systems) - 1) // 2
+        who = (f"Every pair of the {len(systems)} systems is compared "
+               f"({n_pairs} pair{'s' if n_pairs > 1 else ''}), the later system in the "
+               "order against the earlier one,")
+    else:
+        who = f"Each system is compared with {_names([reference])}"
     return text + (
-        f"Each system is compared with {_names([reference])} on the users both are evaluated "
-        "for: paired t-test, Wilcoxon signed-rank and a sign-flip randomization test, Holm "
-        f"corrected across the whole table at level {alpha:g}. `effect_size` is Cohen's d_z of "
-        "the per-user differences."
+        f"{who} on the users both are evaluated for: paired t-test, Wilcoxon signed-rank and "
+        "a sign-flip randomization test, Holm corrected across every pair and metric at "
+        f"level {alpha:g}. The first table gives each system's means (`*`: the highest of "
+        "the row), the second the comparisons: `difference` is the mean per-user difference "
+        "(system minus the one it is compared with) and `d_z` Cohen's d_z of those "
+        "differences, each with a paired bootstrap interval; `p (Holm)` is the "
+        "randomization p-value after the correction, shown as `< bound` where the observed "
+        "difference beat every random sign flip (the smallest p-value the test can give); "
+        "`users` are the users shared."
     )
 
 

@@ -17,6 +17,7 @@ from ._params import ParameterError
 __all__ = [
     "beyond_table",
     "compare_systems",
+    "comparison_table",
     "cross_validate_baselines",
     "significance_headline",
     "test_users_by_activity",
@@ -295,32 +296,71 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
         }, names=["system"])
 
 
-def compare_systems(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame, *,
-                    reference: str | None, k: Sequence[int], metrics: Sequence[str],
-                    threshold: float | None, alpha: float, seed: int = 0,
-                    profile: str | None = None,
-                    train: pd.DataFrame | None = None) -> pd.DataFrame | None:
-    """:func:`evalkit.compare` of every system with ``reference`` (default: the first);
-    None with a single system."""
-    from ..compare import compare
+def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
+                    alpha: float, seed: int = 0) -> pd.DataFrame | None:
+    """:func:`evalkit.compare.compare_evaluations` of the systems' evaluations: every pair of
+    systems when ``reference`` is None, else each system against ``reference``; None with a
+    single system.
 
-    if len(systems) < 2:
+    The evaluations are those of :func:`evaluate_systems` (the same users, metrics and
+    cutoffs), so the comparison states the same means as the rest of the report.
+    """
+    from ..compare import compare_evaluations
+
+    if len(evaluations) < 2:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return compare(systems, test, baseline=reference, k=list(k), metrics=list(metrics),
-                       threshold=threshold, alpha=alpha, rng=seed, definitions=profile,
-                       train=train)
+    return compare_evaluations(evaluations, baseline=reference,
+                               pairs="all" if reference is None else "reference",
+                               alpha=alpha, rng=seed)
 
 
 def significance_headline(table: pd.DataFrame | None) -> dict[str, bool]:
-    """``{"<system> <metric@k> significant": bool}`` for every compared row of a
+    """``{"<system> vs <against> <metric@k> significant": bool}`` for every tested row of a
     :func:`compare_systems` table (empty for None)."""
     if table is None:
         return {}
-    compared = table[table["diff"].notna()]
-    return {f"{s} {c} significant": bool(v)
-            for s, c, v in zip(compared["system"], compared["column"], compared["significant"])}
+    tested = table[table["against"].notna() & table["permutation_pvalue"].notna()]
+    return {f"{s} vs {a} {c} significant": bool(v) for s, a, c, v in
+            zip(tested["system"], tested["against"], tested["column"], tested["significant"])}
+
+
+def comparison_table(table: pd.DataFrame | None, *, digits: int = 3) -> pd.DataFrame | None:
+    """A :func:`compare_systems` table as an analyst reads it: one row per tested pair and
+    metric, the difference and Cohen's d_z with their intervals, the Holm-adjusted
+    randomization p-value (``< bound`` at the test's floor) and whether it is significant.
+
+    The numbers of ``table`` stay numeric; this is for display only. None for None.
+    """
+    if table is None:
+        return None
+    from ..compare import format_pvalue
+    from ..metrics import RANKING_METRICS
+
+    rows = table[table["against"].notna()]
+    fmt = f"{{:+.{digits}f}}"
+
+    def interval(mean, low, high) -> list[str]:
+        return [fmt.format(m) + (f" [{fmt.format(lo)}, {fmt.format(hi)}]"
+                                 if np.isfinite(lo) and np.isfinite(hi) else "")
+                if np.isfinite(m) else "" for m, lo, hi in zip(mean, low, high)]
+
+    labels = [RANKING_METRICS[m].label + (f"@{int(k)}" if pd.notna(k) else "")
+              if m in RANKING_METRICS else c
+              for m, k, c in zip(rows["metric"], rows["k"], rows["column"])]
+    out = pd.DataFrame({
+        "system": rows["system"].to_numpy(),
+        "against": rows["against"].to_numpy(),
+        "metric": labels,
+        "difference": interval(rows["diff"], rows["diff_ci_low"], rows["diff_ci_high"]),
+        "d_z": interval(rows["effect_size"], rows["effect_size_ci_low"],
+                        rows["effect_size_ci_high"]),
+        "p (Holm)": [format_pvalue(p, at_floor=bool(f)) for p, f in
+                     zip(rows["permutation_pvalue_holm"], rows["p_at_floor"])],
+        "significant": ["yes" if s else "no" if np.isfinite(p) else "not tested"
+                        for s, p in zip(rows["significant"], rows["permutation_pvalue_holm"])],
+        "users": rows["n_shared"].to_numpy(),
+    })
+    return out
 
 
 def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,

@@ -1,0 +1,240 @@
+"""Plots of compared systems: each system's mean against a baseline, and the paired
+differences of every compared pair, with intervals and the Holm-corrected significance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
+
+from ..compare import format_pvalue
+from ._style import (
+    FIGSIZE,
+    REFERENCE_COLOR,
+    check_frame,
+    legend_outside,
+    metric_label,
+    new_axes,
+    numeric,
+    styled,
+    system_colors,
+)
+
+__all__ = ["comparison", "paired_differences"]
+
+
+@styled
+def comparison(
+    table: pd.DataFrame,
+    column: str = "ndcg@10",
+    *,
+    ax: Axes | None = None,
+) -> Axes:
+    """Each system's mean and confidence interval, with significant differences from the
+    baseline marked.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`evalkit.compare.compare` output: ``system, column, mean, ci_low, ci_high,
+        significant, permutation_pvalue_holm``; its first system is the baseline. With an
+        ``against`` column (every-pair tables) only the rows against the baseline are drawn
+        (:func:`paired_differences` draws every pair); with ``p_at_floor`` a p-value at the
+        randomization floor is written ``p<bound``.
+    column : str, default "ndcg@10"
+        The metric column to show (``table["column"]``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default: a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One error bar per system (``ax.containers``, top to bottom in table order; x the mean,
+        horizontal bars the CI), a dashed line at the baseline mean, and a scatter of star
+        markers (label ``"significant"``) at the systems significantly different from the
+        baseline, each annotated with its Holm-adjusted permutation p-value.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If columns are missing or ``column`` is not in the table (the message lists those it
+        has).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> plt.switch_backend("agg")
+    >>> table = pd.DataFrame({"system": ["pop", "knn"], "column": "ndcg@10",
+    ...                       "mean": [0.20, 0.30], "ci_low": [0.18, 0.27],
+    ...                       "ci_high": [0.22, 0.33], "significant": [False, True],
+    ...                       "permutation_pvalue_holm": [np.nan, 0.001]})
+    >>> ax = comparison(table)
+    >>> len(ax.containers)
+    2
+    >>> plt.close("all")
+    """
+    func = "comparison"
+    required = ("system", "column", "mean", "ci_low", "ci_high", "significant",
+                "permutation_pvalue_holm")
+    table = check_frame(table, func=func, arg="table", required=required)
+    rows = table.loc[table["column"].astype(str).to_numpy() == str(column)]
+    if rows.empty:
+        have = ", ".join(map(repr, pd.unique(table["column"].astype(str))))
+        raise ValueError(f"{func}: 'column' {column!r} is not in 'table'; it has {have or 'none'}.")
+    if "against" in rows.columns:  # the baseline's own row, then the rows against it
+        base = rows["system"].iloc[0]
+        rows = rows[rows["against"].isna() | rows["against"].eq(base)]
+    floor = (np.array(rows["p_at_floor"].astype("boolean").fillna(False), dtype=bool)
+             if "p_at_floor" in rows.columns else np.zeros(len(rows), dtype=bool))
+    systems = rows["system"].astype(str).tolist()
+    mean = numeric(rows, "mean", func=func, arg="table")
+    low = numeric(rows, "ci_low", func=func, arg="table")
+    high = numeric(rows, "ci_high", func=func, arg="table")
+    pvalue = numeric(rows, "permutation_pvalue_holm", func=func, arg="table")
+    significant = np.array(rows["significant"].astype("boolean").fillna(False), dtype=bool)
+    significant[0] = False  # the baseline is not compared with itself
+    ax = new_axes(ax, func=func, figsize=(FIGSIZE[0], max(2.4, 1.2 + 0.5 * len(systems))))
+    colors = system_colors(systems)
+    y = np.arange(len(systems), dtype=np.float64)
+    for i, name in enumerate(systems):
+        ax.errorbar(mean[i : i + 1], y[i : i + 1],
+                    xerr=np.array([[mean[i] - low[i]], [high[i] - mean[i]]]), fmt="o",
+                    color=colors[name], ecolor=colors[name], elinewidth=2.2, capsize=4,
+                    markersize=7)
+    ax.axvline(mean[0], color=REFERENCE_COLOR, linestyle="--", linewidth=1.2,
+               label=f"baseline ({systems[0]})")
+    finite = np.concatenate([v[np.isfinite(v)] for v in (low, high, mean)])
+    span = float(finite.max() - finite.min()) if finite.size else 1.0
+    span = span if span > 0 else max(abs(float(finite.max())) if finite.size else 1.0, 1e-3)
+    pad = 0.03 * span
+    right = np.where(np.isfinite(high), high, mean)
+    if significant.any():
+        ax.scatter(right[significant] + pad, y[significant], marker="*", s=90, color="black",
+                   zorder=4, label="significant (Holm-adjusted\npermutation test)")
+    for i in range(1, len(systems)):
+        text = "n.s." if not significant[i] else ""
+        if np.isfinite(pvalue[i]):
+            shown = format_pvalue(pvalue[i], at_floor=floor[i])
+            text += ("  " if significant[i] else " ") + (
+                f"p{shown.replace(' ', '')}" if floor[i] else f"p={shown}")
+        ax.annotate(text.strip(), (right[i] + pad, y[i]), xytext=(8, 0), textcoords="offset points",
+                    va="center", fontsize=9)
+    ax.set_xlim(finite.min() - 2 * pad if finite.size else None,
+                finite.max() + 8 * pad if finite.size else None)
+    ax.set_yticks(y, [f"{s}\n(baseline)" if i == 0 else s for i, s in enumerate(systems)])
+    ax.set_ylim(len(systems) - 0.5, -0.5)
+    ax.grid(axis="y", visible=False)
+    label = metric_label(column)
+    ax.set_xlabel(f"{label} (mean over users, with CI)")
+    ax.set_title(f"{label}: systems against the baseline")
+    proxy = Line2D([], [], color=REFERENCE_COLOR, marker="o", markersize=7, linewidth=2.2,
+                   label="mean and CI")
+    legend_outside(ax, extra=[proxy])
+    return ax
+
+
+@styled
+def paired_differences(
+    table: pd.DataFrame,
+    column: str = "ndcg@10",
+    *,
+    ax: Axes | None = None,
+) -> Axes:
+    """The paired difference of every compared pair of systems on one metric, with its
+    bootstrap interval and the Holm-corrected significance.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`evalkit.compare.compare` (or ``compare_evaluations``) output, either layout:
+        ``system, against, column, diff, diff_ci_low, diff_ci_high, significant,
+        permutation_pvalue_holm, p_at_floor``.
+    column : str, default "ndcg@10"
+        The metric column to show (``table["column"]``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default: a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One error bar per tested pair (``ax.containers``, top to bottom in table order; x the
+        mean difference ``system - against``, horizontal bars its interval), a dashed line at
+        0, a scatter of star markers (label ``"significant"``) at the significant pairs, and
+        each pair annotated with its Holm-adjusted randomization p-value (``p<bound`` at the
+        test's floor).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If columns are missing, ``column`` is not in the table (the message lists those it
+        has), or no pair was tested on it.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> plt.switch_backend("agg")
+    >>> table = pd.DataFrame({"system": ["a", "b", "c", "c"], "against": [None, "a", "a", "b"],
+    ...                       "column": "ndcg@10", "diff": [np.nan, 0.1, 0.2, 0.1],
+    ...                       "diff_ci_low": [np.nan, 0.05, 0.15, -0.02],
+    ...                       "diff_ci_high": [np.nan, 0.15, 0.25, 0.22],
+    ...                       "significant": [False, True, True, False],
+    ...                       "permutation_pvalue_holm": [np.nan, 0.003, 0.0003, 0.2],
+    ...                       "p_at_floor": [False, False, True, False]})
+    >>> ax = paired_differences(table)
+    >>> len(ax.containers), [t.get_text() for t in ax.texts]
+    (3, ['p=0.003', 'p<0.0003', 'n.s. p=0.2'])
+    >>> plt.close("all")
+    """
+    func = "paired_differences"
+    required = ("system", "against", "column", "diff", "diff_ci_low", "diff_ci_high",
+                "significant", "permutation_pvalue_holm", "p_at_floor")
+    table = check_frame(table, func=func, arg="table", required=required)
+    rows = table.loc[table["column"].astype(str).to_numpy() == str(column)]
+    if rows.empty:
+        have = ", ".join(map(repr, pd.unique(table["column"].astype(str))))
+        raise ValueError(f"{func}: 'column' {column!r} is not in 'table'; it has {have or 'none'}.")
+    rows = rows[rows["against"].notna() & rows["diff"].notna()]
+    if rows.empty:
+        raise ValueError(f"{func}: no pair of systems was tested on {column!r} in 'table'.")
+    labels = [f"{s} - {a}" for s, a in zip(rows["system"].astype(str), rows["against"].astype(str))]
+    diff = numeric(rows, "diff", func=func, arg="table")
+    low = numeric(rows, "diff_ci_low", func=func, arg="table")
+    high = numeric(rows, "diff_ci_high", func=func, arg="table")
+    pvalue = numeric(rows, "permutation_pvalue_holm", func=func, arg="table")
+    significant = np.array(rows["significant"].astype("boolean").fillna(False), dtype=bool)
+    floor = np.array(rows["p_at_floor"].astype("boolean").fillna(False), dtype=bool)
+    ax = new_axes(ax, func=func, figsize=(FIGSIZE[0], max(2.4, 1.2 + 0.5 * len(labels))))
+    # every system of the table in its order, so a system keeps its colour across plots
+    colors = system_colors(list(dict.fromkeys(table["system"].astype(str))))
+    y = np.arange(len(labels), dtype=np.float64)
+    for i, name in enumerate(rows["system"].astype(str)):
+        bar = (np.array([[diff[i] - low[i]], [high[i] - diff[i]]])
+               if np.isfinite(low[i]) and np.isfinite(high[i]) else None)
+        ax.errorbar(diff[i : i + 1], y[i : i + 1], xerr=bar, fmt="o", color=colors[name],
+                    ecolor=colors[name], elinewidth=2.2, capsize=4, markersize=7)
+    ax.axvline(0.0, color=REFERENCE_COLOR, linestyle="--", linewidth=1.2, label="no difference")
+    finite = np.concatenate([v[np.isfinite(v)] for v in (low, high, diff)] + [np.zeros(1)])
+    span = float(finite.max() - finite.min()) or 1e-3
+    pad = 0.03 * span
+    right = np.where(np.isfinite(high), high, diff)
+    if significant.any():
+        ax.scatter(right[significant] + pad, y[significant], marker="*", s=90, color="black",
+                   zorder=4, label="significant (Holm-adjusted\nrandomization test)")
+    for i in range(len(labels)):
+        shown = format_pvalue(pvalue[i], at_floor=floor[i])
+        text = "" if significant[i] else "n.s."
+        if shown:
+            text += (" " if text else "") + (f"p{shown.replace(' ', '')}" if floor[i]
+                                             else f"p={shown}")
+        ax.annotate(text, (right[i] + pad, y[i]), xytext=(8, 0), textcoords="offset points",
+                    va="center", fontsize=9)
+    ax.set_xlim(finite.min() - 2 * pad, finite.max() + 10 * pad)
+    ax.set_yticks(y, labels)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    ax.grid(axis="y", visible=False)
+    label = metric_label(column)
+    ax.set_xlabel(f"Difference in {label} (mean over shared users, with CI)")
+    ax.set_title(f"{label}: paired differences between systems")
+    legend_outside(ax)
+    return ax

@@ -1,0 +1,185 @@
+"""The comparison in reports: compare_systems (every pair or against a reference), the display
+table with p-values at the randomization floor, the headline, the notes, and the plot of
+paired differences."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
+
+import evalkit as ek  # noqa: E402
+from evalkit import plots  # noqa: E402
+from evalkit import report as rp  # noqa: E402
+from evalkit.compare import compare_evaluations, format_pvalue  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def evaluations() -> dict:
+    n = 60
+    truth = pd.DataFrame({"user_id": np.repeat(np.arange(n), 5),
+                          "item_id": np.tile(np.arange(5), n), "rating": 5.0})
+
+    def lists(hits: float, seed: int) -> pd.DataFrame:
+        hit = np.random.default_rng(seed).random(n) < hits
+        return pd.DataFrame({"user_id": np.repeat(np.arange(n), 5),
+                             "rank": np.tile(np.arange(1, 6), n),
+                             "item_id": np.tile(np.arange(5), n) + np.repeat(~hit, 5) * 100})
+
+    systems = {"low": lists(0.2, 1), "mid": lists(0.5, 2), "high": lists(0.9, 3)}
+    return rp.evaluate_systems(truth, systems, k=[5], metrics=["precision", "ndcg"])
+
+
+def test_no_reference_compares_every_pair_and_a_reference_each_against_it(evaluations) -> None:
+    every = rp.compare_systems(evaluations, reference=None, alpha=0.05)
+    pairs = set(zip(every["system"], every["against"])) - {("low", None)}
+    assert pairs == {("mid", "low"), ("high", "low"), ("high", "mid")}
+    pd.testing.assert_frame_equal(every, compare_evaluations(evaluations, pairs="all"))
+    against = rp.compare_systems(evaluations, reference="mid", alpha=0.05)
+    pairs = set(zip(against["system"], against["against"])) - {("mid", None)}
+    assert pairs == {("low", "mid"), ("high", "mid")}
+    assert rp.compare_systems({"one": evaluations["low"]}, reference=None, alpha=0.05) is None
+
+
+def test_headline_names_both_systems_of_each_pair(evaluations) -> None:
+    table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
+    headline = rp.significance_headline(table)
+    assert len(headline) == 3 * 2
+    assert headline["high vs low ndcg@5 significant"] is True
+    assert "low vs None ndcg@5 significant" not in headline
+    assert rp.significance_headline(None) == {}
+
+
+def test_the_display_table_formats_and_the_numbers_stay_numeric(evaluations) -> None:
+    table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
+    shown = rp.comparison_table(table)
+    assert list(shown.columns) == ["system", "against", "metric", "difference", "d_z",
+                                   "p (Holm)", "significant", "users"]
+    assert len(shown) == 6 and set(shown["metric"]) == {"P@5", "NDCG@5"}
+    tested = table[table["against"].notna()].reset_index(drop=True)
+    for i, row in tested.iterrows():
+        assert shown.loc[i, "difference"] == (
+            f"{row['diff']:+.3f} [{row['diff_ci_low']:+.3f}, {row['diff_ci_high']:+.3f}]")
+        p = shown.loc[i, "p (Holm)"]
+        assert p.startswith("< ") == bool(row["p_at_floor"])
+        assert shown.loc[i, "significant"] == ("yes" if row["significant"] else "no")
+    assert table["permutation_pvalue_holm"].dtype == float
+    assert table["p_at_floor"].dtype == bool
+    assert rp.comparison_table(None) is None
+
+
+def test_a_p_value_at_the_floor_is_shown_as_a_bound_rounded_up() -> None:
+    assert format_pvalue(1 / 10001, at_floor=True) == "< 0.0001"
+    assert format_pvalue(12 / 10001, at_floor=True) == "< 0.0012"
+    assert format_pvalue(1 / 1000, at_floor=True) == "< 0.001"
+    assert format_pvalue(1 / 101, at_floor=True) == "< 0.01"
+    for value in (1 / 10001, 7 / 10001, 3 / 999, 1 / 101, 0.5):
+        bound = float(format_pvalue(value, at_floor=True)[2:])
+        assert value <= bound < value * 1.11
+    assert format_pvalue(1 / 10001) == "0.0001"
+    assert format_pvalue(0.2) == "0.2" and format_pvalue(np.nan) == ""
+
+
+def test_comparison_note_says_which_pairs() -> None:
+    every = rp.comparison_note(["a", "b", "c", "d"], reference=None, alpha=0.05)
+    assert "Every pair of the 4 systems is compared (6 pairs)" in every
+    one = rp.comparison_note(["a", "b", "c"], reference="c", alpha=0.01)
+    assert "Each system is compared with **c**" in one and "level 0.01" in one
+    assert "Every pair" not in one
+
+
+def _inputs(n_users: int, per_user: int, test_share: float, *, low: bool = False):
+    """Report inputs: every user rates ``per_user`` items; the split holds out the last
+    ``test_share`` of each user's items."""
+    users = np.repeat(np.arange(n_users), per_user)
+    items = np.tile(np.arange(per_user), n_users)
+    rating = np.where(items % 2 == 0, 5.0, 2.0) if low else np.full(len(users), 5.0)
+    ratings = pd.DataFrame({"user_id": users, "item_id": items, "rating": rating})
+    held = items >= per_user * (1 - test_share)
+    split = ek.Split(train=ratings[~held], test=ratings[held])
+    return rp.ReportInputs(name="hand", ratings=ratings, items=None, split=split)
+
+
+def test_cross_validation_note_states_what_differs_from_the_split() -> None:
+    inputs = _inputs(30, 10, 0.2)
+    note = rp.cross_validation_note(["MostPopular"], {}, folds=5, inputs=inputs, seed=0)
+    assert "The folds re-split all 300 interactions" in note
+    assert "Each fold trains on 80.0% of them, the split on 80.0%" in note
+    assert "each fold tests 30 users, the split 30, with 2.0 test interactions per user " \
+           "(the split: 2.0), 2.0 of them relevant (the split: 2.0)" in note
+    assert "alike in these respects" in note and "differ for these reasons" not in note
+    note = rp.cross_validation_note(["MostPopular"], {}, folds=2, inputs=inputs, seed=0)
+    assert "Each fold trains on 50.0% of them, the split on 80.0%" in note
+    assert "5.0 test interactions per user (the split: 2.0)" in note
+    assert "differ for these reasons as well as by chance" in note
+    half = rp.cross_validation_note(["MostPopular"], {}, folds=5, inputs=_inputs(30, 10, 0.2,
+                                                                                 low=True),
+                                    seed=0, threshold=4.0)
+    assert "of them relevant (the split: 1.0)" in half
+    implicit = rp.cross_validation_note(["MostPopular"], {}, folds=5, inputs=inputs, seed=0,
+                                        threshold=None)
+    assert "2.0 of them relevant" in implicit
+
+
+def test_cross_validation_note_counts_the_folds_that_cross_validate_uses() -> None:
+    inputs = _inputs(24, 9, 1 / 3)
+    note = rp.cross_validation_note(["MostPopular"], {}, folds=3, inputs=inputs, seed=4)
+    cv = ek.cross_validate(ek.models.MostPopular, inputs.ratings, folds=3, k=5,
+                           metrics=["ndcg"], progress=False, rng=4)
+    users = {int(f.counts["users"]) for f in cv.folds}
+    assert users == {24} and "each fold tests 24 users" in note
+    assert "nothing is cross-validated" in rp.cross_validation_note([], {}, folds=3,
+                                                                     inputs=inputs)
+    assert "Folds and the single split" not in rp.cross_validation_note(["EASE"], {}, folds=3)
+
+
+def test_paired_differences_draws_every_tested_pair(evaluations) -> None:
+    table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
+    before = table.copy()
+    ax = plots.paired_differences(table, "ndcg@5")
+    pd.testing.assert_frame_equal(table, before)
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    rows = table[(table["column"] == "ndcg@5") & table["against"].notna()]
+    assert len(bars) == len(rows) == 3
+    for container, (_, row) in zip(bars, rows.iterrows()):
+        np.testing.assert_allclose(container.lines[0].get_xdata(), [row["diff"]])
+        segment = np.asarray(container.lines[2][0].get_segments())[0]
+        np.testing.assert_allclose(sorted(segment[:, 0]), [row["diff_ci_low"],
+                                                           row["diff_ci_high"]])
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["mid - low", "high - low",
+                                                            "high - mid"]
+    for text, (_, row) in zip(ax.texts, rows.iterrows()):
+        shown = format_pvalue(row["permutation_pvalue_holm"], at_floor=row["p_at_floor"])
+        assert shown.replace(" ", "") in text.get_text()
+        assert text.get_text().startswith("n.s.") == (not row["significant"])
+    plt.close("all")
+
+
+def test_paired_differences_errors(evaluations) -> None:
+    table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
+    with pytest.raises(ValueError, match="paired_differences: 'column' 'map@5' is not in "
+                                         "'table'; it has 'precision@5', 'ndcg@5'"):
+        plots.paired_differences(table, "map@5")
+    with pytest.raises(ValueError, match=r"paired_differences: 'table' is missing column\(s\) "
+                                         r"p_at_floor"):
+        plots.paired_differences(table.drop(columns="p_at_floor"), "ndcg@5")
+    untested = table.assign(diff=np.nan)
+    with pytest.raises(ValueError, match="paired_differences: no pair of systems was tested"):
+        plots.paired_differences(untested, "ndcg@5")
+
+
+def test_comparison_plot_of_an_every_pair_table_is_against_the_first(evaluations) -> None:
+    table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
+    ax = plots.comparison(table, "ndcg@5")
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["low\n(baseline)", "mid", "high"]
+    floor = table[(table["column"] == "ndcg@5") & table["p_at_floor"]]
+    if len(floor):
+        assert any(t.get_text().startswith("p<") for t in ax.texts)
+    plt.close("all")
