@@ -33,6 +33,18 @@ __all__ = [
 ]
 
 _CURVE_METRICS = ("precision", "recall", "f1", "hit_rate", "map", "mrr", "ndcg")
+_BAND_ALPHA = 0.18  # opacity of the confidence bands
+
+
+def _band(frame: pd.DataFrame, metric: str, order: np.ndarray, *, func: str,
+          arg: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ``<metric>_low`` and ``<metric>_high`` columns of ``frame`` in ``order``, when it
+    has both (:func:`evalkit.report.curve_bands`), else None."""
+    low, high = f"{metric}_low", f"{metric}_high"
+    if low not in frame.columns or high not in frame.columns:
+        return None
+    return (numeric(frame, low, func=func, arg=arg)[order],
+            numeric(frame, high, func=func, arg=arg)[order])
 
 
 @styled
@@ -48,7 +60,9 @@ def precision_recall_curve(
     ----------
     curves : dict of str to pandas.DataFrame
         :func:`evalkit.metrics.ranking_curves` output of each system by name: columns
-        ``precision`` and ``recall``, cutoffs in the index (or a ``k`` column).
+        ``precision`` and ``recall``, cutoffs in the index (or a ``k`` column). With the
+        columns ``precision_low, precision_high, recall_low, recall_high``
+        (:func:`evalkit.report.curve_bands`) the intervals are drawn too.
     mark_k : sequence of int, default (1, 5, 10, 20)
         Cutoffs marked and labelled on every curve (those a curve lacks are skipped).
     ax : matplotlib.axes.Axes, optional
@@ -59,6 +73,9 @@ def precision_recall_curve(
     matplotlib.axes.Axes
         One line per system, in the order of ``curves``: x the mean recall@k, y the mean
         precision@k, markers at ``mark_k`` (``Line2D.get_markevery()``) labelled with k.
+        With intervals: per system a band (``ax.collections``) spanning the precision
+        interval at each recall@k, and at the marked cutoffs the recall interval as
+        horizontal bars (``ax.containers``).
 
     Raises
     ------
@@ -69,7 +86,10 @@ def precision_recall_curve(
     Notes
     -----
     The points are SPEC's precision-recall curve of a top-k list: (R@k, P@k) for k = 1..K,
-    each a mean over users, joined in order of k.
+    each a mean over users, joined in order of k. The intervals are pointwise (each k on its
+    own, not simultaneous): the band is vertical because mean recall@k never decreases with
+    k, so it can be drawn over the recall axis; the recall intervals are shown where the
+    cutoffs are marked.
 
     Examples
     --------
@@ -91,7 +111,7 @@ def precision_recall_curve(
     marks = [check_positive_int(k, func=func, arg="mark_k") for k in mark_k]
     ax = new_axes(ax, func=func)
     colors = system_colors(list(tables))
-    points = {}
+    points, bands = {}, {}
     for name, frame in tables.items():
         arg = f"curves[{name!r}]"
         ks = k_values(frame, func=func, arg=arg)
@@ -101,12 +121,23 @@ def precision_recall_curve(
             numeric(frame, "recall", func=func, arg=arg)[order],
             numeric(frame, "precision", func=func, arg=arg)[order],
         )
+        bands[name] = (_band(frame, "precision", order, func=func, arg=arg),
+                       _band(frame, "recall", order, func=func, arg=arg))
     # labels closer than 3% of the plotted range to the previous label of a curve are skipped
     every = np.concatenate([np.c_[r, p] for _, r, p in points.values()])
     scale = np.nanmax(np.abs(every), axis=0) if every.size else np.ones(2)
     scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
     for name, (ks, recall, precision) in points.items():
         marked = [int(i) for i in np.flatnonzero(np.isin(ks, marks))]
+        p_band, r_band = bands[name]
+        if p_band is not None:
+            ax.fill_between(recall, p_band[0], p_band[1], color=colors[name],
+                            alpha=_BAND_ALPHA, linewidth=0, label=f"_{name} band")
+        if r_band is not None and marked:
+            ax.errorbar(recall[marked], precision[marked], fmt="none", ecolor=colors[name],
+                        elinewidth=1.2, capsize=2.5,
+                        xerr=np.vstack([recall[marked] - r_band[0][marked],
+                                        r_band[1][marked] - recall[marked]]))
         ax.plot(recall, precision, color=colors[name], marker="o", markevery=marked,
                 markersize=5, label=name)
         last = None
@@ -121,24 +152,34 @@ def precision_recall_curve(
     ax.set_ylim(bottom=0)
     ax.set_xlabel("Recall@k (mean over users)")
     ax.set_ylabel("Precision@k (mean over users)")
+    banded = any(p is not None for p, _ in bands.values())
     ax.set_title("Precision and recall over the cutoff k")
-    legend_outside(ax, title="System\n(numbers mark k)")
+    legend_outside(ax, title="System\n(numbers mark k)"
+                   + ("\n(bands:\nbootstrap CIs)" if banded else ""))
     return ax
 
 
-def _draw_metric(ax: Axes, tables: dict[str, pd.DataFrame], metric: str, *, func: str) -> None:
+def _draw_metric(ax: Axes, tables: dict[str, pd.DataFrame], metric: str, *, func: str) -> bool:
+    """One line per system (and its band, where the table has one); whether any band."""
     colors = system_colors(list(tables))
+    banded = False
     for name, frame in tables.items():
         arg = f"curves[{name!r}]"
         ks = k_values(frame, func=func, arg=arg)
         order = np.argsort(ks, kind="stable")
         values = numeric(frame, metric, func=func, arg=arg)[order]
+        band = _band(frame, metric, order, func=func, arg=arg)
+        if band is not None:
+            ax.fill_between(ks[order], band[0], band[1], color=colors[name],
+                            alpha=_BAND_ALPHA, linewidth=0, label=f"_{name} band")
+            banded = True
         ax.plot(ks[order], values, color=colors[name], marker="o" if len(ks) <= 25 else None,
                 markersize=3.5, label=name)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     ax.set_ylim(bottom=0)
     ax.set_xlabel("Cutoff k (items in the list)")
     ax.set_ylabel(f"{metric_label(metric)}@k (mean)")
+    return banded
 
 
 @styled
@@ -153,7 +194,9 @@ def metric_at_k(
     Parameters
     ----------
     curves : dict of str to pandas.DataFrame
-        :func:`evalkit.metrics.ranking_curves` output of each system by name.
+        :func:`evalkit.metrics.ranking_curves` output of each system by name; with the
+        columns ``<metric>_low`` and ``<metric>_high`` (:func:`evalkit.report.curve_bands`)
+        the pointwise intervals are drawn as bands.
     metric : str, default "ndcg"
         Column to plot: ``precision, recall, f1, hit_rate, map, mrr`` or ``ndcg``.
     ax : matplotlib.axes.Axes, optional
@@ -162,7 +205,8 @@ def metric_at_k(
     Returns
     -------
     matplotlib.axes.Axes
-        One line per system (x the cutoffs, y the metric), in the order of ``curves``.
+        One line per system (x the cutoffs, y the metric), in the order of ``curves``, and
+        one band per system that has intervals (``ax.collections``).
 
     Raises
     ------
@@ -183,9 +227,9 @@ def metric_at_k(
     metric = check_choice(metric, func=func, arg="metric", choices=_CURVE_METRICS)
     tables = check_tables(curves, func=func, arg="curves", required=(metric,))
     ax = new_axes(ax, func=func)
-    _draw_metric(ax, tables, metric, func=func)
+    banded = _draw_metric(ax, tables, metric, func=func)
     ax.set_title(f"{metric_label(metric)} by cutoff k")
-    legend_outside(ax, title="System")
+    legend_outside(ax, title="System" + ("\n(bands:\nbootstrap CIs)" if banded else ""))
     return ax
 
 
@@ -199,7 +243,9 @@ def metrics_at_k(
     Parameters
     ----------
     curves : dict of str to pandas.DataFrame
-        :func:`evalkit.metrics.ranking_curves` output of each system by name.
+        :func:`evalkit.metrics.ranking_curves` output of each system by name; with the
+        columns ``<metric>_low`` and ``<metric>_high`` (:func:`evalkit.report.curve_bands`)
+        the pointwise intervals are drawn as bands.
     metrics : sequence of str, default ("precision", "recall", "map", "ndcg")
         One panel per metric, left to right then top to bottom.
 
@@ -207,7 +253,7 @@ def metrics_at_k(
     -------
     matplotlib.figure.Figure
         One Axes per metric (``fig.axes`` in the order of ``metrics``), each with one line per
-        system; one legend for the figure.
+        system (and its band, with intervals); one legend for the figure.
 
     Raises
     ------
@@ -239,8 +285,9 @@ def metrics_at_k(
         n_rows, n_cols, figsize=(FIGSIZE[0] * (1.0 if n_cols == 2 else 0.6), 2.9 * n_rows),
         layout="constrained", sharex=True, squeeze=False,
     )
+    banded = False
     for ax, metric in zip(axes.flat, names):
-        _draw_metric(ax, tables, metric, func=func)
+        banded |= _draw_metric(ax, tables, metric, func=func)
         ax.set_title(metric_label(metric), fontsize=11)
         ax.set_ylabel(f"{metric_label(metric)}@k")
         ax.set_xlabel("")
@@ -252,7 +299,8 @@ def metrics_at_k(
         axes[-2, 1].set_xlabel("Cutoff k")
         axes[-2, 1].xaxis.set_tick_params(labelbottom=True)
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside right upper", title="System")
+    fig.legend(handles, labels, loc="outside right upper",
+               title="System" + ("\n(bands:\nbootstrap CIs)" if banded else ""))
     fig.suptitle("Ranking metrics by cutoff k (means over users)")
     return fig
 

@@ -19,6 +19,7 @@ __all__ = [
     "compare_systems",
     "comparison_table",
     "cross_validate_baselines",
+    "curve_bands",
     "significance_headline",
     "test_users_by_activity",
     "confusion_table",
@@ -94,6 +95,68 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
                                metrics=None if metrics is None else list(metrics),
                                curves=curves, definitions=profile, train=train)
                 for name, recs in systems.items()}
+
+
+def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_max: int,
+                metrics: Sequence[str] = ("precision", "recall", "map", "ndcg"),
+                threshold: float | None = 4.0, seed: int = 0, profile: str | None = None,
+                train: pd.DataFrame | None = None, confidence: float = 0.95,
+                n_resamples: int = 1000) -> dict[str, pd.DataFrame]:
+    """Each system's ranking metrics at every cutoff k = 1..``k_max``, with bootstrap bands.
+
+    Parameters
+    ----------
+    test, systems, threshold, seed, profile, train
+        As for :func:`evaluate_systems`. Under a profile every metric is computed with the
+        profile's definitions, also those its library lacks (as
+        :func:`evalkit.metrics.ranking_curves` does).
+    k_max : int
+        Largest cutoff.
+    metrics : sequence of str, default ("precision", "recall", "map", "ndcg")
+        Metrics of the curves.
+    confidence, n_resamples
+        Level and resamples of the intervals.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        Per system, one row per k (index ``k``): for each metric ``m`` the columns ``m``
+        (mean over the users it is defined for, as in
+        :func:`~evalkit.metrics.ranking_curves`), ``m_low`` and ``m_high``; what
+        :func:`evalkit.plots.metrics_at_k` and :func:`evalkit.plots.precision_recall_curve`
+        draw as bands.
+
+    Notes
+    -----
+    The values at every cutoff come from one :func:`evalkit.evaluate` per system with
+    ``k = 1..k_max``, whose bootstrap shares one resampling design over every column: the
+    band at each k is that k's percentile interval (pointwise, not a simultaneous band).
+    """
+    from .._checks import check_cutoff
+    from ..evaluate import evaluate
+    from ..metrics import TieWarning
+    from ..profiles import profile as profile_definitions
+
+    k_max = check_cutoff(k_max, func="curve_bands", arg="k_max")
+    definitions = None if profile is None else \
+        profile_definitions(profile, func="curve_bands").replace(profile=None)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        for name, recs in systems.items():  # one evaluation per system
+            result = evaluate(test, recs, k=list(range(1, k_max + 1)), metrics=list(metrics),
+                              threshold=threshold, rng=seed, definitions=definitions,
+                              train=train, confidence=confidence, n_resamples=n_resamples)
+            s = result.summary
+            frame = pd.DataFrame(index=pd.RangeIndex(1, k_max + 1, name="k"))
+            for metric in metrics:  # one step per metric
+                rows = s[s["metric"].eq(metric)].sort_values("k")
+                frame[metric] = rows["mean"].to_numpy()
+                frame[f"{metric}_low"] = rows["ci_low"].to_numpy()
+                frame[f"{metric}_high"] = rows["ci_high"].to_numpy()
+            out[name] = frame
+    return out
 
 
 def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.DataFrame:
