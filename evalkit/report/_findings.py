@@ -439,8 +439,8 @@ def findings(
     level = first.definitions.get("confidence", 0.95)
     intervals = bool(first.definitions.get("n_resamples", 1))
 
-    lead = f"Computed from these results: means over the {_n(users, 'test user')}"
-    lead += (f", with {round(100 * float(level))}% bootstrap intervals `mean [low, high]`."
+    lead = f"Computed from these results on {_n(users, 'test user')}: means"
+    lead += (f" with {round(100 * float(level))}% bootstrap intervals, `mean [low, high]`."
              if intervals else " (no intervals were computed).")
     bullets, caveats = [], []
     best, overlaps, undefined = _best(evaluations, columns, labels, digits)
