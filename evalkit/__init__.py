@@ -19,7 +19,7 @@ from __future__ import annotations
 from evalkit._version import __version__  # noqa: E402
 
 from evalkit import examples, explore, metrics, models, segments, split, stats  # noqa: E402
-from evalkit.compare import compare, cross_validate  # noqa: E402
+from evalkit.compare import compare, compare_evaluations, cross_validate  # noqa: E402
 from evalkit.definitions import Definitions  # noqa: E402
 from evalkit.profiles import PROFILES, Profile, profile  # noqa: E402
 from evalkit.data import (  # noqa: E402
@@ -51,6 +51,7 @@ __all__ = [
     "__version__",
     "audit",
     "compare",
+    "compare_evaluations",
     "cross_validate",
     "evaluate",
     "examples",
