@@ -1,9 +1,12 @@
 """Compiled resampling for :mod:`evalkit.stats`: Poisson bootstrap sums and sign-flip sums.
 
-Every random draw is a counter-based hash of ``(key, user position, replicate)``: the
-splitmix64 finalizer applied to a Weyl sequence (Steele, Lea and Flood 2014). A draw therefore
-depends on nothing but its own coordinates, not on the order in which users or replicates are
-visited, how they are chunked, or how many threads run. The kernels release the GIL and run
+Every random draw is a counter-based hash of ``(key, user, replicate)``: the splitmix64
+finalizer applied to a Weyl sequence (Steele, Lea and Flood 2014). A draw therefore depends on
+nothing but its own coordinates, not on the order in which users or replicates are visited, how
+they are chunked, or how many threads run. The bootstrap names a user by a 64-bit integer of
+its id (:func:`user_streams`: an integer id is itself, a string the FNV-1a hash of its UTF-8
+bytes), so a user draws the same weights wherever it sits: in any row order, in any subset of
+the users, in any partition of a distributed table, on any machine. The kernels release the GIL and run
 on fixed chunks (of users for the bootstrap, of replicates for the sign flips) on a thread per
 core; partial results are combined in chunk order, so results do not depend on the thread
 count.
@@ -17,13 +20,16 @@ count.
 from __future__ import annotations
 
 import math
+import numbers
+
 import numpy as np
+import pandas as pd
 from numba import njit
 
 from ._parallel import available_threads, run_parallel
 
 __all__ = ["CHUNK_ROUNDS", "CHUNK_USERS", "POISSON_THRESHOLDS", "poisson_bootstrap_sums",
-           "sign_flip_sums"]
+           "sign_flip_sums", "user_streams"]
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 CHUNK_USERS = 1 << 14  # users per bootstrap task (even)
@@ -123,7 +129,7 @@ def _poisson_weights(base, counter, lookup, thresholds, hashes, w):  # pragma: n
 
 
 @njit(**_OPTIONS)
-def _poisson_block(values, present, key, lookup, thresholds, n_resamples, u0, u1,
+def _poisson_block(values, present, streams, key, lookup, thresholds, n_resamples, u0, u1,
                    sums, weights):  # pragma: no cover - compiled
     """Write users ``u0..u1-1``'s weighted sums into ``sums`` and ``weights``.
 
@@ -142,9 +148,10 @@ def _poisson_block(values, present, key, lookup, thresholds, n_resamples, u0, u1
         counter = np.uint64(q * (_BLOCK // 2))
         for u in range(u0, u1, 2):
             pair = u + 1 < u1
-            _poisson_weights(_stream(key, u), counter, lookup, thresholds, hashes, w0)
+            _poisson_weights(_stream(key, streams[u]), counter, lookup, thresholds, hashes, w0)
             if pair:
-                _poisson_weights(_stream(key, u + 1), counter, lookup, thresholds, hashes, w1)
+                _poisson_weights(_stream(key, streams[u + 1]), counter, lookup, thresholds,
+                                 hashes, w1)
             for j in range(m):
                 x0 = values[u, j]
                 x1 = values[u + 1, j] if pair else 0.0
@@ -180,7 +187,7 @@ def _poisson_block(values, present, key, lookup, thresholds, n_resamples, u0, u1
 
 
 def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_resamples: int,
-                           *, threads: int | None = None,
+                           *, streams: np.ndarray | None = None, threads: int | None = None,
                            chunk: int = CHUNK_USERS) -> tuple[np.ndarray, np.ndarray]:
     """Weighted sums of every column under Poisson(1) bootstrap weights.
 
@@ -194,6 +201,9 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
         64-bit key of the resampling design.
     n_resamples : int
         Number of replicates B.
+    streams : (n,) uint64, optional
+        The user of each row, as :func:`user_streams` names it; default: the row positions
+        ``0..n-1``.
     threads, chunk : int
         Threads to use (default: one per core) and users per task. The weights do not depend
         on either; the sums depend on ``chunk`` only through the rounding of floating-point
@@ -208,9 +218,9 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
 
     Notes
     -----
-    Replicates come in blocks of 256. The weights of user ``u`` (its row position) in
-    replicates ``256 q + i`` and ``256 q + 128 + i`` (``0 <= i < 128``) are the low and high 32
-    bits ``v`` of ``h = mix(mix(key + (u + 1) g) + (128 q + i + 1) g)`` (``mix`` the splitmix64
+    Replicates come in blocks of 256. The weights of user ``u`` (its stream, ``streams[row]``)
+    in replicates ``256 q + i`` and ``256 q + 128 + i`` (``0 <= i < 128``) are the low and high
+    32 bits ``v`` of ``h = mix(mix(key + (u + 1) g) + (128 q + i + 1) g)`` (``mix`` the splitmix64
     finalizer, ``g`` the golden-ratio increment), each turned into a Poisson(1) count by
     inversion, ``w = #{k: v >= T_k}`` with ``T_k = round(2^32 P(X <= k))``: every probability
     of the Poisson(1) law to within 2^-32 (a table of the top 12 bits of ``v`` answers all but
@@ -219,12 +229,18 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
     n, m = values.shape
     p = present.shape[1]
     key = np.uint64(key)
+    if streams is None:
+        streams = np.arange(n, dtype=np.uint64)
+    streams = np.ascontiguousarray(streams, dtype=np.uint64)
+    if streams.shape != (n,):
+        raise ValueError(f"poisson_bootstrap_sums: 'streams' must hold one value per row ({n}); "
+                         f"got shape {streams.shape}.")
     bounds = list(range(0, n, chunk)) + [n]
 
     def task(u0: int, u1: int) -> tuple[np.ndarray, np.ndarray]:
         sums = np.zeros((m, n_resamples))
         weights = np.zeros((p, n_resamples))
-        _poisson_block(values, present, key, _POISSON_LOOKUP, POISSON_THRESHOLDS, n_resamples,
+        _poisson_block(values, present, streams, key, _POISSON_LOOKUP, POISSON_THRESHOLDS, n_resamples,
                        u0, u1, sums, weights)
         return sums, weights
 
@@ -236,6 +252,120 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
         sums += part_sums
         weights += part_weights
     return sums, weights
+
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_INT64_LIMIT = 2.0**63
+
+
+@njit(**_OPTIONS)
+def _fnv1a(offsets, data, out):  # pragma: no cover - compiled
+    """``out[i]`` = the 64-bit FNV-1a hash of ``data[offsets[i]:offsets[i + 1]]``."""
+    for i in range(out.size):
+        h = _FNV_OFFSET
+        for j in range(offsets[i], offsets[i + 1]):
+            h = (h ^ np.uint64(data[j])) * _FNV_PRIME
+        out[i] = h
+
+
+def _fnv1a_bytes(items: list[bytes]) -> np.ndarray:
+    """FNV-1a of each byte string."""
+    offsets = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in items], out=offsets[1:])
+    data = np.frombuffer(b"".join(items), dtype=np.uint8)
+    out = np.empty(len(items), dtype=np.uint64)
+    _fnv1a(offsets, data, out)
+    return out
+
+
+def _fnv1a_strings(values: np.ndarray) -> np.ndarray:
+    """FNV-1a of the UTF-8 bytes of each string of an object array of str, read from one
+    Arrow buffer (no Python loop over the strings)."""
+    import pyarrow as pa
+
+    array = pa.array(values, type=pa.large_string())
+    if isinstance(array, pa.ChunkedArray):  # pragma: no cover - one chunk for an ndarray
+        array = array.combine_chunks()
+    _, offsets, data = array.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int64)[array.offset: array.offset + len(array) + 1]
+    data = np.zeros(0, np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)
+    out = np.empty(len(array), dtype=np.uint64)
+    _fnv1a(offsets, data, out)
+    return out
+
+
+def _float_streams(values: np.ndarray) -> np.ndarray:
+    """Integral floats as the integer, others as FNV-1a of their 8 little-endian bytes."""
+    values = values.astype(np.float64) + 0.0  # -0.0 becomes 0.0
+    integral = np.isfinite(values) & (np.floor(values) == values) & (np.abs(values) < _INT64_LIMIT)
+    out = np.zeros(len(values), dtype=np.uint64)
+    out[integral] = values[integral].astype(np.int64).view(np.uint64)
+    other = np.flatnonzero(~integral)
+    if other.size:
+        out[other] = _fnv1a_bytes([values[i].astype("<f8").tobytes() for i in other])
+    return out
+
+
+def _label_stream(label: object) -> int:
+    """The stream of one id of an object array (the slow path for mixed kinds)."""
+    if isinstance(label, (bool, np.bool_, numbers.Integral)):
+        return int(label) & 0xFFFF_FFFF_FFFF_FFFF
+    if isinstance(label, numbers.Real):
+        return int(_float_streams(np.array([float(label)]))[0])
+    if isinstance(label, str):
+        data = label.encode("utf-8")
+    elif isinstance(label, bytes):
+        data = label
+    else:
+        data = repr(label).encode("utf-8")
+    return int(_fnv1a_bytes([data])[0])
+
+
+def user_streams(ids: object) -> np.ndarray:
+    """The 64-bit integer that names each user in the bootstrap (one per id, uint64).
+
+    Parameters
+    ----------
+    ids : array-like, pandas Index or Series
+        User ids.
+
+    Returns
+    -------
+    (n,) uint64
+
+    Notes
+    -----
+    An integer id is itself (two's complement for negative ids), and so is a float id with an
+    integral value (``3.0`` as ``3``, as the joins match them); a string is the FNV-1a hash of
+    its UTF-8 bytes (offset basis 0xcbf29ce484222325, prime 0x100000001b3), bytes the hash of
+    themselves, another float the hash of its 8 little-endian bytes, booleans 0 and 1, dates
+    their int64 nanoseconds, and any other label the hash of the UTF-8 bytes of its ``repr``.
+    The value depends on the id alone: on no other user, no position, no machine.
+    """
+    if isinstance(ids, (pd.Series, pd.Index)) and isinstance(ids.dtype, pd.CategoricalDtype):
+        ids = np.asarray(ids.astype(ids.dtype.categories.dtype))
+    values = np.asarray(ids)
+    if values.ndim != 1:
+        values = values.ravel()
+    kind = values.dtype.kind
+    if kind in "bu":
+        return values.astype(np.uint64)
+    if kind in "Mm":  # dates and durations: int64 nanoseconds
+        values = values.astype(f"{values.dtype.str[1:3]}[ns]").view(np.int64)
+        kind = "i"
+    if kind == "i":
+        return values.astype(np.int64).view(np.uint64)
+    if kind == "f":
+        return _float_streams(values)
+    if kind in "US":
+        values = values.astype(object)
+    inferred = pd.api.types.infer_dtype(values, skipna=False)
+    if inferred == "string":
+        return _fnv1a_strings(values)
+    if inferred == "bytes":
+        return _fnv1a_bytes(list(values))
+    return np.fromiter((_label_stream(v) for v in values), dtype=np.uint64, count=len(values))
 
 
 @njit(inline="always")

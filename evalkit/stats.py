@@ -5,9 +5,12 @@ Every function works on per-user values that the caller has already aligned and 
 fill them first, as the metric's ``empty=`` policy says), while :func:`bootstrap_ci_frame`
 drops NaN per column and reports the count. Random functions take ``rng`` (a seed, a
 ``numpy.random.Generator`` or None) and call ``np.random.default_rng(rng)`` once, to draw the
-64-bit key of a counter-based resampling design: every bootstrap weight and every random sign
-is a hash of (key, user position, replicate), computed in compiled code (:mod:`evalkit._resample`)
-on fixed chunks, so results depend neither on the thread count nor on how the work is split.
+64-bit key of a counter-based resampling design: every bootstrap weight is a hash of (key,
+user id, replicate) and every random sign of (key, user position, replicate), computed in
+compiled code (:mod:`evalkit._resample`) on fixed chunks, so results depend neither on the
+thread count nor on how the work is split; bootstrap intervals of a per-user table depend on
+neither the order of its rows nor how it is partitioned (:mod:`evalkit.spark` adds the sums of
+its partitions and gets the intervals of the whole table).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pandas as pd
 import scipy.stats
 
 from evalkit._checks import check_choice, check_fraction, check_positive_int, describe
-from evalkit._resample import poisson_bootstrap_sums, sign_flip_sums
+from evalkit._resample import poisson_bootstrap_sums, sign_flip_sums, user_streams
 
 __all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests"]
 
@@ -78,12 +81,15 @@ def _design_key(rng: int | np.random.Generator | None) -> int:
     return int(np.random.default_rng(rng).integers(0, 2**64, dtype=np.uint64))
 
 
-def _poisson_means(columns: list[np.ndarray], n_resamples: int, key: int) -> np.ndarray:
-    """Poisson-bootstrap means of equally long float columns, NaN = missing.
+def _poisson_column_sums(columns: list[np.ndarray], n_resamples: int, key: int,
+                         streams: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Poisson-bootstrap sums of equally long float columns, NaN = missing.
 
-    Returns shape (n_resamples, m): ``sum(w x) / sum(w)`` over each column's present users,
-    with one set of weights ``w`` per replicate shared by every column; NaN where a column's
-    users all drew weight 0.
+    Returns ``sums`` and ``weights``, both shape (m, n_resamples): ``sum(w x)`` and ``sum(w)``
+    over each column's present users, with one set of weights ``w`` per replicate shared by
+    every column, drawn for the users ``streams`` (:func:`evalkit._resample.user_streams`;
+    default: the positions). Sums over disjoint sets of users add up to the sums over their
+    union, which is how a partitioned table gets the intervals of the whole.
     """
     n, m = len(columns[0]), len(columns)
     values = np.empty((n, m))  # one row per user, missing values 0
@@ -101,11 +107,26 @@ def _poisson_means(columns: list[np.ndarray], n_resamples: int, key: int) -> np.
     present = np.empty((n, len(patterns)), dtype=np.uint8)
     for g, mask in enumerate(patterns):
         present[:, g] = mask
-    sums, weights = poisson_bootstrap_sums(values, present, key, n_resamples)
-    denominators = weights[which]
+    sums, weights = poisson_bootstrap_sums(values, present, key, n_resamples, streams=streams)
+    return sums, weights[which]
+
+
+def _replicate_means(sums: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Shape (n_resamples, m): ``sums / weights``, NaN where a column's users all drew 0."""
     means = np.full(sums.shape, np.nan)
-    np.divide(sums, denominators, out=means, where=denominators > 0)
+    np.divide(sums, weights, out=means, where=weights > 0)
     return means.T
+
+
+def _poisson_means(columns: list[np.ndarray], n_resamples: int, key: int,
+                   streams: np.ndarray | None = None) -> np.ndarray:
+    """Poisson-bootstrap means of equally long float columns, NaN = missing.
+
+    Returns shape (n_resamples, m): ``sum(w x) / sum(w)`` over each column's present users,
+    with one set of weights ``w`` per replicate shared by every column (see
+    :func:`_poisson_column_sums`); NaN where a column's users all drew weight 0.
+    """
+    return _replicate_means(*_poisson_column_sums(columns, n_resamples, key, streams))
 
 
 def _percentile_interval(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -245,10 +266,15 @@ def bootstrap_ci_frame(
 
     with P_j the rows where column j is not NaN; the interval is the alpha/2 and
     1 - alpha/2 quantiles of the m_jb, as in :func:`bootstrap_ci` (whose Notes give the
-    method and references). The weights depend on the seed and the row position only, so a
-    column without NaN gets exactly ``bootstrap_ci(column, rng=seed)``. A column whose values
-    are all equal gets the interval (x, x); a column without any value gets NaN mean and
-    bounds and ``n = 0``.
+    method and references). The weights depend on the seed and the row's index label only
+    (the user id: :func:`evalkit._resample.user_streams` turns it into the 64-bit integer the
+    hash takes; an integer id is itself), not on the row's position, so the intervals do not
+    depend on the order of the rows, and a user draws the same weights in any subset of the
+    users (a segment, a partition of a distributed table); rows sharing a label share their
+    weights (they are resampled together). Under a default ``RangeIndex`` the label is the
+    position, so a column without NaN gets exactly ``bootstrap_ci(column, rng=seed)``. A
+    column whose values are all equal gets the interval (x, x); a column without any value
+    gets NaN mean and bounds and ``n = 0``.
 
     Examples
     --------
@@ -283,7 +309,8 @@ def bootstrap_ci_frame(
     if n_resamples:
         key = _design_key(rng)
     if varying.size:
-        means = _poisson_means([columns[j] for j in varying], n_resamples, key)
+        means = _poisson_means([columns[j] for j in varying], n_resamples, key,
+                               user_streams(frame.index))
         low[varying], high[varying] = _percentile_interval(means, confidence)
     mean = np.array([values.mean() if len(values) else np.nan for values in present])
     return pd.DataFrame(

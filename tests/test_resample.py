@@ -199,3 +199,110 @@ def test_sign_flip_pvalues_are_the_reference_randomization_test() -> None:
     observed = np.abs(diffs.sum(1)) - 1e-10 * np.abs(diffs).sum(1)
     expected = (1 + (np.abs(null) >= observed).sum(0)) / (1 + rounds)
     np.testing.assert_array_equal(_sign_flip_pvalues(diffs, rounds, key), expected)
+
+
+# ----------------------------------------------------------------------------------------------
+# Users named by their ids: no dependence on row order, subsets or partitions
+# ----------------------------------------------------------------------------------------------
+
+
+def test_user_streams_are_the_documented_values() -> None:
+    # integers are themselves (two's complement), integral floats too
+    np.testing.assert_array_equal(resample.user_streams(pd.Index([0, 7, -1])),
+                                  np.array([0, 7, 2**64 - 1], dtype=np.uint64))
+    np.testing.assert_array_equal(resample.user_streams(np.array([7, 3], dtype=np.int32)),
+                                  [7, 3])
+    np.testing.assert_array_equal(resample.user_streams([7.0, -0.0]), [7, 0])
+    np.testing.assert_array_equal(resample.user_streams(np.array([2**63 + 5], np.uint64)),
+                                  [2**63 + 5])
+    # strings: FNV-1a 64 of the UTF-8 bytes (the published test vectors)
+    vectors = {"": 0xCBF29CE484222325, "a": 0xAF63DC4C8601EC8C, "foobar": 0x85944171F73967E8}
+    got = resample.user_streams(np.array(list(vectors), dtype=object))
+    np.testing.assert_array_equal(got, np.array(list(vectors.values()), dtype=np.uint64))
+    # every spelling of the same strings gives the same streams
+    for same in (pd.Index(list(vectors)), pd.Index(list(vectors), dtype="string"),
+                 pd.Series(list(vectors), dtype="category"), np.array(list(vectors))):
+        np.testing.assert_array_equal(resample.user_streams(same), got)
+    # non-ASCII: the UTF-8 bytes
+    word = "Zoë"
+    h = 0xCBF29CE484222325
+    for byte in word.encode("utf-8"):
+        h = ((h ^ byte) * 0x100000001B3) % 2**64
+    assert int(resample.user_streams([word])[0]) == h
+    # a mixed object column: each label by its kind
+    mixed = resample.user_streams(np.array([5, "a", 2.5, b"a"], dtype=object))
+    assert list(mixed[:2]) == [5, 0xAF63DC4C8601EC8C] and mixed[3] == mixed[1]
+    assert mixed[2] == resample.user_streams([2.5])[0]
+
+
+def test_bootstrap_weights_follow_the_users_streams() -> None:
+    n, n_resamples, key = 23, 300, 0xFEED
+    ids = np.random.default_rng(0).integers(-(2**40), 2**40, n)
+    sums, _ = resample.poisson_bootstrap_sums(np.eye(n), np.ones((n, 1), np.uint8), key,
+                                              n_resamples, streams=ids.view(np.uint64))
+    b = np.arange(n_resamples)
+    counter = (128 * (b // 256) + b % 128 + 1).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        h = mix(stream(key, ids.view(np.uint64))[:, None] + counter[None, :] * GAMMA)
+    v = np.where(b % 256 >= 128, h >> np.uint64(32), h & np.uint64(0xFFFFFFFF))
+    np.testing.assert_array_equal(
+        sums, np.searchsorted(resample.POISSON_THRESHOLDS, v, side="right"))
+
+
+def test_partition_sums_add_up_to_the_whole_table() -> None:
+    gen = np.random.default_rng(3)
+    n = 2_000
+    ids = gen.permutation(10 * n)[:n].astype(np.uint64)
+    values = gen.uniform(size=(n, 3))
+    present = np.ones((n, 1), np.uint8)
+    key = _design_key(5)
+    whole = resample.poisson_bootstrap_sums(values, present, key, 400, streams=ids)
+    parts = np.array_split(gen.permutation(n), 7)
+    sums = sum(resample.poisson_bootstrap_sums(values[p], present[p], key, 400,
+                                               streams=ids[p])[0] for p in parts)
+    weights = sum(resample.poisson_bootstrap_sums(values[p], present[p], key, 400,
+                                                  streams=ids[p])[1] for p in parts)
+    np.testing.assert_allclose(sums, whole[0], rtol=1e-13)
+    np.testing.assert_array_equal(weights, whole[1])  # integer sums: exact
+
+
+@pytest.mark.parametrize("labels", ["int", "str"])
+def test_bootstrap_ci_frame_does_not_depend_on_the_order_of_the_rows(labels: str) -> None:
+    gen = np.random.default_rng(9)
+    n = 500
+    ids = gen.permutation(5 * n)[:n]
+    index = pd.Index(ids if labels == "int" else [f"user-{i}" for i in ids], name="user_id")
+    frame = pd.DataFrame({"a": gen.uniform(size=n),
+                          "b": np.where(gen.random(n) < 0.3, np.nan, gen.normal(size=n))},
+                         index=index)
+    summary = bootstrap_ci_frame(frame, n_resamples=500, rng=4)
+    shuffled = bootstrap_ci_frame(frame.iloc[gen.permutation(n)], n_resamples=500, rng=4)
+    pd.testing.assert_frame_equal(shuffled, summary, check_exact=False, rtol=1e-12, atol=1e-15)
+    # the weights follow the labels: relabelling the users changes the intervals
+    relabelled = bootstrap_ci_frame(frame.set_axis(index[::-1]), n_resamples=500, rng=4)
+    assert not np.allclose(relabelled["ci_low"], summary["ci_low"], rtol=1e-9)
+    # and a frame indexed 0..n-1 is the positional design of bootstrap_ci
+    low, high = bootstrap_ci(frame["a"].to_numpy(), n_resamples=500, rng=4)
+    plain = bootstrap_ci_frame(frame.reset_index(drop=True)[["a"]], n_resamples=500, rng=4)
+    assert (low, high) == (plain.loc["a", "ci_low"], plain.loc["a", "ci_high"])
+
+
+@pytest.mark.parametrize("labels", ["int", "str"])
+def test_evaluate_intervals_do_not_depend_on_the_order_of_users_or_rows(labels: str) -> None:
+    import evalkit as ek
+
+    gen = np.random.default_rng(2)
+    n_users, n_items = 300, 40
+    rows = [(u, i, gen.integers(1, 11) / 2) for u in range(n_users)
+            for i in gen.choice(n_items, 8, replace=False)]
+    truth = pd.DataFrame(rows, columns=["user_id", "item_id", "rating"])
+    recs = truth[["user_id", "item_id"]].assign(score=gen.random(len(truth)))
+    recs = recs[gen.random(len(recs)) < 0.8]
+    if labels == "str":
+        truth["user_id"] = "u" + truth["user_id"].astype(str)
+        recs["user_id"] = "u" + recs["user_id"].astype(str)
+    first = ek.evaluate(truth, recs, k=[3, 5], rng=6, n_resamples=400).summary
+    shuffled = ek.evaluate(truth.sample(frac=1, random_state=1),
+                           recs.sample(frac=1, random_state=2), k=[3, 5], rng=6,
+                           n_resamples=400).summary
+    pd.testing.assert_frame_equal(shuffled, first, check_exact=False, rtol=1e-12, atol=1e-15)
