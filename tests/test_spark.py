@@ -1,0 +1,295 @@
+"""evalkit.spark.evaluate against the in-memory engine: the same per-user values, means,
+intervals, curves and counts (to 1e-12) for any number of partitions, and the same errors.
+
+One local[2] Spark session serves the module. Where pyspark or Java is missing the module
+skips with the reason, except under CI (``CI`` set), where both are installed (``.ci/run``)
+and their absence is a failure.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalkit as ek
+
+HERE = Path(__file__).resolve().parent
+TOL = 1e-12
+
+
+def _missing() -> str | None:
+    if importlib.util.find_spec("pyspark") is None:
+        return "pyspark is not installed (pip install 'evalkit[spark]')"
+    java_home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (java_home and Path(java_home, "bin", "java").exists()):
+        return "Java is not installed (Spark needs a JRE, e.g. openjdk-17-jre-headless)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def spark():
+    reason = _missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}, and CI always has it (.ci/run installs it)")
+        pytest.skip(reason)
+    from pyspark.sql import SparkSession
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this environment
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3
+        session = (SparkSession.builder.master("local[2]").appName("evalkit-tests")
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.sql.shuffle.partitions", "4")
+                   .config("spark.driver.memory", "1g")
+                   .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module="pyspark")
+        yield
+
+
+def random_case(seed: int = 0, n_users: int = 150, string_ids: bool = False
+                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Users with 1-9 rated items, tied scores, users without lists and lists without users."""
+    gen = np.random.default_rng(seed)
+    rows = [(u, i, gen.integers(1, 11) / 2) for u in range(n_users)
+            for i in gen.choice(40, gen.integers(1, 10), replace=False)]
+    truth = pd.DataFrame(rows, columns=["user_id", "item_id", "rating"])
+    recs = pd.concat([
+        pd.DataFrame({"user_id": u, "item_id": gen.choice(40, 12, replace=False),
+                      "score": gen.integers(0, 6, 12).astype(float)})
+        for u in range(n_users + 5) if gen.random() < 0.9], ignore_index=True)
+    if string_ids:
+        truth["user_id"] = "user-" + truth["user_id"].astype(str)
+        recs["user_id"] = "user-" + recs["user_id"].astype(str)
+    return truth, recs
+
+
+def in_memory(truth, recs, **kwargs) -> ek.Evaluation:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ek.evaluate(truth, recs, **kwargs)
+
+
+def on_spark(spark, truth, recs, **kwargs):
+    import evalkit.spark
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return evalkit.spark.evaluate(spark.createDataFrame(truth), spark.createDataFrame(recs),
+                                      **kwargs)
+
+
+def assert_same(got, want: ek.Evaluation, *, per_user: bool = True) -> None:
+    """Every number of the summary, the curves, the counts and the per-user table."""
+    numbers = ["mean", "ci_low", "ci_high"]
+    pd.testing.assert_frame_equal(got.summary.drop(columns=numbers),
+                                  want.summary.drop(columns=numbers))
+    np.testing.assert_allclose(got.summary[numbers], want.summary[numbers], rtol=0, atol=TOL)
+    assert got.counts == want.counts
+    assert got.definitions == want.definitions
+    if want.curves is None:
+        assert got.curves is None
+    else:
+        pd.testing.assert_frame_equal(got.curves, want.curves, check_exact=False, rtol=0,
+                                      atol=TOL)
+    if per_user:
+        pd.testing.assert_frame_equal(got.collect_per_user(), want.per_user.sort_index(),
+                                      check_exact=False, rtol=0, atol=TOL,
+                                      check_index_type=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# Agreement with the in-memory engine
+# ----------------------------------------------------------------------------------------------
+
+
+OPTION_SETS = {
+    "default": {},
+    "graded": dict(gain="exponential", discount="breese", log_base=3, ap_denominator="relevant",
+                   empty="zero"),
+    "ties": dict(ties="expected", empty="nan", recall_denominator="min",
+                 precision_users="relevant", relevant_set="listed", ideal="k", gain="binary"),
+    "profile": dict(definitions="rectools"),
+}
+
+
+@pytest.mark.parametrize("name", list(OPTION_SETS))
+def test_every_metric_and_option_agrees_with_the_in_memory_engine(spark, name) -> None:
+    truth, recs = random_case(1)
+    options = dict(k=[1, 3, 10], curves=12, n_resamples=300, rng=5) | OPTION_SETS[name]
+    assert_same(on_spark(spark, truth, recs, partitions=3, **options),
+                in_memory(truth, recs, **options))
+
+
+@pytest.mark.parametrize("partitions", [1, 3, 16])
+def test_intervals_do_not_depend_on_the_partitions(spark, partitions) -> None:
+    truth, recs = random_case(2)
+    options = dict(k=[5, 10], curves=10, n_resamples=500, rng=11)
+    want = in_memory(truth, recs, **options)
+    got = on_spark(spark, truth, recs, partitions=partitions, **options)
+    assert_same(got, want)
+    one = on_spark(spark, truth, recs, partitions=1, **options)
+    np.testing.assert_allclose(got.summary[["ci_low", "ci_high"]],
+                               one.summary[["ci_low", "ci_high"]], rtol=0, atol=TOL)
+
+
+def test_string_ids_a_column_mapping_and_a_generator_seed(spark) -> None:
+    truth, recs = random_case(3, string_ids=True)
+    mapped_truth = truth.rename(columns={"user_id": "uid", "item_id": "sku"})
+    mapped_recs = recs.rename(columns={"user_id": "uid", "item_id": "sku"})
+    want = in_memory(truth, recs, k=5, metrics=["ndcg", "recall"],
+                     rng=np.random.default_rng(4))
+    got = on_spark(spark, mapped_truth, mapped_recs, k=5, metrics=["ndcg", "recall"],
+                   rng=np.random.default_rng(4), columns={"uid": "user_id", "sku": "item_id"},
+                   partitions=5)
+    assert_same(got, want)
+
+
+def test_unknown_items_dropped_with_a_spark_train_frame(spark) -> None:
+    truth, recs = random_case(4)
+    train = pd.DataFrame({"user_id": 0, "item_id": np.arange(0, 40, 2)})
+    import evalkit.spark
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = evalkit.spark.evaluate(spark.createDataFrame(truth), spark.createDataFrame(recs),
+                                     k=5, train=spark.createDataFrame(train),
+                                     unknown_items="drop", partitions=2)
+    assert_same(got, in_memory(truth, recs, k=5, train=train, unknown_items="drop"))
+
+
+def test_ml_latest_small_agrees_for_every_partition_count(spark, ml_latest_small_dir) -> None:
+    spec = importlib.util.spec_from_file_location("reference_inputs",
+                                                  HERE / "references" / "inputs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, truth, recs = module.load(ml_latest_small_dir)
+    truth = truth[["user_id", "item_id", "rating"]]
+    truth_df, recs_df = spark.createDataFrame(truth), spark.createDataFrame(recs)
+    import evalkit.spark
+
+    for definitions, options in ((None, dict(curves=20)), ("spark", {}),
+                                 (None, dict(ties="pessimistic", gain="exponential"))):
+        want = in_memory(truth, recs, k=[5, 10, 20], definitions=definitions, rng=1, **options)
+        for partitions in (1, 3, 16):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = evalkit.spark.evaluate(truth_df, recs_df, k=[5, 10, 20], rng=1,
+                                             definitions=definitions, partitions=partitions,
+                                             **options)
+            assert_same(got, want, per_user=partitions == 3)
+            got.unpersist()
+
+
+# ----------------------------------------------------------------------------------------------
+# The result object
+# ----------------------------------------------------------------------------------------------
+
+
+def test_per_user_table_stays_in_spark_and_writes_parquet(spark, tmp_path) -> None:
+    from pyspark.sql import DataFrame
+
+    truth, recs = random_case(5)
+    got = on_spark(spark, truth, recs, k=3, metrics=["precision", "ndcg"], partitions=2)
+    assert isinstance(got.per_user, DataFrame)
+    assert got.per_user.columns == ["user_id", "precision@3", "ndcg@3"]
+    got.write_per_user(str(tmp_path / "per_user"))
+    written = pd.read_parquet(tmp_path / "per_user").set_index("user_id").sort_index()
+    pd.testing.assert_frame_equal(written, got.collect_per_user())
+    assert got.mean("ndcg", 3) == pytest.approx(in_memory(truth, recs, k=3).mean("ndcg", 3),
+                                                abs=TOL)
+    assert got.to_dict()["summary"][0]["column"] == "precision@3"
+    pd.testing.assert_frame_equal(got.to_evaluation().per_user, got.collect_per_user())
+    assert "Spark" in got._repr_html_() and "SparkEvaluation(150 users)" in repr(got)
+
+
+def test_driver_warns_about_users_only_in_the_recommendations(spark) -> None:
+    import evalkit.spark
+
+    truth, recs = random_case(6)
+    extra = pd.DataFrame({"user_id": [10_000, 10_001], "item_id": [1, 2], "score": 1.0})
+    recs = pd.concat([recs, extra], ignore_index=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = evalkit.spark.evaluate(spark.createDataFrame(truth), spark.createDataFrame(recs),
+                                     k=3, metrics=["precision"], n_resamples=0, partitions=2)
+    messages = sorted(str(w.message) for w in caught if issubclass(w.category, UserWarning)
+                      and str(w.message).startswith("spark.evaluate"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ek.evaluate(truth, recs, k=3, metrics=["precision"], n_resamples=0)
+    assert messages == sorted("spark." + str(w.message) for w in caught)
+    assert any("user(s) appear only in 'recs'" in m for m in messages)
+    assert got.counts["recs_only_users"] == in_memory(truth, recs, k=3).counts["recs_only_users"]
+    assert got.summary[["ci_low", "ci_high"]].isna().all().all()
+
+
+# ----------------------------------------------------------------------------------------------
+# Errors: the in-memory messages, under this function's name
+# ----------------------------------------------------------------------------------------------
+
+
+def _frames(spark, truth, recs):
+    return spark.createDataFrame(truth), spark.createDataFrame(recs)
+
+
+def test_bad_options_and_columns_fail_before_any_job(spark) -> None:
+    import evalkit.spark
+
+    truth, recs = random_case(7)
+    t, r = _frames(spark, truth, recs)
+    with pytest.raises(ValueError, match=r"^spark.evaluate: 'recs' is missing column\(s\) item_id"):
+        evalkit.spark.evaluate(t, r.drop("item_id"))
+    with pytest.raises(ValueError, match=r"^spark.evaluate: 'recs' needs a 'rank' or a 'score'"):
+        evalkit.spark.evaluate(t, r.drop("score"))
+    with pytest.raises(TypeError, match=r"^spark.evaluate: 'user_id' holds"):
+        evalkit.spark.evaluate(t, spark.createDataFrame(recs.astype({"user_id": str})))
+    with pytest.raises(ValueError, match="spark.evaluate: .*k"):
+        evalkit.spark.evaluate(t, r, k=0)
+    with pytest.raises(ValueError, match="spark.evaluate: 'n_resamples'"):
+        evalkit.spark.evaluate(t, r, n_resamples=-1)
+    with pytest.raises(ValueError, match="spark.evaluate: 'partitions'"):
+        evalkit.spark.evaluate(t, r, partitions=0)
+    with pytest.raises(ValueError, match="does not cover"):
+        evalkit.spark.evaluate(t, r, metrics=["half_life_utility"], definitions="spark")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        evalkit.spark.evaluate(t, r, gian="linear")
+    with pytest.raises(TypeError, match=r"^spark.evaluate: 'truth' must be a Spark DataFrame"):
+        evalkit.spark.evaluate(truth, r)
+    with pytest.raises(TypeError, match=r"^spark.evaluate: 'columns' must map"):
+        evalkit.spark.evaluate(t, r, columns=["user_id"])
+
+
+def test_bad_rows_fail_from_the_job_with_the_in_memory_message(spark) -> None:
+    import evalkit.spark
+
+    truth, recs = random_case(8)
+    duplicated = pd.concat([recs, recs.iloc[:1]], ignore_index=True)
+    ranked = recs.assign(rank=recs.groupby("user_id").cumcount())  # starts at 0
+    for bad, pattern in ((duplicated, r"^spark.evaluate: 'recs' .*duplicate"),
+                         (ranked.drop(columns="score"), r"^spark.evaluate: 'recs' .*rank")):
+        with pytest.raises(ValueError, match=pattern) as caught:
+            evalkit.spark.evaluate(*_frames(spark, truth, bad), k=3, partitions=2)
+        with pytest.raises(ValueError) as expected:
+            ek.evaluate(truth, bad, k=3)
+        assert str(caught.value) == "spark." + str(expected.value)
+    empty = spark.createDataFrame(truth.iloc[:0], schema="user_id long, item_id long, "
+                                                         "rating double")
+    with pytest.raises(ValueError, match="^spark.evaluate: 'truth' is empty"):
+        evalkit.spark.evaluate(empty, spark.createDataFrame(recs), k=3)
