@@ -197,6 +197,36 @@ def test_ml_latest_small_agrees_for_every_partition_count(spark, ml_latest_small
             got.unpersist()
 
 
+def test_buckets_without_lists_and_other_column_types(spark) -> None:
+    truth = pd.DataFrame({"user_id": np.repeat(np.arange(30), 3).astype(str),
+                          "item_id": np.tile([1, 2, 3], 30), "rating": 5})  # integer ratings
+    recs = pd.DataFrame({"user_id": ["0", "0"], "item_id": [1, 5], "rank": [1.0, 2.0]})
+    options = dict(k=2, curves=3, rng=2)
+    assert_same(on_spark(spark, truth, recs, partitions=8, **options),
+                in_memory(truth, recs, **options))
+
+
+def test_the_spark_profile_is_pysparks_ranking_evaluator(spark) -> None:
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    truth, recs = random_case(9)
+    recs = recs.sort_values(["user_id", "score", "item_id"], ascending=[True, False, True])
+    recs["rank"] = recs.groupby("user_id").cumcount() + 1
+    recs = recs[["user_id", "item_id", "rank"]]
+    relevant = truth[truth["rating"] >= 4.0].groupby("user_id")["item_id"].agg(list)
+    lists = recs.groupby("user_id")["item_id"].agg(list)
+    rows = [([float(i) for i in lists.get(u, [])], [float(i) for i in items])
+            for u, items in relevant.items()]  # users with a relevant item, as Spark is fed
+    frame = spark.createDataFrame(rows, "prediction array<double>, label array<double>")
+    got = on_spark(spark, truth, recs, k=[5, 10], definitions="spark", partitions=3)
+    names = {"precision": "precisionAtK", "recall": "recallAtK", "ndcg": "ndcgAtK",
+             "map": "meanAveragePrecisionAtK"}
+    for metric, name in names.items():
+        for k in (5, 10):
+            want = RankingEvaluator(metricName=name, k=k).evaluate(frame)
+            assert got.mean(metric, k) == pytest.approx(want, abs=TOL), (metric, k)
+
+
 # ----------------------------------------------------------------------------------------------
 # The result object
 # ----------------------------------------------------------------------------------------------
