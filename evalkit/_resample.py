@@ -3,18 +3,17 @@
 Every random draw is a counter-based hash of ``(key, user, replicate)``: the splitmix64
 finalizer applied to a Weyl sequence (Steele, Lea and Flood 2014). A draw therefore depends on
 nothing but its own coordinates, not on the order in which users or replicates are visited, how
-they are chunked, or how many threads run. The bootstrap names a user by a 64-bit integer of
+they are chunked, or how many threads run. Both designs name a user by a 64-bit integer of
 its id (:func:`user_streams`: an integer id is itself, a string the FNV-1a hash of its UTF-8
-bytes), so a user draws the same weights wherever it sits: in any row order, in any subset of
-the users, in any partition of a distributed table, on any machine. The kernels release the GIL and run
-on fixed chunks (of users for the bootstrap, of replicates for the sign flips) on a thread per
-core; partial results are combined in chunk order, so results do not depend on the thread
-count.
+bytes), so a user draws the same weights and coins wherever it sits: in any row order, in any
+subset of the users, in any partition of a distributed table, on any machine. The kernels
+release the GIL and run on fixed chunks of users on a thread per core; partial results are
+combined in chunk order, so results do not depend on the thread count.
 
 - :func:`poisson_bootstrap_sums`: for every replicate b and column j, ``sum_u w_ub x_uj`` and
   ``sum_u w_ub`` over the users present in column j, where ``w_ub ~ Poisson(1)``.
 - :func:`sign_flip_sums`: for every replicate r and column j, ``sum_u bit_ur d_uj`` with
-  ``bit_ur`` a fair coin, from tables of the 256 partial sums of each group of 8 users.
+  ``bit_ur`` a fair coin, from tables of the 256 subset sums of each group of 8 users.
 """
 
 from __future__ import annotations
@@ -28,12 +27,11 @@ from numba import njit
 
 from ._parallel import available_threads, run_parallel
 
-__all__ = ["CHUNK_ROUNDS", "CHUNK_USERS", "POISSON_THRESHOLDS", "poisson_bootstrap_sums",
+__all__ = ["CHUNK_USERS", "POISSON_THRESHOLDS", "poisson_bootstrap_sums",
            "sign_flip_sums", "user_streams"]
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 CHUNK_USERS = 1 << 14  # users per bootstrap task (even)
-CHUNK_ROUNDS = 1 << 10  # replicates per sign-flip task
 _BLOCK = 256  # bootstrap replicates kept in cache at a time (even)
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -369,6 +367,18 @@ def user_streams(ids: object) -> np.ndarray:
 
 
 @njit(inline="always")
+def _transpose8(x):  # pragma: no cover - compiled
+    """Transpose the 8 x 8 bit matrix held in ``x`` (byte i = row i, bit j of a byte =
+    column j): bit j of byte i becomes bit i of byte j (Hacker's Delight, 7-3)."""
+    t = (x ^ (x >> np.uint64(7))) & np.uint64(0x00AA00AA00AA00AA)
+    x = x ^ t ^ (t << np.uint64(7))
+    t = (x ^ (x >> np.uint64(14))) & np.uint64(0x0000CCCC0000CCCC)
+    x = x ^ t ^ (t << np.uint64(14))
+    t = (x ^ (x >> np.uint64(28))) & np.uint64(0x00000000F0F0F0F0)
+    return x ^ t ^ (t << np.uint64(28))
+
+
+@njit(inline="always")
 def _subset_sums(diffs, j, first, hi, table, slot):  # pragma: no cover - compiled
     """``table[slot, e]`` = the sum of ``diffs[j, first + bit]`` over the set bits of e."""
     table[slot, 0] = 0.0
@@ -381,22 +391,56 @@ def _subset_sums(diffs, j, first, hi, table, slot):  # pragma: no cover - compil
 
 
 @njit(**_OPTIONS)
-def _sign_flip_block(diffs, key, r0, r1, out):  # pragma: no cover - compiled
-    """Add replicates ``r0..r1-1`` of every row of ``diffs`` into ``out`` (see
-    :func:`sign_flip_sums`). A group of 8 users whose differences are all 0 adds nothing: a
-    word with at most 4 groups that count is summed from those 4 tables, else from all 8."""
-    c, n = diffs.shape
-    size = r1 - r0
-    words = np.empty(size, np.uint64)
+def _coin_words(streams, key, lo, hi, n_rounds, words):  # pragma: no cover - compiled
+    """``words[r]``: byte g, bit i = the coin of user ``lo + 8 g + i`` in replicate r (0 for
+    users past ``hi``). A user's hash gives its coins of 64 replicates; the 8 x 8 bit blocks
+    of 8 users' hashes are transposed into one byte per replicate."""
+    n_words = (n_rounds + 63) // 64
+    base = np.zeros(64, np.uint64)
+    h = np.zeros(64, np.uint64)
+    for u in range(lo, hi):
+        base[u - lo] = _stream(key, streams[u])
+    words[:] = 0
+    for word in range(n_words):
+        counter = (np.uint64(word) + _ONE) * _GAMMA
+        for u in range(hi - lo):
+            h[u] = _mix(base[u] + counter)
+        for g in range(8):
+            if 8 * g >= hi - lo:
+                break
+            for p in range(8):
+                shift = np.uint64(8 * p)
+                x = np.uint64(0)
+                for i in range(8):
+                    x |= ((h[8 * g + i] >> shift) & _BYTE) << np.uint64(8 * i)
+                x = _transpose8(x)  # byte q: bit i = coin of user 8 g + i in replicate 8 p + q
+                r0 = 64 * word + 8 * p
+                for q in range(min(8, n_rounds - r0)):
+                    words[r0 + q] |= ((x >> np.uint64(8 * q)) & _BYTE) << np.uint64(8 * g)
+
+
+@njit(**_OPTIONS)
+def _sign_flip_users(diffs, streams, key, n_rounds, u0, u1, out):  # pragma: no cover
+    """Add users ``u0..u1-1`` into ``out`` (c, R), see :func:`sign_flip_sums`. Users go in
+    blocks of 64: each replicate's 64 coins are one word, summed as 8 look-ups in tables of
+    the 256 subset sums of each group of 8 users; groups whose differences are all 0 are left
+    out, and a word with at most 4 groups that count is summed from those 4 tables."""
+    c = diffs.shape[0]
+    words = np.empty(n_rounds, np.uint64)
     table = np.empty((8, 256))
     counted = np.zeros(8, np.int64)
     shifts = np.zeros(4, np.uint64)
-    for block in range((n + 63) // 64):
-        lo = block * 64
-        hi = min(lo + 64, n)
-        base = _stream(key, block)
-        for t in range(size):
-            words[t] = _mix(base + (np.uint64(r0 + t) + _ONE) * _GAMMA)
+    for lo in range(u0, u1, 64):
+        hi = min(lo + 64, u1)
+        any_nonzero = False
+        for j in range(c):
+            for u in range(lo, hi):
+                if diffs[j, u] != 0.0:
+                    any_nonzero = True
+                    break
+        if not any_nonzero:
+            continue
+        _coin_words(streams, key, lo, hi, n_rounds, words)
         for j in range(c):
             used = 0
             for g in range(8):
@@ -411,7 +455,7 @@ def _sign_flip_block(diffs, key, r0, r1, out):  # pragma: no cover - compiled
             if used > 4:
                 for g in range(8):
                     _subset_sums(diffs, j, lo + 8 * g, hi, table, g)
-                for t in range(size):
+                for t in range(n_rounds):
                     w = words[t]
                     row[t] += (((table[0, w & _BYTE] + table[1, (w >> _S8) & _BYTE])
                                 + (table[2, (w >> np.uint64(16)) & _BYTE]
@@ -431,14 +475,15 @@ def _sign_flip_block(diffs, key, r0, r1, out):  # pragma: no cover - compiled
                 table[i, :] = 0.0
                 shifts[i] = np.uint64(0)
             s0, s1, s2, s3 = shifts[0], shifts[1], shifts[2], shifts[3]
-            for t in range(size):
+            for t in range(n_rounds):
                 w = words[t]
                 row[t] += ((table[0, (w >> s0) & _BYTE] + table[1, (w >> s1) & _BYTE])
                            + (table[2, (w >> s2) & _BYTE] + table[3, (w >> s3) & _BYTE]))
 
 
-def sign_flip_sums(diffs: np.ndarray, key: int, n_rounds: int, *, threads: int | None = None,
-                   chunk: int = CHUNK_ROUNDS) -> np.ndarray:
+def sign_flip_sums(diffs: np.ndarray, key: int, n_rounds: int, *,
+                   streams: np.ndarray | None = None, threads: int | None = None,
+                   chunk: int = CHUNK_USERS) -> np.ndarray:
     """``out[j, r] = sum_u bit_ur diffs[j, u]`` for ``n_rounds`` replicates of fair coins.
 
     Parameters
@@ -449,9 +494,13 @@ def sign_flip_sums(diffs: np.ndarray, key: int, n_rounds: int, *, threads: int |
         64-bit key of the randomization design.
     n_rounds : int
         Number of replicates R.
+    streams : (n,) uint64, optional
+        The user of each column, as :func:`user_streams` names it; default: the positions
+        ``0..n-1``.
     threads, chunk : int
-        Threads to use (default: one per core) and replicates per task; the result does not
-        depend on either (every replicate sums its users in the same order).
+        Threads to use (default: one per core) and users per task (a multiple of 64). The coins
+        depend on neither; the sums depend on ``chunk`` only through the rounding of
+        floating-point additions, and not at all on ``threads``.
 
     Returns
     -------
@@ -459,21 +508,35 @@ def sign_flip_sums(diffs: np.ndarray, key: int, n_rounds: int, *, threads: int |
 
     Notes
     -----
-    The coin of user ``u`` in replicate ``r`` is bit ``u mod 64`` of
-    ``mix(mix(key + (floor(u / 64) + 1) g) + (r + 1) g)``, shared by every comparison. The 64
-    users of a word are summed as 8 look-ups in tables of the 256 subset sums of each group of
-    8 users, built once per task; groups whose differences are all 0 are left out, so a
-    comparison that changes few users (most differences 0) costs less.
+    The coin of user ``u`` (its stream ``s``) in replicate ``r`` is bit ``r mod 64`` of
+    ``mix(mix(key + (s + 1) g) + (floor(r / 64) + 1) g)``, shared by every comparison. It
+    depends on the user's id and the replicate only, so the sums over disjoint sets of users
+    add up to the sums over their union (a partitioned table adds its partitions' sums). Users
+    are summed in blocks of 64: the 64 coins of a replicate form one word (8 x 8 bit transposes
+    of the users' hashes), summed as 8 look-ups in tables of the 256 subset sums of each group
+    of 8 users; a group whose differences in a comparison are all 0 is left out.
     """
+    diffs = np.ascontiguousarray(diffs, dtype=np.float64)
     c, n = diffs.shape
     key = np.uint64(key)
-    bounds = list(range(0, n_rounds, chunk)) + [n_rounds]
+    if streams is None:
+        streams = np.arange(n, dtype=np.uint64)
+    streams = np.ascontiguousarray(streams, dtype=np.uint64)
+    if streams.shape != (n,):
+        raise ValueError(f"sign_flip_sums: 'streams' must hold one value per column ({n}); "
+                         f"got shape {streams.shape}.")
+    if chunk % 64:
+        raise ValueError(f"sign_flip_sums: 'chunk' must be a multiple of 64; got {chunk}.")
+    bounds = list(range(0, n, chunk)) + [n]
 
-    def task(r0: int, r1: int) -> np.ndarray:
-        out = np.zeros((c, r1 - r0))
-        _sign_flip_block(diffs, key, r0, r1, out)
+    def task(u0: int, u1: int) -> np.ndarray:
+        out = np.zeros((c, n_rounds))
+        _sign_flip_users(diffs, streams, key, n_rounds, u0, u1, out)
         return out
 
     parts = _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])],
                       threads)
-    return np.concatenate(parts, axis=1) if parts else np.zeros((c, 0))
+    total = np.zeros((c, n_rounds))
+    for part in parts:  # chunk order
+        total += part
+    return total

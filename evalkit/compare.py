@@ -15,15 +15,9 @@ from ._checks import check_choice, check_fraction, check_positive_int
 from .definitions import Definitions, takes_definitions
 from .evaluate import Evaluation, _check_ks, evaluate
 from .split import kfold_split
-from .stats import (
-    _check_resamples,
-    _design_key,
-    _paired_statistics,
-    _percentile_interval,
-    _poisson_means,
-    _sign_flip_pvalues,
-    holm,
-)
+from ._paired import PairedSums, paired_results, paired_sums
+from ._resample import user_streams
+from .stats import _check_resamples, _design_key, holm
 
 __all__ = ["PAIRS", "CrossValidation", "compare", "compare_evaluations", "cross_validate",
            "format_pvalue"]
@@ -284,17 +278,39 @@ def _order(names: list[str], baseline: str | None, *, func: str) -> list[str]:
     return [baseline] + [n for n in names if n != baseline]
 
 
-def _compare(results: dict[str, Evaluation], order: list[str], *, pairs: str, alpha: float,
+def _compare(results: Mapping[str, object], order: list[str], *, pairs: str, alpha: float,
              confidence: float, n_resamples: int, n_permutations: int,
-             generator: np.random.Generator, func: str) -> pd.DataFrame:
-    """The comparison table of validated evaluations (see :func:`compare_evaluations`)."""
+             generator: np.random.Generator, func: str,
+             sums: Callable[..., PairedSums] | None = None) -> pd.DataFrame:
+    """The comparison table of validated evaluations (see :func:`compare_evaluations`).
+
+    ``results`` need a ``summary``; the statistics of the pairs come from ``sums(comparisons,
+    sign_key=, n_permutations=, boot_key=, n_resamples=)`` (a partitioned table adds its
+    partitions' :class:`evalkit._paired.PairedSums`), by default from the per-user tables.
+    """
     n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
     if pairs == "reference":
         pair_list = [(name, order[0]) for name in order[1:]]
     else:
         pair_list = [(order[j], order[i]) for j in range(1, len(order)) for i in range(j)]
     first = results[order[0]]
-    users = first.per_user.index
+    comparisons = [(name, against, column) for name, against in pair_list
+                   for column in first.summary.index]
+    keys = dict(sign_key=_design_key(generator), n_permutations=n_permutations,
+                boot_key=_design_key(generator), n_resamples=n_resamples)
+    if sums is None:
+        users = first.per_user.index
+
+        def column_of(name: str, column: str) -> np.ndarray:
+            return results[name].per_user[column].reindex(users).to_numpy(float)
+
+        diffs = np.vstack([column_of(name, column) - column_of(against, column)
+                           for name, against, column in comparisons]) if comparisons \
+            else np.zeros((0, len(users)))
+        found = paired_sums(diffs, user_streams(users), **keys)
+    else:
+        found = sums(comparisons, **keys)
+    stats = paired_results(found, n_permutations=n_permutations, confidence=confidence)
 
     def own(name: str, against: str | None, column: str, info: pd.Series) -> dict:
         return {"system": name, "against": against, "metric": info["metric"], "k": info["k"],
@@ -302,34 +318,15 @@ def _compare(results: dict[str, Evaluation], order: list[str], *, pairs: str, al
                 "ci_high": info["ci_high"], "n_users": info["n_users"]}
 
     rows = [own(order[0], None, column, info) for column, info in first.summary.iterrows()]
-    diffs, tested = [], []  # one column of per-user differences per tested comparison
-    for name, against in pair_list:  # one step per pair of systems
-        result, other = results[name], results[against]
-        for column, info in result.summary.iterrows():  # one step per metric@k
-            row = own(name, against, column, info)
-            ours = result.per_user[column].reindex(users).to_numpy(float)
-            theirs = other.per_user[column].reindex(users).to_numpy(float)
-            diff = ours - theirs
-            shared = ~np.isnan(diff)
-            row["n_shared"] = int(shared.sum())
-            if row["n_shared"] >= 2:
-                test = _paired_statistics(ours[shared], theirs[shared], zero_method="wilcox")
-                row.update(diff=test["mean_diff"], t_pvalue=test["t_pvalue"],
-                           wilcoxon_pvalue=test["wilcoxon_pvalue"],
-                           effect_size=test["cohens_dz"])
-                diffs.append(diff)
-                tested.append(len(rows))
-            rows.append(row)
+    tested = ("diff", "t_pvalue", "wilcoxon_pvalue", "permutation_pvalue", "effect_size",
+              "diff_ci_low", "diff_ci_high", "effect_size_ci_low", "effect_size_ci_high")
+    for j, (name, against, column) in enumerate(comparisons):  # per pair and metric@k
+        row = own(name, against, column, results[name].summary.loc[column])
+        row["n_shared"] = int(stats["n_shared"][j])
+        if stats["tested"][j]:
+            row.update({field: stats[field][j] for field in tested})
+        rows.append(row)
     table = pd.DataFrame(rows).reindex(columns=_COLUMNS)
-    if tested:
-        signs = _design_key(generator)
-        matrix = np.vstack([np.nan_to_num(d, nan=0.0) for d in diffs])
-        pvalues = _sign_flip_pvalues(matrix, n_permutations, signs)
-        intervals = _paired_intervals(diffs, n_resamples, confidence, _design_key(generator))
-        for j, name in enumerate(("permutation_pvalue", "diff_ci_low", "diff_ci_high",
-                                  "effect_size_ci_low", "effect_size_ci_high")):
-            values = pvalues if j == 0 else intervals[j - 1]
-            table.loc[tested, name] = values
     numeric = [c for c in _COLUMNS if c not in ("system", "against", "metric", "column",
                                                   "p_at_floor", "significant")]
     table[numeric] = table[numeric].astype(float)
@@ -342,36 +339,6 @@ def _compare(results: dict[str, Evaluation], order: list[str], *, pairs: str, al
     table["n_shared"] = table["n_shared"].astype("Int64")
     table["k"] = table["k"].astype("Int64")
     return table
-
-
-def _paired_intervals(diffs: list[np.ndarray], n_resamples: int, confidence: float,
-                      key: int) -> np.ndarray:
-    """Bootstrap intervals of the mean and of Cohen's d_z of each column of per-user
-    differences (NaN: user not shared): rows diff low, diff high, d_z low, d_z high."""
-    out = np.full((4, len(diffs)), np.nan)
-    if not n_resamples:
-        return out
-    varying = []
-    for j, d in enumerate(diffs):  # one step per comparison, not per user
-        present = d[~np.isnan(d)]
-        if present.min() == present.max():
-            dz = 0.0 if present[0] == 0 else float(np.copysign(np.inf, present[0]))
-            out[:, j] = [present[0], present[0], dz, dz]
-        else:
-            varying.append(j)
-    if not varying:
-        return out
-    columns = [diffs[j] for j in varying]
-    means = _poisson_means(columns + [c * c for c in columns], n_resamples, key)
-    m1, m2 = means[:, : len(columns)], means[:, len(columns):]
-    n = np.array([np.count_nonzero(~np.isnan(c)) for c in columns], dtype=np.float64)
-    variance = (m2 - m1 * m1) * n / (n - 1)
-    spread = variance > 1e-12 * np.maximum(m2, np.finfo(float).tiny)
-    dz = np.full(m1.shape, np.nan)
-    np.divide(m1, np.sqrt(np.where(spread, variance, 1.0)), out=dz, where=spread)
-    out[0, varying], out[1, varying] = _percentile_interval(m1, confidence)
-    out[2, varying], out[3, varying] = _percentile_interval(dz, confidence)
-    return out
 
 
 def format_pvalue(pvalue: float, *, at_floor: bool = False) -> str:

@@ -45,14 +45,16 @@ def reference_weights(key: int, n: int, n_resamples: int) -> np.ndarray:
     return np.searchsorted(thresholds, v, side="right").astype(np.float64)
 
 
-def reference_bits(key: int, n: int, n_rounds: int) -> np.ndarray:
-    """(R, n) coins: bit u mod 64 of mix(stream(floor(u / 64)) + (r + 1) g)."""
-    blocks = np.arange(n) // 64
+def reference_bits(key: int, n: int, n_rounds: int, streams: np.ndarray | None = None
+                   ) -> np.ndarray:
+    """(R, n) coins: bit r mod 64 of mix(stream(s_u) + (floor(r / 64) + 1) g), s_u the user's
+    stream (default: its position)."""
+    streams = np.arange(n, dtype=np.uint64) if streams is None else streams
+    rounds = np.arange(n_rounds, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        words = mix(stream(key, blocks)[None, :]
-                    + (np.arange(n_rounds, dtype=np.uint64)[:, None] + np.uint64(1)) * GAMMA)
-    return ((words >> (np.arange(n) % 64).astype(np.uint64)[None, :]) & np.uint64(1)).astype(
-        np.float64)
+        words = mix(stream(key, streams)[None, :]
+                    + (rounds[:, None] // np.uint64(64) + np.uint64(1)) * GAMMA)
+    return ((words >> (rounds % np.uint64(64))[:, None]) & np.uint64(1)).astype(np.float64)
 
 
 def reference_interval(frame: pd.DataFrame, seed: int, n_resamples: int,
@@ -136,16 +138,34 @@ def test_bootstrap_weights_do_not_depend_on_chunks_threads_or_other_users() -> N
 
 def test_sign_flip_sums_follow_the_documented_hash_and_do_not_depend_on_chunks() -> None:
     gen = np.random.default_rng(1)
-    n, c, rounds = 200, 3, 333
+    n, c, rounds = 203, 3, 333
     diffs = gen.normal(size=(c, n))
     diffs[1, ::3] = 0.0
+    diffs[2, 8:40] = 0.0  # whole groups of 8 without a difference
     key = _design_key(4)
     bits = reference_bits(key, n, rounds)
     got = resample.sign_flip_sums(diffs, key, rounds)
     np.testing.assert_allclose(got, (bits @ diffs.T).T, rtol=1e-12, atol=1e-12)
-    for chunk, threads in ((1, 2), (100, 1), (1_000, 2)):
-        np.testing.assert_array_equal(
-            resample.sign_flip_sums(diffs, key, rounds, chunk=chunk, threads=threads), got)
+    for chunk, threads in ((64, 2), (128, 1), (1_024, 2)):
+        np.testing.assert_allclose(
+            resample.sign_flip_sums(diffs, key, rounds, chunk=chunk, threads=threads), got,
+            rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(resample.sign_flip_sums(diffs, key, rounds, threads=1), got)
+    # users named by their ids: a user's coins follow it, and disjoint sets add up
+    ids = gen.permutation(10**6)[:n].astype(np.int64)
+    streams = resample.user_streams(ids)
+    np.testing.assert_allclose(resample.sign_flip_sums(diffs, key, rounds, streams=streams),
+                               (reference_bits(key, n, rounds, streams) @ diffs.T).T,
+                               rtol=1e-12, atol=1e-12)
+    order = gen.permutation(n)
+    first, rest = order[:70], order[70:]
+    parts = sum(resample.sign_flip_sums(diffs[:, part], key, rounds, streams=streams[part])
+                for part in (first, rest))
+    np.testing.assert_allclose(parts, resample.sign_flip_sums(diffs, key, rounds,
+                                                              streams=streams),
+                               rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="sign_flip_sums: 'chunk' must be a multiple of 64"):
+        resample.sign_flip_sums(diffs, key, rounds, chunk=10)
     # the coins are fair and independent across users and rounds
     flips = reference_bits(key, 640, 2000)
     assert abs(flips.mean() - 0.5) < 4 * np.sqrt(0.25 / flips.size)

@@ -1,0 +1,78 @@
+"""The additive statistics behind compare (evalkit._paired) against scipy and against the
+whole table: the tests of one piece equal scipy's, and partitions add up to the whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from evalkit._paired import paired_results, paired_sums
+from evalkit._resample import user_streams
+
+KEYS = dict(sign_key=12345, n_permutations=999, boot_key=678, n_resamples=400)
+
+
+def _diffs(seed: int, n: int) -> np.ndarray:
+    """Comparisons with ties, zeros, NaN (users not shared), constants and tiny samples."""
+    gen = np.random.default_rng(seed)
+    rows = [
+        np.round(gen.normal(0.05, 0.3, n), 1),              # many ties and zeros
+        gen.normal(0.0, 1.0, n),                             # no ties
+        np.where(gen.random(n) < 0.3, np.nan, np.round(gen.normal(0.1, 0.2, n), 2)),
+        np.full(n, 0.25),                                    # a nonzero constant
+        np.zeros(n),                                         # identical systems
+        np.where(np.arange(n) < 12, np.round(gen.normal(0, 1, n), 0), np.nan),  # 12 shared
+        np.where(np.arange(n) < 1, 0.5, np.nan),             # one shared user: not tested
+    ]
+    return np.vstack(rows)
+
+
+@pytest.mark.parametrize("n", [40, 300])
+def test_one_piece_gives_scipys_tests(n) -> None:
+    diffs = _diffs(n, n)
+    got = paired_results(paired_sums(diffs, user_streams(np.arange(n)), **KEYS),
+                         n_permutations=KEYS["n_permutations"], confidence=0.95)
+    for j, row in enumerate(diffs):
+        d = row[~np.isnan(row)]
+        assert got["n_shared"][j] == len(d)
+        if len(d) < 2:
+            assert not got["tested"][j] and np.isnan(got["t_pvalue"][j])
+            continue
+        assert got["diff"][j] == pytest.approx(d.mean(), rel=1e-12, abs=1e-15)
+        if d.any():
+            want = scipy.stats.wilcoxon(d, zero_method="wilcox").pvalue
+            assert got["wilcoxon_pvalue"][j] == pytest.approx(want, rel=1e-12), j
+        else:
+            assert got["wilcoxon_pvalue"][j] == 1.0
+        if d.min() < d.max():
+            t = scipy.stats.ttest_rel(d, np.zeros(len(d)))
+            assert got["t_pvalue"][j] == pytest.approx(t.pvalue, rel=1e-9), j
+            assert got["effect_size"][j] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+            assert got["diff_ci_low"][j] < d.mean() < got["diff_ci_high"][j]
+        else:
+            assert got["t_pvalue"][j] == (1.0 if d[0] == 0 else 0.0)
+            assert got["diff_ci_low"][j] == got["diff_ci_high"][j] == d[0]
+
+
+def test_partitions_add_up_to_the_whole() -> None:
+    n = 500
+    diffs = _diffs(7, n)
+    ids = np.random.default_rng(3).permutation(10**6)[:n]
+    whole = paired_results(paired_sums(diffs, user_streams(ids), **KEYS),
+                           n_permutations=KEYS["n_permutations"], confidence=0.9)
+    for cuts in ([250], [1, 2, 3, 400], [100, 200, 300, 400]):
+        bounds = [0, *cuts, n]
+        order = np.random.default_rng(len(cuts)).permutation(n)  # any users in any part
+        parts = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        total = None
+        for part in parts:
+            piece = paired_sums(diffs[:, part], user_streams(ids[part]), **KEYS)
+            total = piece if total is None else total + piece
+        got = paired_results(total, n_permutations=KEYS["n_permutations"], confidence=0.9)
+        for name, value in whole.items():
+            if name in ("tested", "n_shared", "permutation_pvalue"):
+                np.testing.assert_array_equal(got[name], value, err_msg=name)
+            else:
+                np.testing.assert_allclose(got[name], value, rtol=1e-10, atol=1e-12,
+                                           err_msg=name)
