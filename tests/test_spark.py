@@ -323,3 +323,75 @@ def test_bad_rows_fail_from_the_job_with_the_in_memory_message(spark) -> None:
                                                          "rating double")
     with pytest.raises(ValueError, match="^spark.evaluate: 'truth' is empty"):
         evalkit.spark.evaluate(empty, spark.createDataFrame(recs), k=3)
+
+
+# ----------------------------------------------------------------------------------------------
+# compare on Spark
+# ----------------------------------------------------------------------------------------------
+
+
+def _systems(seed: int, string_ids: bool = False):
+    truth, recs = random_case(seed, n_users=120, string_ids=string_ids)
+    gen = np.random.default_rng(seed + 100)
+    other = recs.assign(score=recs["score"] + gen.integers(0, 3, len(recs)))
+    third = recs.assign(item_id=(recs["item_id"] + 1) % 40)
+    return truth, {"base": recs, "noisy": other, "shifted": third}
+
+
+@pytest.mark.parametrize(("partitions", "pairs", "string_ids"),
+                         [(1, "all", False), (3, "reference", True), (16, "all", True)])
+def test_compare_on_spark_is_the_in_memory_table(spark, partitions, pairs, string_ids) -> None:
+    import evalkit.spark
+
+    truth, systems = _systems(partitions, string_ids)
+    options = dict(k=[3, 10], metrics=["precision", "ndcg", "map"], pairs=pairs,
+                   n_resamples=300, n_permutations=999, rng=4, baseline="noisy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = ek.compare(systems, truth, **options)
+        got = evalkit.spark.compare({n: spark.createDataFrame(r) for n, r in systems.items()},
+                                    spark.createDataFrame(truth), partitions=partitions,
+                                    **options)
+    exact = ["system", "against", "metric", "k", "column", "n_users", "n_shared", "p_at_floor",
+             "significant", "permutation_pvalue", "permutation_pvalue_holm"]
+    pd.testing.assert_frame_equal(got[exact], want[exact])
+    numbers = [c for c in want.columns if c not in exact]
+    np.testing.assert_allclose(got[numbers].to_numpy(float), want[numbers].to_numpy(float),
+                               rtol=1e-10, atol=TOL)
+    assert want["diff"].notna().sum() >= 6  # the pairs were tested
+
+
+def test_compare_on_spark_checks_before_any_job(spark) -> None:
+    import evalkit.spark
+
+    truth, systems = _systems(1)
+    frames = {n: spark.createDataFrame(r) for n, r in systems.items()}
+    truth_frame = spark.createDataFrame(truth)
+    with pytest.raises(ValueError, match="spark.compare: 'baseline' must be one of"):
+        evalkit.spark.compare(frames, truth_frame, baseline="nope")
+    with pytest.raises(ValueError, match="spark.compare: 'n_permutations' must be"):
+        evalkit.spark.compare(frames, truth_frame, n_permutations=0)
+    with pytest.raises(ValueError, match=r"spark.compare: .*'k'.*\(system 'base'\)"):
+        evalkit.spark.compare(frames, truth_frame, k=0)
+
+
+def test_the_spark_profile_is_mllibs_ranking_metrics_on_both_engines(spark) -> None:
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    truth, recs = random_case(11)
+    recs = recs.sort_values(["user_id", "score", "item_id"], ascending=[True, False, True])
+    recs["rank"] = recs.groupby("user_id").cumcount() + 1
+    recs = recs[["user_id", "item_id", "rank"]]
+    relevant = truth[truth["rating"] >= 4.0].groupby("user_id")["item_id"].agg(list)
+    lists = recs.groupby("user_id")["item_id"].agg(list)
+    rows = [(lists.get(u, []), items) for u, items in relevant.items()]
+    reference = RankingMetrics(spark.sparkContext.parallelize(rows, 3))
+    calls = {"precision": reference.precisionAt, "recall": reference.recallAt,
+             "ndcg": reference.ndcgAt, "map": reference.meanAveragePrecisionAt}
+    on_cluster = on_spark(spark, truth, recs, k=[3, 12], definitions="spark", partitions=4)
+    local = in_memory(truth, recs, k=[3, 12], definitions="spark", n_resamples=0)
+    for metric, call in calls.items():
+        for k in (3, 12):
+            want = call(k)
+            assert on_cluster.mean(metric, k) == pytest.approx(want, abs=TOL), (metric, k)
+            assert local.mean(metric, k) == pytest.approx(want, abs=TOL), (metric, k)

@@ -6,11 +6,14 @@ the executors (users are bucketed by a hash of their id and each bucket is one c
 :func:`evalkit.evaluate`), and adds the buckets' sums on the driver: the means, the bootstrap
 intervals and the curves equal those of :func:`evalkit.evaluate` on the same data, whatever the
 number of partitions (to floating-point rounding, far below 1e-12), since every user draws its
-bootstrap weights from its id (:func:`evalkit.stats.bootstrap_ci_frame`).
+bootstrap weights from its id (:func:`evalkit.stats.bootstrap_ci_frame`). :func:`compare` is
+:func:`evalkit.compare` on Spark: the per-user tables stay in Spark, and the paired tests and
+intervals are added up from each partition's sums.
 """
 
 from __future__ import annotations
 
+from ._compare import compare
 from ._evaluate import SparkEvaluation, evaluate
 
-__all__ = ["SparkEvaluation", "evaluate"]
+__all__ = ["SparkEvaluation", "compare", "evaluate"]
