@@ -41,7 +41,7 @@ from .ranking import (
     recall_at_k,
     reciprocal_rank_at_k,
 )
-from .rating import mae, mae_per_user, rmse, rmse_per_user
+from .rating import mae, mae_per_user, rating_errors, rmse, rmse_per_user
 
 __all__ = [
     "METRICS",
@@ -76,6 +76,7 @@ __all__ = [
     "r_precision",
     "r_precision_at_k",
     "ranking_curves",
+    "rating_errors",
     "rmse",
     "rmse_per_user",
     "recall_at_k",

@@ -16,7 +16,8 @@ import pandas as pd
 from .._checks import check_choice
 from ._common import check_id_dtypes, check_predictions, check_truth, finish_per_user
 
-__all__ = ["AVERAGES", "MISSING_POLICIES", "mae", "mae_per_user", "rmse", "rmse_per_user"]
+__all__ = ["AVERAGES", "ERROR_ROWS", "MISSING_POLICIES", "mae", "mae_per_user", "rating_errors", "rmse",
+           "rmse_per_user"]
 
 #: Valid values of ``average``: over all test ratings, or the mean of per-user values.
 AVERAGES = ("micro", "user")
@@ -367,3 +368,95 @@ def rmse_per_user(
     return _per_user(
         truth, predictions, func="rmse_per_user", name="rmse", missing=missing, squared=True
     )
+
+
+#: Rows of :func:`rating_errors`.
+ERROR_ROWS = ("MAE", "RMSE", "MAE per user", "RMSE per user")
+
+
+def rating_errors(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    missing: str = "error",
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """MAE and RMSE, over all test ratings and per user, with bootstrap intervals.
+
+    Parameters
+    ----------
+    truth, predictions, missing
+        As in :func:`mae`.
+    confidence : float, default 0.95
+        Coverage of the intervals, in (0, 1).
+    n_resamples : int, default 1000
+        Bootstrap replicates; 0 for no intervals (NaN bounds).
+    rng : int, Generator or None, default 0
+        Seed of the resampling; the same seed gives the same intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``MAE``, ``RMSE`` (over all test ratings, as :func:`mae` and :func:`rmse`
+        with ``average="micro"``), ``MAE per user`` and ``RMSE per user``
+        (``average="user"``); columns ``value``, ``ci_low``, ``ci_high``, ``n_users`` and
+        ``n_ratings``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`mae`, and for an option out of range.
+
+    Notes
+    -----
+    The bootstrap resamples users, not ratings (a user's ratings are not independent of one
+    another), with the Poisson design of :func:`evalkit.stats.bootstrap_ci_frame`: replicate
+    b weighs user u by ``w_ub ~ Poisson(1)``, drawn from the seed and the user id. With
+    ``S1_u``, ``S2_u`` the sums of absolute and squared errors of user u's ``n_u`` ratings, the
+    replicates are ``sum w S1 / sum w n`` (MAE), ``sqrt(sum w S2 / sum w n)`` (RMSE) and the
+    weighted means of the per-user values; the interval is their alpha/2 and 1 - alpha/2
+    quantiles.
+
+    Examples
+    --------
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 1, 2, 2, 3, 3, 3, 4, 4],
+    ...                       "item_id": [1, 2, 3, 1, 4, 5, 4, 2, 5, 6],
+    ...                       "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(
+    ...     prediction=[3.5, 5, 5, 5, 4.5, 4.1, 3.9, 3, 4.2, 4.8])
+    >>> rating_errors(truth, predictions)["value"].round(3).tolist()
+    [0.56, 0.872, 0.588, 0.695]
+    """
+    from .._checks import check_fraction
+    from .._resample import user_streams
+    from ..stats import (_check_resamples, _design_key, _percentile_interval,
+                         _poisson_column_sums)
+
+    func = "rating_errors"
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    if len(joined) == 0:
+        raise ValueError(f"{func}: no test rating to evaluate; 'truth' has no rows left.")
+    err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)
+    codes, users = pd.factorize(joined["user_id"], sort=True)
+    n = np.bincount(codes, minlength=len(users)).astype(np.float64)
+    s1 = np.bincount(codes, weights=np.abs(err), minlength=len(users))
+    s2 = np.bincount(codes, weights=err * err, minlength=len(users))
+    mae_u, rmse_u = s1 / n, np.sqrt(s2 / n)
+    value = np.array([s1.sum() / n.sum(), np.sqrt(s2.sum() / n.sum()), mae_u.mean(),
+                      rmse_u.mean()])
+    low = np.full(4, np.nan)
+    high = np.full(4, np.nan)
+    if n_resamples:
+        sums, weights = _poisson_column_sums([s1, s2, n, mae_u, rmse_u], n_resamples,
+                                             _design_key(rng), user_streams(users))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            replicates = np.vstack([sums[0] / sums[2], np.sqrt(sums[1] / sums[2]),
+                                    sums[3] / weights[3], sums[4] / weights[4]]).T
+        low, high = _percentile_interval(replicates, confidence)
+    return pd.DataFrame({"value": value, "ci_low": low, "ci_high": high,
+                         "n_users": len(users), "n_ratings": len(joined)},
+                        index=pd.Index(ERROR_ROWS, name="error"))

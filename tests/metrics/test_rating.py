@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import mean_absolute_error, mean_squared_error
 
-from evalkit.metrics.rating import mae, mae_per_user, rmse, rmse_per_user
+from evalkit.metrics.rating import mae, mae_per_user, rating_errors, rmse, rmse_per_user
 
 
 def seed_table() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -233,3 +233,73 @@ def test_empty_truth_is_an_error():
     truth, predictions = seed_table()
     with pytest.raises(ValueError, match="no test rating to evaluate"):
         mae(truth.iloc[:0], predictions)
+
+
+# ------------------------------------------------------------------------------ intervals
+
+
+def test_rating_errors_values_are_the_four_averages_of_the_seed_table() -> None:
+    truth, predictions = seed_table()
+    table = rating_errors(truth, predictions)
+    want = [mae(truth, predictions), rmse(truth, predictions),
+            mae(truth, predictions, average="user"), rmse(truth, predictions, average="user")]
+    np.testing.assert_allclose(table["value"], want, rtol=1e-12)
+    assert table["value"].round(3).tolist()[:2] == [0.56, 0.872]  # the seed's MAE and RMSE
+    assert (table["n_users"] == 4).all() and (table["n_ratings"] == 10).all()
+    assert (table["ci_low"] <= table["value"]).all() and (table["value"] <= table["ci_high"]).all()
+
+
+def test_rating_errors_per_user_intervals_are_the_bootstrap_of_the_per_user_values() -> None:
+    from evalkit.stats import bootstrap_ci_frame
+
+    truth, predictions = random_data(3, n_users=60)
+    table = rating_errors(truth, predictions, n_resamples=700, rng=9, confidence=0.9)
+    per_user = pd.DataFrame({"MAE per user": mae_per_user(truth, predictions),
+                             "RMSE per user": rmse_per_user(truth, predictions)})
+    want = bootstrap_ci_frame(per_user, n_resamples=700, rng=9, confidence=0.9)
+    for row in want.index:
+        assert table.loc[row, "ci_low"] == pytest.approx(want.loc[row, "ci_low"], rel=1e-12)
+        assert table.loc[row, "ci_high"] == pytest.approx(want.loc[row, "ci_high"], rel=1e-12)
+
+
+def test_rating_errors_micro_intervals_resample_users_not_ratings() -> None:
+    # users of very different error levels and sizes: a plain bootstrap over users (with
+    # replacement, NumPy's generator) gives the same interval within Monte-Carlo error
+    gen = np.random.default_rng(4)
+    rows = []
+    for u in range(150):
+        size, scale = gen.integers(1, 40), gen.choice([0.2, 1.5])
+        for i in range(size):
+            rows.append((u, i, 3.0, 3.0 + gen.normal(0, scale)))
+    frame = pd.DataFrame(rows, columns=["user_id", "item_id", "rating", "prediction"])
+    truth, predictions = frame.drop(columns="prediction"), frame.drop(columns="rating")
+    table = rating_errors(truth, predictions, n_resamples=4000, rng=1)
+    err = (frame["prediction"] - frame["rating"]).to_numpy()
+    codes = frame["user_id"].to_numpy()
+    s1 = np.bincount(codes, np.abs(err))
+    s2 = np.bincount(codes, err * err)
+    n = np.bincount(codes).astype(float)
+    draws = gen.integers(0, 150, size=(4000, 150))
+    for row, stat in (("MAE", s1[draws].sum(1) / n[draws].sum(1)),
+                      ("RMSE", np.sqrt(s2[draws].sum(1) / n[draws].sum(1)))):
+        low, high = np.quantile(stat, [0.025, 0.975])
+        width = high - low
+        assert table.loc[row, "ci_low"] == pytest.approx(low, abs=0.1 * width)
+        assert table.loc[row, "ci_high"] == pytest.approx(high, abs=0.1 * width)
+    # resampling ratings instead would give a much narrower (wrong) interval
+    flat = np.abs(err)[gen.integers(0, len(err), size=(4000, len(err)))].mean(1)
+    assert np.subtract(*np.quantile(flat, [0.975, 0.025])) < 0.8 * (
+        table.loc["MAE", "ci_high"] - table.loc["MAE", "ci_low"])
+
+
+def test_rating_errors_options_and_errors() -> None:
+    truth, predictions = seed_table()
+    bare = rating_errors(truth, predictions, n_resamples=0)
+    assert bare[["ci_low", "ci_high"]].isna().all().all()
+    with pytest.raises(ValueError, match="rating_errors: 'n_resamples' must be"):
+        rating_errors(truth, predictions, n_resamples=-1)
+    with pytest.raises(ValueError, match="rating_errors: 1 of 10 test rating"):
+        rating_errors(truth, predictions.iloc[1:])
+    with pytest.warns(UserWarning, match="rating_errors: dropped 1 of 10"):
+        dropped = rating_errors(truth, predictions.iloc[1:], missing="drop")
+    assert (dropped["n_ratings"] == 9).all()
