@@ -118,7 +118,8 @@ def compare(
     -------
     pd.DataFrame
         The table of :func:`evalkit.compare`, with the same numbers for the same data and
-        seed (to floating-point rounding, far below 1e-12), whatever the partitioning.
+        seed (to floating-point rounding; the randomization p-values exactly), whatever the
+        partitioning.
 
     Raises
     ------
