@@ -25,7 +25,8 @@ from .beyond import (
     serendipity,
     user_coverage,
 )
-from .classification import confusion, confusion_at_k, precision_recall_curve
+from .classification import (classification_scores, confusion, confusion_at_k,
+                             precision_recall_curve)
 from .correlation import fcp, fcp_global, kendall, spearman
 from .ranking import (
     average_precision_at_k,
@@ -51,6 +52,7 @@ __all__ = [
     "average_precision_at_k",
     "average_recommended_popularity",
     "catalog_coverage",
+    "classification_scores",
     "confusion",
     "confusion_at_k",
     "dcg_at_k",

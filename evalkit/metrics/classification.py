@@ -23,6 +23,7 @@ from .rating import _join_predictions
 
 __all__ = [
     "CONFUSION_LABELS",
+    "classification_scores",
     "confusion",
     "confusion_at_k",
     "f1",
@@ -472,3 +473,104 @@ def precision_recall_curve(
             "tn": n_neg - fp,
         }
     )
+
+
+def classification_scores(
+    truth: pd.DataFrame,
+    predictions: pd.DataFrame,
+    *,
+    threshold: float | None = 4.0,
+    cutoff: float | None = None,
+    missing: str = "error",
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """Precision, recall and F1 at a relevance threshold, with bootstrap intervals.
+
+    Parameters
+    ----------
+    truth, predictions, threshold, cutoff, missing
+        As in :func:`confusion`.
+    confidence : float, default 0.95
+        Coverage of the intervals, in (0, 1).
+    n_resamples : int, default 1000
+        Bootstrap replicates; 0 for no intervals (NaN bounds).
+    rng : int, Generator or None, default 0
+        Seed of the resampling; the same seed gives the same intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``precision``, ``recall`` and ``f1`` (the values of :func:`precision`,
+        :func:`recall` and :func:`f1`, pooled over every test rating); columns ``value``,
+        ``ci_low``, ``ci_high``, ``n_users`` and ``n_ratings``. A 0/0 value is NaN, as are its
+        bounds.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`confusion`, and for an option out of range.
+
+    Notes
+    -----
+    The bootstrap resamples users (a user's ratings are not independent of one another) with
+    the Poisson design of :func:`evalkit.stats.bootstrap_ci_frame`: replicate b weighs user u
+    by ``w_ub ~ Poisson(1)``, drawn from the seed and the user id, and with the user's counts
+    ``TP_u, FP_u, FN_u`` gives ``sum w TP / sum w (TP + FP)`` (precision),
+    ``sum w TP / sum w (TP + FN)`` (recall) and ``2 sum w TP / sum w (2 TP + FP + FN)``
+    (F1, the harmonic mean of the two); the interval is their alpha/2 and 1 - alpha/2
+    quantiles (replicates where a ratio is 0/0 are left out).
+
+    Examples
+    --------
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 2, 2, 3, 3], "item_id": [1, 2, 1, 3, 2, 3],
+    ...                       "rating": [5.0, 2, 4, 4, 1, 5]})
+    >>> predictions = truth[["user_id", "item_id"]].assign(
+    ...     prediction=[4.5, 4.2, 3.0, 4.1, 2.0, 4.4])
+    >>> classification_scores(truth, predictions)["value"].round(3).tolist()
+    [0.75, 0.75, 0.75]
+    """
+    from .._checks import check_fraction
+    from .._resample import user_streams
+    from ..stats import (_check_resamples, _design_key, _percentile_interval,
+                         _poisson_column_sums)
+
+    func = "classification_scores"
+    threshold = check_threshold(threshold, func=func)
+    cut = _check_cutoff(cutoff, threshold, func=func)
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    rating = joined["rating"].to_numpy(np.float64)
+    actual = np.ones(rating.size, dtype=bool) if threshold is None else rating >= threshold
+    predicted = joined["prediction"].to_numpy(np.float64) >= cut
+    codes, users = pd.factorize(joined["user_id"], sort=True)
+    tp, fp, fn = (np.bincount(codes, weights=mask, minlength=len(users))
+                  for mask in (actual & predicted, ~actual & predicted, actual & ~predicted))
+
+    def ratios(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.vstack([tp / (tp + fp), tp / (tp + fn), 2 * tp / (2 * tp + fp + fn)])
+
+    value = ratios(*(np.atleast_1d(c.sum()) for c in (tp, fp, fn)))[:, 0]
+    for name, what in (("precision", "TP / (TP + FP)"), ("recall", "TP / (TP + FN)"),
+                       ("f1", "2 TP / (2 TP + FP + FN)")):
+        if np.isnan(value[["precision", "recall", "f1"].index(name)]):
+            warnings.warn(f"{func}: {name} = {what} is 0/0; its value and bounds are NaN.",
+                          RuntimeWarning, stacklevel=2)
+    low = np.full(3, np.nan)
+    high = np.full(3, np.nan)
+    if n_resamples and len(users):
+        sums, _ = _poisson_column_sums([tp, fp, fn], n_resamples, _design_key(rng),
+                                       user_streams(users))
+        replicates = ratios(*sums).T
+        defined = ~np.isnan(value)
+        if defined.any():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+                low[defined], high[defined] = _percentile_interval(replicates[:, defined],
+                                                                   confidence)
+    return pd.DataFrame({"value": value, "ci_low": low, "ci_high": high,
+                         "n_users": len(users), "n_ratings": len(joined)},
+                        index=pd.Index(["precision", "recall", "f1"], name="score"))

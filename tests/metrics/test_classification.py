@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.metrics.classification import (
+    classification_scores,
     confusion,
     confusion_at_k,
     f1,
@@ -303,3 +304,59 @@ def test_real_data_matches_sklearn(ml_latest_small_dir):
     np.testing.assert_allclose(curve.loc[sk_t, "recall"], sk_r[:-1], rtol=1e-12)
     y_pred = predictions["prediction"].to_numpy() >= 3.5
     assert f1(truth, predictions, cutoff=3.5) == pytest.approx(skm.f1_score(y_true, y_pred))
+
+
+# ------------------------------------------------------------------------------ intervals
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("cutoff", [None, 2.5])
+def test_classification_scores_values_match_sklearn(seed, cutoff):
+    truth, predictions = random_data(seed)
+    y_true = truth["rating"].to_numpy() >= 4.0
+    y_pred = predictions["prediction"].to_numpy() >= (4.0 if cutoff is None else cutoff)
+    table = classification_scores(truth, predictions, cutoff=cutoff, n_resamples=300)
+    want = [skm.precision_score(y_true, y_pred), skm.recall_score(y_true, y_pred),
+            skm.f1_score(y_true, y_pred)]
+    np.testing.assert_allclose(table["value"], want, rtol=1e-12)
+    assert (table["ci_low"] <= table["value"]).all() and (table["value"] <= table["ci_high"]).all()
+    assert (table["n_ratings"] == len(truth)).all()
+    assert (table["n_users"] == truth["user_id"].nunique()).all()
+
+
+def test_classification_scores_resample_users_like_a_plain_user_bootstrap():
+    gen = np.random.default_rng(8)
+    n_users = 200
+    sizes = gen.integers(1, 30, n_users)
+    user = np.repeat(np.arange(n_users), sizes)
+    skill = gen.uniform(0.1, 0.9, n_users)[user]  # users differ: ratings cluster by user
+    relevant = gen.random(len(user)) < 0.5
+    predicted = np.where(gen.random(len(user)) < skill, relevant, ~relevant)
+    truth = pd.DataFrame({"user_id": user, "item_id": np.arange(len(user)),
+                          "rating": np.where(relevant, 5.0, 1.0)})
+    predictions = truth[["user_id", "item_id"]].assign(
+        prediction=np.where(predicted, 5.0, 1.0))
+    table = classification_scores(truth, predictions, n_resamples=4000, rng=2)
+    tp = np.bincount(user, relevant & predicted)
+    fp = np.bincount(user, ~relevant & predicted)
+    fn = np.bincount(user, relevant & ~predicted)
+    draws = gen.integers(0, n_users, size=(4000, n_users))
+    t, p, n = tp[draws].sum(1), fp[draws].sum(1), fn[draws].sum(1)
+    for row, stat in (("precision", t / (t + p)), ("recall", t / (t + n)),
+                      ("f1", 2 * t / (2 * t + p + n))):
+        low, high = np.quantile(stat, [0.025, 0.975])
+        assert table.loc[row, "ci_low"] == pytest.approx(low, abs=0.1 * (high - low)), row
+        assert table.loc[row, "ci_high"] == pytest.approx(high, abs=0.1 * (high - low)), row
+
+
+def test_classification_scores_zero_over_zero_and_errors():
+    truth, predictions = seed_classification()
+    never = predictions.assign(prediction=1.0)  # nothing predicted relevant: precision 0/0
+    with pytest.warns(RuntimeWarning, match=r"classification_scores: precision = TP / \(TP \+ FP\) is 0/0"):
+        table = classification_scores(truth, never)
+    assert np.isnan(table.loc["precision", ["value", "ci_low", "ci_high"]]).all()
+    assert table.loc["recall", "value"] == 0.0
+    with pytest.raises(ValueError, match="classification_scores: 'confidence' must be"):
+        classification_scores(truth, predictions, confidence=1.5)
+    with pytest.raises(ValueError, match="classification_scores: 'cutoff' must be given"):
+        classification_scores(truth, predictions, threshold=None)
