@@ -395,3 +395,147 @@ def test_the_spark_profile_is_mllibs_ranking_metrics_on_both_engines(spark) -> N
             want = call(k)
             assert on_cluster.mean(metric, k) == pytest.approx(want, abs=TOL), (metric, k)
             assert local.mean(metric, k) == pytest.approx(want, abs=TOL), (metric, k)
+
+
+# ----------------------------------------------------------------------------------------------
+# Around evaluate: whether Spark runs here, a quiet session, Parquet inputs, the at-scale report
+# ----------------------------------------------------------------------------------------------
+
+
+def _fake_java(folder: Path, version: str) -> Path:
+    """A JAVA_HOME whose bin/java only prints ``version`` (as ``java -version`` does)."""
+    (folder / "bin").mkdir(parents=True)
+    java = folder / "bin" / "java"
+    java.write_text(f"#!/bin/sh\necho 'openjdk version \"{version}\" 2020-01-01' >&2\n")
+    java.chmod(0o755)
+    return folder
+
+
+def test_missing_names_each_missing_piece_and_how_to_install_it(tmp_path, monkeypatch) -> None:
+    import evalkit.spark
+
+    real = importlib.util.find_spec
+    present = lambda name, *a: object() if name == "pyspark" else real(name, *a)  # noqa: E731
+    monkeypatch.setattr(importlib.util, "find_spec", present)
+    monkeypatch.setenv("JAVA_HOME", str(_fake_java(tmp_path / "jdk17", "17.0.15")))
+    assert evalkit.spark.missing() is None
+    monkeypatch.setenv("JAVA_HOME", str(_fake_java(tmp_path / "jdk11", "11.0.2")))
+    assert evalkit.spark.missing().startswith("Java 11 is installed, which is too old "
+                                              "(Spark needs Java 17 or later")
+    monkeypatch.setenv("JAVA_HOME", str(_fake_java(tmp_path / "jdk8", "1.8.0_292")))
+    assert evalkit.spark.missing().startswith("Java 8 is installed, which is too old")
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nowhere"))
+    assert "JAVA_HOME" in evalkit.spark.missing() and "nowhere" in evalkit.spark.missing()
+    monkeypatch.delenv("JAVA_HOME")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java on it
+    assert evalkit.spark.missing() == ("Java is not installed (Spark needs Java 17 or later, "
+                                       "e.g. the Debian package openjdk-17-jre-headless, or "
+                                       "set JAVA_HOME)")
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "pyspark" else real(name, *a))
+    reason = evalkit.spark.missing()
+    assert reason.startswith("pyspark is not installed (pip install 'evalkit[spark]'); Java is "
+                             "not installed")
+
+
+def test_start_session_reuses_the_running_session_and_says_what_it_cannot_start(
+        spark, tmp_path, monkeypatch) -> None:
+    import evalkit.spark
+
+    try:
+        session = evalkit.spark.start_session("local[2]", partitions=3)
+        assert session.sparkContext.applicationId == spark.sparkContext.applicationId
+        assert session.conf.get("spark.sql.shuffle.partitions") == "3"
+        assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", "4")
+    with pytest.raises(ValueError, match=r"start_session: 'master' is a Spark Connect address"):
+        evalkit.spark.start_session("sc://localhost:15002")
+    with pytest.raises(ValueError, match=r"start_session: 'master' must be a Spark master URL"):
+        evalkit.spark.start_session("")
+    with pytest.raises(ValueError, match=r"start_session: 'partitions' must be a positive"):
+        evalkit.spark.start_session(partitions=0)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    with pytest.raises(RuntimeError, match=r"^start_session: Spark cannot run here: Java is not "
+                                           r"installed where JAVA_HOME points"):
+        evalkit.spark.start_session()
+
+
+def test_spark_console_output_goes_to_the_log_not_to_the_process_output(spark, tmp_path) -> None:
+    """A fresh process: the JVM's start-up lines and a Python worker's stderr land in the log;
+    the process itself prints only its result (what reaches a notebook cell)."""
+    import subprocess
+
+    log = tmp_path / "spark.log"
+    script = (
+        "import sys\n"
+        "import evalkit.spark as eks\n"
+        f"session = eks.start_session('local[1]', partitions=2, log={str(log)!r})\n"
+        "def noisy(batches):\n"
+        "    for batch in batches:\n"
+        "        print('noise from a worker', file=sys.stderr)\n"
+        "        yield batch\n"
+        "print(session.range(5).mapInPandas(noisy, 'id long').count())\n"
+        "session.stop()\n")
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (done.stdout, done.stderr) == ("5\n", "")
+    written = log.read_text()
+    assert "noise from a worker" in written and "log4j" in written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spark.log"]  # nothing else here
+
+
+def _three_systems() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    truth, recs = random_case(10)
+    ranked = recs.sort_values(["user_id", "score", "item_id"], ascending=[True, False, True])
+    ranked = ranked.assign(rank=ranked.groupby("user_id").cumcount() + 1)
+    return truth, {"scores": recs, "ranks": ranked.drop(columns="score"), "both": ranked}
+
+
+def test_write_parquet_and_split_systems_give_each_system_back(spark, tmp_path) -> None:
+    import evalkit.spark
+
+    truth, systems = _three_systems()
+    before = {n: r.copy() for n, r in systems.items()}
+    files = evalkit.spark.write_parquet(truth, systems, tmp_path, train=truth)
+    assert files.systems == ("scores", "ranks", "both")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["recs.parquet", "train.parquet",
+                                                          "truth.parquet"]
+    for name in systems:
+        pd.testing.assert_frame_equal(systems[name], before[name])
+    frames = evalkit.spark.split_systems(spark.read.parquet(files.recs), names=files.systems)
+    assert list(frames) == ["scores", "ranks", "both"]
+    assert {n: f.columns for n, f in frames.items()} == {
+        "scores": ["user_id", "item_id", "score"], "ranks": ["user_id", "item_id", "rank"],
+        "both": ["user_id", "item_id", "rank", "score"]}
+    truth_frame = spark.read.parquet(files.truth)
+    for name, recs in frames.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = evalkit.spark.evaluate(truth_frame, recs, k=[3, 10], partitions=3, rng=1)
+        assert_same(got, in_memory(truth, systems[name], k=[3, 10], rng=1), per_user=False)
+    assert list(evalkit.spark.split_systems(spark.read.parquet(files.recs))) == [
+        "both", "ranks", "scores"]  # sorted without names
+    alone = spark.read.parquet(files.truth)
+    assert list(evalkit.spark.split_systems(alone, name="mine")) == ["mine"]
+    with pytest.raises(ValueError, match=r"split_systems: the recommendations hold no system "
+                                         r"'other'; they hold 'both', 'ranks', 'scores'"):
+        evalkit.spark.split_systems(spark.read.parquet(files.recs), names=["scores", "other"])
+
+
+def test_write_parquet_refuses_what_spark_could_not_evaluate(tmp_path) -> None:
+    import evalkit.spark
+
+    truth, systems = _three_systems()
+    with pytest.raises(ValueError, match=r"write_parquet: 'systems' must map at least one"):
+        evalkit.spark.write_parquet(truth, {}, tmp_path)
+    with pytest.raises(ValueError, match=r"write_parquet: 'systems\['x'\]' needs a 'rank' or"):
+        evalkit.spark.write_parquet(truth, {"x": systems["scores"].drop(columns="score")},
+                                    tmp_path)
+    with pytest.raises(ValueError, match=r"write_parquet: 'truth' is missing column\(s\) "
+                                         r"item_id"):
+        evalkit.spark.write_parquet(truth.drop(columns="item_id"), systems, tmp_path)
+    with pytest.raises(ValueError, match=r"write_parquet: 'folder' must be an existing folder"):
+        evalkit.spark.write_parquet(truth, systems, tmp_path / "absent")
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,213 @@
+"""Whether Spark can run here, and a session with quiet local defaults.
+
+:func:`missing` names what keeps Spark from running (pyspark, Java 17 or later), so that a
+notebook can say so and skip its Spark cells; :func:`start_session` starts (or reuses) a
+session whose JVM writes its console output to a log file, not into the notebook.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .._checks import check_positive_int
+
+__all__ = ["missing", "start_session"]
+
+#: The oldest Java that Spark 4 runs on.
+JAVA_MIN = 17
+INSTALL = "pip install 'evalkit[spark]'"
+_JAVA_HINT = (f"Spark needs Java {JAVA_MIN} or later, e.g. the Debian package "
+              f"openjdk-{JAVA_MIN}-jre-headless")
+_VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
+
+
+def _java() -> tuple[str | None, str | None]:
+    """The java that Spark's launcher would run (``$JAVA_HOME/bin/java`` when ``JAVA_HOME`` is
+    set, else the one on the PATH), or None and why not."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        java = Path(home, "bin", "java")
+        if java.is_file() and os.access(java, os.X_OK):
+            return str(java), None
+        return None, (f"Java is not installed where JAVA_HOME points ('{home}' holds no "
+                      f"bin/java; {_JAVA_HINT}, or unset JAVA_HOME)")
+    java = shutil.which("java")
+    if java is None:
+        return None, f"Java is not installed ({_JAVA_HINT}, or set JAVA_HOME)"
+    return java, None
+
+
+def _java_version(java: str) -> int | None:
+    """The major version of ``java`` (8 for 1.8), or None when it does not say."""
+    try:
+        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = _VERSION.search(done.stderr + done.stdout)
+    if found is None:
+        return None
+    major = int(found.group(1))
+    return int(found.group(2) or 0) if major == 1 else major
+
+
+def missing() -> str | None:
+    """What keeps Spark from running here, with how to install it; None when it can run.
+
+    Checks that pyspark can be imported and that the java Spark's launcher would start
+    (``$JAVA_HOME/bin/java`` when ``JAVA_HOME`` is set, else ``java`` on the PATH) exists
+    and is Java 17 or later. Nothing is started.
+
+    Returns
+    -------
+    str or None
+        For example ``"pyspark is not installed (pip install 'evalkit[spark]')"``; every
+        missing piece, joined by ``"; "``.
+
+    Examples
+    --------
+    >>> reason = missing()
+    >>> reason is None or "pyspark" in reason or "Java" in reason
+    True
+    """
+    reasons = []
+    try:
+        found = importlib.util.find_spec("pyspark") is not None
+    except (ImportError, ValueError):  # a broken installation counts as none
+        found = False
+    if not found:
+        reasons.append(f"pyspark is not installed ({INSTALL})")
+    java, why = _java()
+    if java is None:
+        reasons.append(str(why))
+    else:
+        version = _java_version(java)
+        if version is not None and version < JAVA_MIN:
+            reasons.append(f"Java {version} is installed, which is too old ({_JAVA_HINT}; "
+                           "JAVA_HOME chooses which Java Spark runs)")
+    return "; ".join(reasons) or None
+
+
+def _log_path(log: str | os.PathLike | None) -> Path:
+    if log is not None:
+        return Path(log)
+    return Path(tempfile.gettempdir()) / f"evalkit-spark-{os.getpid()}.log"
+
+
+@contextmanager
+def _console_to(path: Path) -> Iterator[None]:
+    """Point file descriptors 1 and 2 at ``path`` while the body runs: a process started in
+    it (Spark's JVM, and the Python workers it starts later) keeps writing there, so that its
+    log lines do not reach a notebook's cell outputs (ipykernel forwards what the kernel's
+    descriptors receive)."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        with open(path, "ab") as handle:
+            os.dup2(handle.fileno(), 1)
+            os.dup2(handle.fileno(), 2)
+            yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def start_session(master: str = "local[2]", *, partitions: int | None = None,
+                  app_name: str = "evalkit", log: str | os.PathLike | None = None):
+    """A Spark session for :func:`evalkit.spark.evaluate`, with quiet local defaults.
+
+    Reuses the active session when it runs on ``master``; stops it and starts another when
+    it runs elsewhere.
+
+    Parameters
+    ----------
+    master : str, default "local[2]"
+        Spark master URL: ``local[n]`` (n cores of this machine), ``spark://host:7077``,
+        ``yarn``, ``k8s://...``. For Spark Connect build the session yourself
+        (``SparkSession.builder.remote("sc://host:15002")``).
+    partitions : int, optional
+        ``spark.sql.shuffle.partitions`` (Spark's default is 200, many for one machine).
+    app_name : str, default "evalkit"
+        The application's name in the cluster's UI.
+    log : path, optional
+        File that receives the console output of Spark's JVM and of its Python workers
+        (log4j lines, warnings); default ``evalkit-spark-<pid>.log`` in the temporary
+        directory. Spark's own log level is set to ERROR.
+
+    Returns
+    -------
+    pyspark.sql.SparkSession
+
+    Raises
+    ------
+    RuntimeError
+        When Spark cannot run here (naming what is missing, see :func:`missing`), or when
+        its JVM does not start (naming the log file).
+    ValueError
+        For an empty or Spark Connect ``master``.
+
+    Notes
+    -----
+    The defaults: the web UI off (``spark.ui.enabled=false``), no console progress bars,
+    and for a ``local`` master ``PYSPARK_PYTHON`` set to this Python (``sys.executable``),
+    so that the workers import the same evalkit; for other masters ``PYSPARK_PYTHON`` is
+    set only when it is unset (the executors need evalkit installed, see the README).
+    """
+    if not isinstance(master, str) or not master.strip():
+        raise ValueError(f"start_session: 'master' must be a Spark master URL such as "
+                         f"'local[2]'; got {master!r}.")
+    if master.startswith("sc://"):
+        raise ValueError("start_session: 'master' is a Spark Connect address; build that "
+                         "session with SparkSession.builder.remote(...) and pass its frames "
+                         f"to evalkit.spark.evaluate; got {master!r}.")
+    if partitions is not None:
+        partitions = check_positive_int(partitions, func="start_session", arg="partitions")
+    reason = missing()
+    if reason:
+        raise RuntimeError(f"start_session: Spark cannot run here: {reason}.")
+    from pyspark.sql import SparkSession
+
+    if master.startswith("local"):
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+    else:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3
+        active = SparkSession.getActiveSession()
+        if active is not None and active.sparkContext.master != master:
+            active.stop()
+            active = None
+        if active is None:
+            builder = (SparkSession.builder.master(master).appName(app_name)
+                       .config("spark.ui.enabled", "false")
+                       .config("spark.ui.showConsoleProgress", "false"))
+            if partitions is not None:
+                builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
+            path = _log_path(log)
+            try:
+                with _console_to(path):
+                    active = builder.getOrCreate()
+            except Exception as error:
+                raise RuntimeError(f"start_session: Spark did not start on {master!r} "
+                                   f"({type(error).__name__}: {error}); its console output "
+                                   f"is in {path}.") from None
+    active.sparkContext.setLogLevel("ERROR")
+    if partitions is not None:
+        active.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    return active
