@@ -539,3 +539,132 @@ def test_write_parquet_refuses_what_spark_could_not_evaluate(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"write_parquet: 'folder' must be an existing folder"):
         evalkit.spark.write_parquet(truth, systems, tmp_path / "absent")
     assert list(tmp_path.iterdir()) == []
+
+
+EXAMPLE = HERE.parent / "data" / "example"
+
+
+def test_the_at_scale_report_gives_the_ranking_reports_numbers(spark) -> None:
+    from evalkit import report as rp
+
+    data = rp.parquet_inputs(dataset=str(EXAMPLE), recs={"mine": str(EXAMPLE / "recs.csv")},
+                             baselines=["MostPopular"], k=12, seed=3)
+    assert not data.given and data.systems == ("mine", "MostPopular")
+    frames = rp.spark_frames(spark, data)
+    assert list(frames.systems) == ["mine", "MostPopular"] and frames.train is not None
+    options = dict(threshold=3.5, seed=3, profile="cornac")  # cornac drops unknown items
+    got = rp.spark_evaluate_systems(frames, k=[5, 10], partitions=3, **options)
+    systems = rp.load_systems(data.inputs, recs={"mine": str(EXAMPLE / "recs.csv")},
+                              baselines=["MostPopular"], k=12, seed=3)
+    want = rp.evaluate_systems(data.inputs.test, systems, k=[5, 10], train=data.inputs.train,
+                               **options)
+    for name in systems:
+        assert_same(got[name], want[name], per_user=False)
+    bands = rp.spark_curve_bands(frames, k_max=12, partitions=2, n_resamples=200, **options)
+    memory = rp.curve_bands(data.inputs.test, systems, k_max=12, train=data.inputs.train,
+                            n_resamples=200, **options)
+    for name in systems:
+        pd.testing.assert_frame_equal(bands[name], memory[name], check_exact=False, rtol=0,
+                                      atol=TOL)
+    curves = rp.spark_curve_bands(frames, k_max=12, partitions=2, **options)
+    agreement = rp.spark_agreement(frames, got, curves, k=[5, 10], **options)
+    assert agreement.index.tolist() == [("mine", "summary"), ("mine", "curves"),
+                                        ("MostPopular", "summary"), ("MostPopular", "curves")]
+    assert (agreement["largest_difference"] < TOL).all()
+    assert agreement["same_users"].tolist()[::2] == [True, True]
+    assert rp.agreement_note(agreement).startswith("`evalkit.evaluate` on the same data, "
+                                                   "collected from Spark into pandas, gives "
+                                                   "the same numbers for 2 system(s)")
+    assert rp.spark_headline(got, k=10, agreement=agreement) == {
+        "ndcg@10 mine": got["mine"].mean("ndcg", 10),
+        "ndcg@10 MostPopular": got["MostPopular"].mean("ndcg", 10), "same as in memory": True}
+    card = rp.spark_run_card(data, got, seed=3, master="local[2]", partitions=3,
+                             recs={"mine": str(EXAMPLE / "recs.csv")}, baselines=["MostPopular"])
+    assert card.loc["Parquet", "value"] == ("written from the split to a temporary folder "
+                                            "(truth.parquet, recs.parquet, train.parquet)")
+    assert card.loc["systems evaluated", "value"] == "mine, MostPopular"
+    assert card.loc["definition: unknown_items", "value"] == "drop"
+    assert card.loc["Spark master", "value"] == "local[2]"
+
+    given = rp.parquet_inputs(data.truth, data.recs)  # the analyst's paths, used as given
+    assert given.given and given.systems is None and given.train is None
+    again = rp.spark_frames(spark, given)
+    assert list(again.systems) == ["MostPopular", "mine"]  # sorted when read
+    card = rp.spark_run_card(given, {}, seed=3, master="local[2]", partitions=3,
+                             missing="Java is not installed")
+    assert card.loc["truth Parquet", "value"] == "truth.parquet"
+    assert card.loc["Spark", "value"] == "not run: Java is not installed"
+
+
+def test_the_at_scale_reports_prose_follows_the_results() -> None:
+    from evalkit import report as rp
+
+    table = pd.DataFrame({"system": ["a", "a", "b"], "part": ["summary", "curves", "summary"],
+                          "compared": [30, 600, 30], "largest_difference": [1e-15, 0.0, 1e-15],
+                          "same_users": pd.array([True, pd.NA, True], dtype="boolean")}
+                         ).set_index(["system", "part"])
+    note = rp.agreement_note(table)
+    assert "gives the same numbers for 2 system(s): over the 60 numbers of the summaries " \
+           "(means and interval bounds) and the 600 numbers of the curves" in note
+    assert "| a | curves | 600 | < 1e-12 |  |" in note
+    table.loc[("b", "summary"), ["largest_difference", "same_users"]] = [2.5e-4, False]
+    note = rp.agreement_note(table)
+    assert note.startswith("**`evalkit.evaluate` on the same data differs from the Spark "
+                           "evaluation:** the largest absolute difference is 0.00025 (b, "
+                           "summary), and the users behind the means differ for b.")
+    assert rp.agreement_note(None, missing="Java is not installed").startswith(
+        "Not checked: Spark did not run here")
+    assert rp.agreement_note(None).startswith("Not checked: `CHECK_IN_MEMORY` is off")
+    missing = "Java is not installed (Spark needs Java 17 or later)"
+    note = rp.spark_note(missing, master="local[2]", partitions=4)
+    assert note.startswith(f"**Spark cannot run here: {missing}.**")
+    assert "`pip install 'evalkit[spark]'`" in note and "Java 17" in note
+    assert rp.spark_note(None, master="local[3]", partitions=5).startswith(
+        "Spark runs on `local[3]`. The test users are hashed into 5 bucket(s)")
+    assert rp.spark_headline({}, k=10, missing=missing) == {"Spark": f"not run: {missing}"}
+
+
+def test_parquet_inputs_live_in_a_temporary_folder_removed_with_them() -> None:
+    import gc
+
+    from evalkit import report as rp
+
+    data = rp.parquet_inputs(dataset=str(EXAMPLE), baselines=["MostPopular"], k=5)
+    folder = Path(data.folder.name)
+    assert sorted(p.name for p in folder.iterdir()) == ["recs.parquet", "train.parquet",
+                                                        "truth.parquet"]
+    pd.testing.assert_frame_equal(pd.read_parquet(data.truth),
+                                  data.inputs.test[["user_id", "item_id", "rating",
+                                                    "timestamp"]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)  # "implicitly cleaning up"
+        del data
+        gc.collect()
+    assert not folder.exists()
+
+
+def test_the_at_scale_parameters_are_checked_before_anything_runs(tmp_path) -> None:
+    from evalkit.report import ParameterError, check_parameters
+    from evalkit.report._runner import _resolve_parameters
+
+    (tmp_path / "t.parquet").write_bytes(b"")
+    ok = check_parameters(TRUTH_PARQUET=str(tmp_path / "t.parquet"),
+                          RECS_PARQUET="s3://bucket/recs", SPARK_MASTER="local[2]",
+                          PARTITIONS=3, CHECK_IN_MEMORY=False)
+    assert ok["RECS_PARQUET"] == "s3://bucket/recs" and ok["CHECK_IN_MEMORY"] is False
+    assert check_parameters(TRUTH_PARQUET="", RECS_PARQUET="")["TRUTH_PARQUET"] == ""
+    for values, message in [
+        (dict(TRUTH_PARQUET=str(tmp_path / "t.parquet"), RECS_PARQUET=""),
+         r"parameter RECS_PARQUET must be given with TRUTH_PARQUET"),
+        (dict(RECS_PARQUET=str(tmp_path / "absent.parquet")),
+         r"parameter RECS_PARQUET names no Parquet file or folder: '.*absent.parquet'"),
+        (dict(PARTITIONS=0), r"parameter PARTITIONS must be an integer >= 1; got 0"),
+        (dict(CHECK_IN_MEMORY="yes"), r"parameter CHECK_IN_MEMORY must be True or False"),
+        (dict(SPARK_MASTER=""), r"parameter SPARK_MASTER must be a non-empty string"),
+    ]:
+        with pytest.raises(ParameterError, match=message):
+            check_parameters(**values)
+    resolved = _resolve_parameters("sample", {"TRUTH_PARQUET": "s3://bucket/truth",
+                                              "RECS_PARQUET": str(tmp_path / "t.parquet")})
+    assert resolved["TRUTH_PARQUET"] == "s3://bucket/truth"
+    assert resolved["RECS_PARQUET"] == str(tmp_path / "t.parquet")

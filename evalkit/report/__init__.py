@@ -8,7 +8,10 @@ parameters (:func:`check_parameters`), loads the data or the analyst's own split
 report is computed on (:func:`run_card`) and what the results say (:func:`findings`: the
 best system per metric, the significant differences, what was left out, computed caveats);
 the last cell saves the headline numbers
-(:func:`write_headline`) that ``index.html`` collects.
+(:func:`write_headline`) that ``index.html`` collects. The at-scale report runs the ranking
+evaluation through Spark (:func:`parquet_inputs`, :func:`spark_frames`,
+:func:`spark_evaluate_systems`, :func:`spark_curve_bands`) and checks it against the in-memory
+engine (:func:`spark_agreement`, :func:`agreement_note`).
 """
 
 from __future__ import annotations
@@ -56,6 +59,19 @@ from ._tables import (
     tie_table,
     topk_confusion_table,
 )
+from ._spark import (
+    ParquetInputs,
+    SparkFrames,
+    agreement_note,
+    parquet_inputs,
+    spark_agreement,
+    spark_curve_bands,
+    spark_evaluate_systems,
+    spark_frames,
+    spark_headline,
+    spark_note,
+    spark_run_card,
+)
 from ._runner import (
     ReportError,
     find_notebooks,
@@ -68,6 +84,17 @@ from ._runner import (
 )
 
 __all__ = [
+    "ParquetInputs",
+    "SparkFrames",
+    "agreement_note",
+    "parquet_inputs",
+    "spark_agreement",
+    "spark_curve_bands",
+    "spark_evaluate_systems",
+    "spark_frames",
+    "spark_headline",
+    "spark_note",
+    "spark_run_card",
     "beyond_table",
     "compare_systems",
     "comparison_note",

@@ -10,6 +10,7 @@ naming the parameter, instead of failing deep in a later cell.
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,6 +174,31 @@ def _alpha(name: str, value: object) -> float:
     return float(value)
 
 
+#: A URI that Spark reads (s3://, hdfs://, file:///...): passed on without a local check.
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _parquet(name: str, value: object) -> str:
+    """A Spark path: "" (none), a URI such as ``s3://...`` (not checked here), or a local
+    Parquet file or folder that exists."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        raise _fail(name, 'a path (a string) or "" (none)', value)
+    if _URI.match(value):
+        return value
+    if not Path(value).expanduser().exists():
+        raise ParameterError(f"parameter {name} names no Parquet file or folder: '{value}' "
+                             "does not exist.")
+    return value
+
+
+def _bool(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(name, "True or False", value)
+    return value
+
+
 def _headline(name: str, value: object) -> str | None:
     if value is None:
         return None
@@ -227,6 +253,16 @@ PARAMETERS: dict[str, Parameter] = {
                            "every pair", _optional_str),
     "PROFILE": Parameter("Optional[str]", "another library's definitions (evalkit.PROFILES); "
                          "None: evalkit's", _profile),
+    "TRUTH_PARQUET": Parameter("str", 'test interactions as Parquet (a Spark path); "": made '
+                               "from the data", _parquet),
+    "RECS_PARQUET": Parameter("str", "recommendations as Parquet (a Spark path), given with "
+                              "TRUTH_PARQUET", _parquet),
+    "SPARK_MASTER": Parameter("str", "Spark master: local[n] runs here, or a cluster's URL",
+                              _str),
+    "PARTITIONS": Parameter("int", "buckets of users, one Spark task each (results do not "
+                            "depend on it)", _positive_int),
+    "CHECK_IN_MEMORY": Parameter("bool", "also evaluate in memory (collects the data) and "
+                                 "compare", _bool),
     "HEADLINE_PATH": Parameter("Optional[str]", "headline-number JSON (set by the runner); "
                                "None: no file", _headline),
 }
@@ -242,9 +278,10 @@ def check_parameters(namespace: Mapping[str, object] | None = None, /, *,
     that is a parameter is checked. ``needs`` names parameters that this notebook cannot take
     as None (``needs=["THRESHOLD"]``).
     Besides each parameter's own rule, the rules between parameters are checked: ``TRAIN``
-    and ``TEST`` come together; ``K_MAX`` is at least every cutoff; the systems of ``RECS``
-    and ``BASELINES`` (or ``PREDICTIONS`` and ``RATING_BASELINES``) are at least one and have
-    distinct names; ``REFERENCE`` names one of them.
+    and ``TEST`` come together, and so do ``TRUTH_PARQUET`` and ``RECS_PARQUET``; ``K_MAX``
+    is at least every cutoff; the systems of ``RECS`` and ``BASELINES`` (or ``PREDICTIONS``
+    and ``RATING_BASELINES``) are at least one and have distinct names; ``REFERENCE`` names
+    one of them.
 
     Raises
     ------
@@ -276,6 +313,12 @@ def check_parameters(namespace: Mapping[str, object] | None = None, /, *,
         given, other = ("TRAIN", "TEST") if out.get("TRAIN") is not None else ("TEST", "TRAIN")
         raise ParameterError(f"parameter {other} must be given with {given} (your own split); "
                              f"got {given}={out[given]!r} and {other}=None.")
+    if ("TRUTH_PARQUET" in out or "RECS_PARQUET" in out) and \
+            bool(out.get("TRUTH_PARQUET")) != bool(out.get("RECS_PARQUET")):
+        given, other = (("TRUTH_PARQUET", "RECS_PARQUET") if out.get("TRUTH_PARQUET")
+                        else ("RECS_PARQUET", "TRUTH_PARQUET"))
+        raise ParameterError(f"parameter {other} must be given with {given}; got "
+                             f"{given}={out[given]!r} and {other}={out.get(other, '')!r}.")
     if "K_MAX" in out:
         ks = list(out.get("K_VALUES") or []) + ([out["K"]] if "K" in out else [])
         if ks and max(ks) > out["K_MAX"]:  # type: ignore[operator]

@@ -37,7 +37,8 @@ __all__ = [
 PROJECT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 #: Parameters whose values are paths (or mappings of names to paths): the runner makes them
 #: absolute, since the notebooks run in their own directory.
-PATH_PARAMETERS = ("TRAIN", "TEST", "ITEMS", "RECS", "PREDICTIONS")
+PATH_PARAMETERS = ("TRAIN", "TEST", "ITEMS", "RECS", "PREDICTIONS", "TRUTH_PARQUET",
+                   "RECS_PARQUET")
 
 
 class ReportError(RuntimeError):
@@ -238,9 +239,9 @@ def list_parameters(notebooks: str | os.PathLike | None = None) -> pd.DataFrame:
 def _absolute(value: object) -> object:
     if isinstance(value, Mapping):
         return {k: _absolute(v) for k, v in value.items()}
-    if isinstance(value, (str, os.PathLike)) and str(value):
+    if isinstance(value, (str, os.PathLike)) and str(value) and "://" not in str(value):
         return str(Path(value).expanduser().resolve())
-    return value
+    return value  # empty, or a URI that Spark reads (s3://...)
 
 
 def _resolve_parameters(data: str, parameters: Mapping[str, object]) -> dict[str, object]:

@@ -135,11 +135,9 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
     from .._checks import check_cutoff
     from ..evaluate import evaluate
     from ..metrics import TieWarning
-    from ..profiles import profile as profile_definitions
 
     k_max = check_cutoff(k_max, func="curve_bands", arg="k_max")
-    definitions = None if profile is None else \
-        profile_definitions(profile, func="curve_bands").replace(profile=None)
+    definitions = _band_definitions(profile, func="curve_bands")
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TieWarning)
@@ -148,15 +146,28 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
             result = evaluate(test, recs, k=list(range(1, k_max + 1)), metrics=list(metrics),
                               threshold=threshold, rng=seed, definitions=definitions,
                               train=train, confidence=confidence, n_resamples=n_resamples)
-            s = result.summary
-            frame = pd.DataFrame(index=pd.RangeIndex(1, k_max + 1, name="k"))
-            for metric in metrics:  # one step per metric
-                rows = s[s["metric"].eq(metric)].sort_values("k")
-                frame[metric] = rows["mean"].to_numpy()
-                frame[f"{metric}_low"] = rows["ci_low"].to_numpy()
-                frame[f"{metric}_high"] = rows["ci_high"].to_numpy()
-            out[name] = frame
+            out[name] = _bands(result.summary, k_max, metrics)
     return out
+
+
+def _band_definitions(profile: str | None, *, func: str):
+    """The definitions of the curves under ``profile``: the profile's, for every metric
+    (also those its library lacks); None for evalkit's."""
+    from ..profiles import profile as profile_definitions
+
+    return None if profile is None else \
+        profile_definitions(profile, func=func).replace(profile=None)
+
+
+def _bands(summary: pd.DataFrame, k_max: int, metrics: Sequence[str]) -> pd.DataFrame:
+    """A summary over k = 1..``k_max`` as one row per k: ``m``, ``m_low``, ``m_high``."""
+    frame = pd.DataFrame(index=pd.RangeIndex(1, k_max + 1, name="k"))
+    for metric in metrics:  # one step per metric
+        rows = summary[summary["metric"].eq(metric)].sort_values("k")
+        frame[metric] = rows["mean"].to_numpy()
+        frame[f"{metric}_low"] = rows["ci_low"].to_numpy()
+        frame[f"{metric}_high"] = rows["ci_high"].to_numpy()
+    return frame
 
 
 def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.DataFrame:
