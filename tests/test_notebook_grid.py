@@ -14,6 +14,7 @@ report tests run the notebooks in fresh kernels.
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 from pathlib import Path
@@ -54,6 +55,17 @@ def files(tmp_path_factory) -> dict[str, str]:
     write("implicit_test", test.drop(columns=["rating"]))
     preds = ek.models.predict_ratings(train, test)["item bias"]
     write("preds", preds.iloc[::2].rename(columns={"prediction": "score"}))  # half the pairs
+
+    def parquet(name: str, frame: pd.DataFrame) -> None:
+        frame.to_parquet(d / f"{name}.parquet", index=False)
+        out[name] = str(d / f"{name}.parquet")
+
+    parquet("truth_parquet", test)
+    parquet("implicit_truth_parquet", test.drop(columns=["rating"]))
+    ties = recs.drop(columns="rank").assign(score=recs["score"].round(1))
+    parquet("systems_parquet", pd.concat([recs.assign(system="mine"),
+                                          ties.assign(system="ties")], ignore_index=True))
+    parquet("ranks_parquet", recs.drop(columns="score"))  # one system, no system column
     return out
 
 
@@ -108,6 +120,32 @@ def _sets(f: dict[str, str]) -> dict[str, dict]:
     }
 
 
+def _spark_sets(f: dict[str, str]) -> dict[str, dict]:
+    """The sets of the at-scale report (09), which runs only these and the shared sets that
+    stop it in its first cell: each run that succeeds starts Spark jobs."""
+    return {
+        "own Parquet: two systems in one file, one partition": {
+            "TRUTH_PARQUET": f["truth_parquet"], "RECS_PARQUET": f["systems_parquet"],
+            "K_VALUES": [1, 3, 25], "K": 3, "K_MAX": 30, "PARTITIONS": 1,
+        },
+        "own Parquet: one system of ranks, implicit truth, not checked in memory": {
+            "TRUTH_PARQUET": f["implicit_truth_parquet"], "RECS_PARQUET": f["ranks_parquet"],
+            "THRESHOLD": None, "K_MAX": 20, "PARTITIONS": 7, "CHECK_IN_MEMORY": False,
+        },
+        "own folder written as Parquet, another library's definitions": {
+            "DATASET": f["folder"], "RECS": {"mine": f["recs"]}, "BASELINES": ["MostPopular"],
+            "PROFILE": "cornac", "K": 5, "K_MAX": 20, "PARTITIONS": 3, "SEED": 2,
+        },
+        "Parquet truth without recommendations": {"TRUTH_PARQUET": f["truth_parquet"]},
+    }
+
+
+#: Notebooks that run the sets of :func:`_spark_sets` instead of the shared ones.
+SPARK_NOTEBOOKS = ("09",)
+FILE_KEYS = ("train", "test", "folder", "movies", "recs", "ranks", "ties", "nohits",
+             "interactions", "notime", "implicit_train", "implicit_test", "preds",
+             "truth_parquet", "implicit_truth_parquet", "systems_parquet", "ranks_parquet")
+
 #: (set, notebook) -> (parameter the first cell must name, message pattern); others succeed.
 FAILS = {
     ("implicit data, every test item relevant", "03"): ("DATASET", r"needs ratings"),
@@ -128,16 +166,26 @@ FAILS = {
                                                r"'MostPopular'"),
     ("a profile without the metrics asked", "07"): ("PROFILE", r"METRICS names 'precision', "
                                                     r"'recall', 'map', which PROFILE='sklearn'"),
+    ("no timestamps, temporal split asked", "09"): ("SPLIT", r"SPLIT='global_temporal' needs "
+                                                    r"timestamps"),
+    ("a system named like a baseline", "09"): ("RECS", r"RECS and BASELINES both name "
+                                               r"'MostPopular'"),
+    ("a cutoff list without cutoffs", "09"): ("K_VALUES", r"K_VALUES must be a non-empty list"),
+    ("Parquet truth without recommendations", "09"): ("RECS_PARQUET", r"RECS_PARQUET must be "
+                                                      r"given with TRUTH_PARQUET"),
 }
 
 
 def _runs() -> list[tuple[str, str]]:
-    sets = _sets({k: k for k in ("train", "test", "folder", "movies", "recs", "ranks", "ties", "nohits",
-                                  "interactions", "notime", "implicit_train", "implicit_test",
-                                  "preds")})  # names stand for the files here
+    names = {k: k for k in FILE_KEYS}  # names stand for the files here
+    sets, spark_sets = _sets(names), _spark_sets(names)
     runs, seen = [], set()
     for nb, path in NOTEBOOKS.items():
         declared = notebook_parameters(path)
+        if nb in SPARK_NOTEBOOKS:
+            runs += [(nb, name) for name in sets if (name, nb) in FAILS]
+            runs += [(nb, name) for name in spark_sets]
+            continue
         for name, params in sets.items():
             key = (nb, json.dumps({k: v for k, v in params.items() if k in declared},
                                   sort_keys=True))
@@ -145,6 +193,10 @@ def _runs() -> list[tuple[str, str]]:
                 seen.add(key)
                 runs.append((nb, name))
     return runs
+
+
+def _params(files: dict[str, str], name: str) -> dict:
+    return (_spark_sets(files) | _sets(files))[name]
 
 
 @pytest.fixture(scope="module")
@@ -190,7 +242,7 @@ def _first_cell_after_parameters(out: Path) -> int:
 def _check(nb: str, name: str, files, kernel, tmp_path) -> None:
     notebook = NOTEBOOKS[nb]
     declared = notebook_parameters(notebook)
-    params = {k: v for k, v in _sets(files)[name].items() if k in declared}
+    params = {k: v for k, v in _params(files, name).items() if k in declared}
     if "HEADLINE_PATH" in declared:
         params["HEADLINE_PATH"] = str(tmp_path / "headline.json")
     error = _execute(kernel, notebook, params, tmp_path / "out.ipynb")
@@ -203,7 +255,7 @@ def _check(nb: str, name: str, files, kernel, tmp_path) -> None:
         return
     assert error is None, f"{nb} failed under {name!r}: {error}"
     headline = json.loads((tmp_path / "headline.json").read_text())
-    EXPECT[nb](headline, _Direct(_sets(files)[name]))
+    EXPECT[nb](headline, _Direct(_params(files, name)))
 
 
 def _grid_class(nb: str) -> type:
@@ -227,8 +279,8 @@ class _Direct:
     """The same inputs as a notebook run, computed with evalkit's own functions."""
 
     def __init__(self, params: dict) -> None:
-        self.p = {"SEED": 0, "SPLIT": "user_ratio", "TEST_FRACTION": 0.2, "THRESHOLD": 4.0,
-                  "K": 10, "K_MAX": 50, "RECS": {}, "PREDICTIONS": {}} | params
+        self.p = {"DATASET": "sample", "SEED": 0, "SPLIT": "user_ratio", "TEST_FRACTION": 0.2,
+                  "THRESHOLD": 4.0, "K": 10, "K_MAX": 50, "RECS": {}, "PREDICTIONS": {}} | params
         p = self.p
         if "TRAIN" in p or Path(p.get("DATASET", "")).is_dir():
             folder = Path(p.get("DATASET", ""))
@@ -236,6 +288,8 @@ class _Direct:
             test = p.get("TEST") or folder / "test.csv"
             self.train, self.test = ek.load_interactions(train), ek.load_interactions(test)
             self.ratings = pd.concat([self.train, self.test], ignore_index=True)
+        elif p["DATASET"] == "sample":  # the Parquet sets of 09 give no dataset
+            self.ratings = ek.load_sample(seed=p["SEED"]).ratings
         else:
             self.ratings = ek.load_interactions(p["DATASET"])
 
@@ -371,8 +425,44 @@ def _expect_08(headline: dict, d: _Direct) -> None:
                                                               abs=1e-12), name
 
 
+def _expect_09(headline: dict, d: _Direct) -> None:
+    from evalkit.spark import missing
+
+    reason = missing()
+    if reason is not None:  # the notebook ran without its Spark cells and says why
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}, and CI always has it (.ci/run installs it)")
+        assert headline == {"Spark": f"not run: {reason}"}
+        return
+    k = d.p["K"]
+    if "TRUTH_PARQUET" in d.p:
+        truth = pd.read_parquet(d.p["TRUTH_PARQUET"])
+        recs = pd.read_parquet(d.p["RECS_PARQUET"])
+        systems = ({n: g.drop(columns="system").dropna(axis=1, how="all")
+                    for n, g in recs.groupby("system", sort=True)} if "system" in recs
+                   else {Path(d.p["RECS_PARQUET"]).stem: recs})
+        train = None
+    else:
+        truth, train = d.test, d.train
+        systems = d.systems(["MostPopular", "EASE"], d.p["K_MAX"])
+    want = {}
+    for name, lists in systems.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ties and users only in the lists are reported
+            got = ek.evaluate(truth, lists, k=k, metrics=["ndcg"], threshold=d.p["THRESHOLD"],
+                              definitions=d.p.get("PROFILE"), train=train, n_resamples=0)
+        want[f"ndcg@{k} {name}"] = got.mean("ndcg", k)
+    if d.p.get("CHECK_IN_MEMORY", True):
+        want["same as in memory"] = True
+    assert set(headline) == set(want)
+    for key, value in want.items():
+        assert headline[key] is value if isinstance(value, bool) else \
+            _close(headline[key], value), key
+
+
 EXPECT = {"01": _expect_01, "02": _expect_02, "03": _expect_03, "04": _expect_04,
-          "05": _expect_05, "06": _expect_06, "07": _expect_07, "08": _expect_08}
+          "05": _expect_05, "06": _expect_06, "07": _expect_07, "08": _expect_08,
+          "09": _expect_09}
 
 
 def test_every_notebook_gets_six_parameter_sets_or_takes_none() -> None:
@@ -380,3 +470,51 @@ def test_every_notebook_gets_six_parameter_sets_or_takes_none() -> None:
     for nb, path in NOTEBOOKS.items():
         takes_data = "DATASET" in notebook_parameters(path)
         assert counts[nb] >= (6 if takes_data else 1), (nb, counts[nb])
+
+
+_NO_PYSPARK = '''import importlib.abc
+import sys
+
+
+class _NoPyspark(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "pyspark" or name.startswith("pyspark."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _NoPyspark())
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("without", ["java", "pyspark"])
+def test_the_at_scale_report_runs_without_spark_and_says_why(without, tmp_path,
+                                                             monkeypatch) -> None:
+    """A machine without Java (JAVA_HOME pointing at none) or without pyspark (its import
+    blocked in the kernel): the notebook runs in a fresh kernel, names what is missing and
+    how to install it, skips its Spark cells and writes that in its headline."""
+    import papermill as pm
+
+    if without == "java":
+        monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+        from evalkit.spark import missing
+
+        expected = f"not run: {missing()}"
+    else:
+        (tmp_path / "sitecustomize.py").write_text(_NO_PYSPARK)
+        monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+        expected = "not run: pyspark is not installed (pip install 'evalkit[spark]')"
+    out = tmp_path / "out.ipynb"
+    pm.execute_notebook(str(NOTEBOOKS["09"]), str(out), kernel_name="python3",
+                        parameters={"HEADLINE_PATH": str(tmp_path / "headline.json")},
+                        cwd=str(ROOT / "notebooks"), progress_bar=False)
+    headline = json.loads((tmp_path / "headline.json").read_text())
+    assert list(headline) == ["Spark"] and headline["Spark"].startswith(expected)
+    outputs = [o for c in json.loads(out.read_text())["cells"] if c["cell_type"] == "code"
+               for o in c["outputs"]]
+    assert not [o for o in outputs if o["output_type"] in ("error", "stream")]
+    assert not [o for o in outputs if "image/png" in o.get("data", {})]  # no chart drawn
+    note = "".join(outputs[0]["data"]["text/markdown"])
+    assert note.startswith(f"**Spark cannot run here: {headline['Spark'][len('not run: '):]}")
+    assert "`pip install 'evalkit[spark]'`" in note and "Java 17 or later" in note

@@ -202,7 +202,7 @@ def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 def test_list_parameters_prints_every_parameter_with_its_meaning() -> None:
     done = _run("report", "--list-parameters")
     assert done.returncode == 0
-    assert "RECS (dict, default {}; notebooks 04, 05, 06, 07, 08)" in done.stdout
+    assert "RECS (dict, default {}; notebooks 04, 05, 06, 07, 08, 09)" in done.stdout
     assert "your systems: name -> recommendations file (rank and/or score)" in done.stdout
 
 

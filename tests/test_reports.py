@@ -39,7 +39,7 @@ def reports(tmp_path_factory) -> Path:
          "-p", "FOLDS", "2", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert f"wrote 8 report(s) and {out / 'index.html'}" in done.stdout
+    assert f"wrote 9 report(s) and {out / 'index.html'}" in done.stdout
     return out
 
 
@@ -48,7 +48,7 @@ def reports(tmp_path_factory) -> Path:
 @pytest.mark.slow
 def test_every_notebook_renders_with_its_headline(reports: Path) -> None:
     stems = [p.stem for p in find_notebooks()]
-    assert len(stems) == 8
+    assert len(stems) == 9
     for stem in stems:
         assert (reports / f"{stem}.html").stat().st_size > 10_000, stem
         assert (reports / f"{stem}.ipynb").exists(), stem
@@ -84,6 +84,19 @@ def test_headline_numbers_match_direct_computation(reports: Path) -> None:
     explained = json.loads((reports / "08-metrics-explained.json").read_text())
     assert round(explained["AP (seed list)"], 3) == 0.717
     assert round(explained["RMSE (seed table)"], 3) == 0.872
+
+
+@pytest.mark.slow
+def test_the_at_scale_report_gives_the_ranking_reports_headline(reports: Path) -> None:
+    from evalkit.spark import missing
+
+    at_scale = json.loads((reports / "09-at-scale.json").read_text())
+    reason = missing()
+    if reason is not None:  # the page says why Spark did not run (test_spark fails under CI)
+        assert at_scale == {"Spark": f"not run: {reason}"}
+        return
+    ranking = json.loads((reports / "05-ranking.json").read_text())
+    assert at_scale == ranking | {"same as in memory": True}
 
 
 @pytest.mark.slow
@@ -135,7 +148,7 @@ def test_reports_load_in_a_real_browser(reports: Path) -> None:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto((reports / "index.html").as_uri())
             assert page.title() == "evalkit reports"
-            assert page.locator("table a").count() == 8
+            assert page.locator("table a").count() == 9
             page.screenshot(path=str(reports / "index.png"))
 
             requests: list[str] = []
