@@ -22,6 +22,7 @@ __all__ = [
     "curve_bands",
     "significance_headline",
     "test_users_by_activity",
+    "classification_summary",
     "confusion_table",
     "correlation_table",
     "evaluate_systems",
@@ -31,6 +32,7 @@ __all__ = [
     "make_splits",
     "predicted_rows",
     "md",
+    "rating_error_summary",
     "rating_error_table",
     "summary_table",
     "threshold_table",
@@ -242,6 +244,64 @@ def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFram
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"
     return out
+
+
+def _interval_table(results: Mapping[str, pd.DataFrame], *, higher_is_better: bool,
+                    digits: int) -> pd.DataFrame:
+    """``value [low, high]`` per row of each system's ``value, ci_low, ci_high`` table
+    (columns: systems), the best value of each row marked ``*``; then the users and ratings
+    each value is over, shown once where every system has the same."""
+    if not results:
+        return pd.DataFrame()
+    fmt = f"{{:.{digits}f}} [{{:.{digits}f}}, {{:.{digits}f}}]"
+    table = pd.DataFrame({
+        name: [fmt.format(v, lo, hi) if np.isfinite(v) else "" for v, lo, hi in
+               zip(r["value"], r["ci_low"], r["ci_high"])]
+        for name, r in results.items()}, index=next(iter(results.values())).index)
+    values = pd.DataFrame({name: r["value"] for name, r in results.items()})
+    if len(results) > 1:
+        signed = values if higher_is_better else -values
+        best = signed.fillna(-np.inf).to_numpy().argmax(axis=1)
+        for row, col in enumerate(best):
+            if np.isfinite(values.iat[row, col]):
+                table.iat[row, col] += " *"
+    for column in ("n_users", "n_ratings"):
+        counts = pd.DataFrame({name: r[column] for name, r in results.items()})
+        same = counts.nunique(axis=1).eq(1)
+        table[column.removeprefix("n_")] = [
+            f"{counts.iat[i, 0]:,}" if same.iat[i] else
+            " / ".join(f"{c:,}" for c in counts.iloc[i]) for i in range(len(counts))]
+    return table
+
+
+def rating_error_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                         seed: int = 0, digits: int = 3) -> pd.DataFrame:
+    """MAE and RMSE (over all predicted test ratings, and per user) as ``value [low, high]``
+    per system, with 95% bootstrap intervals over users
+    (:func:`evalkit.metrics.rating_errors`); the lowest error of each row marked ``*``."""
+    from ..metrics import rating_errors
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        results = {name: rating_errors(test, p, missing="drop", rng=seed)
+                   for name, p in predictions.items()}
+    return _interval_table(results, higher_is_better=False, digits=digits)
+
+
+def classification_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                           threshold: float, seed: int = 0, digits: int = 3) -> pd.DataFrame:
+    """Precision, recall and F1 at ``threshold`` as ``value [low, high]`` per system, with
+    95% bootstrap intervals over users (:func:`evalkit.metrics.classification_scores`); the
+    highest of each row marked ``*``."""
+    from ..metrics import classification_scores
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 shows as an empty cell
+        results = {name: classification_scores(test, p, threshold=threshold, missing="drop",
+                                                rng=seed)
+                   for name, p in predictions.items()}
+    return _interval_table(results, higher_is_better=True, digits=digits)
 
 
 def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

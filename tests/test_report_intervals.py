@@ -1,0 +1,44 @@
+"""The report's interval tables for rating errors and classification scores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalkit import report as rp
+from evalkit.metrics import classification_scores, rating_errors
+
+
+def _case():
+    gen = np.random.default_rng(0)
+    n = 400
+    test = pd.DataFrame({"user_id": gen.integers(0, 40, n), "item_id": np.arange(n),
+                         "rating": gen.integers(1, 6, n).astype(float)})
+    good = test[["user_id", "item_id"]].assign(prediction=test["rating"] + gen.normal(0, .5, n))
+    bad = test[["user_id", "item_id"]].assign(prediction=test["rating"] + gen.normal(0, 2., n))
+    return test, {"bad": bad, "good": good}
+
+
+def test_rating_error_summary_marks_the_lowest_error_and_shows_counts_once() -> None:
+    test, predictions = _case()
+    table = rp.rating_error_summary(test, predictions, seed=3)
+    assert list(table.columns) == ["bad", "good", "users", "ratings"]
+    assert table["good"].str.endswith(" *").all() and not table["bad"].str.contains(r"\*").any()
+    want = rating_errors(test, predictions["good"], rng=3).loc["RMSE"]
+    assert table.loc["RMSE", "good"] == (f"{want['value']:.3f} [{want['ci_low']:.3f}, "
+                                         f"{want['ci_high']:.3f}] *")
+    assert (table["users"] == "40").all() and (table["ratings"] == "400").all()
+    # a system that predicts fewer ratings: both counts shown
+    fewer = {"bad": predictions["bad"].iloc[:300], "good": predictions["good"]}
+    assert rp.rating_error_summary(test, fewer).loc["MAE", "ratings"] == "300 / 400"
+    assert rp.rating_error_summary(test, {}).empty
+
+
+def test_classification_summary_marks_the_highest_and_leaves_zero_over_zero_empty() -> None:
+    test, predictions = _case()
+    never = predictions["good"].assign(prediction=0.0)  # nothing predicted relevant
+    table = rp.classification_summary(test, {"never": never, **predictions}, threshold=4.0)
+    assert table.loc["precision", "never"] == ""
+    assert table.loc["f1", "good"].endswith(" *")
+    want = classification_scores(test, predictions["good"], threshold=4.0).loc["f1"]
+    assert table.loc["f1", "good"].startswith(f"{want['value']:.3f} [{want['ci_low']:.3f}, ")
