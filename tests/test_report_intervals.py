@@ -42,3 +42,18 @@ def test_classification_summary_marks_the_highest_and_leaves_zero_over_zero_empt
     assert table.loc["f1", "good"].endswith(" *")
     want = classification_scores(test, predictions["good"], threshold=4.0).loc["f1"]
     assert table.loc["f1", "good"].startswith(f"{want['value']:.3f} [{want['ci_low']:.3f}, ")
+
+
+def test_beyond_summary_shows_the_per_user_means_with_intervals_and_marks_nothing() -> None:
+    from evalkit.metrics.tables import beyond_intervals
+
+    inputs = rp.load_inputs("sample", split="user_ratio", test_fraction=0.2, seed=0)
+    systems = rp.load_systems(inputs, recs={}, baselines=["Random", "MostPopular"], k=5,
+                              seed=0)
+    table = rp.beyond_summary(inputs, systems, k=5, threshold=4.0, seed=2)
+    assert list(table.columns) == ["Random", "MostPopular", "users"]
+    assert not table[["Random", "MostPopular"]].stack().str.contains(r"\*").any()
+    want = beyond_intervals(inputs.test, systems["Random"], train=inputs.train,
+                            items=inputs.items, k=5, rng=2).loc["novelty"]
+    assert table.loc["novelty", "Random"] == (f"{want['mean']:.3f} [{want['ci_low']:.3f}, "
+                                              f"{want['ci_high']:.3f}]")

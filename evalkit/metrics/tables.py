@@ -28,7 +28,12 @@ from .beyond import (
 from .classification import confusion
 from .ranking import make_options, mean_over_users, prepare
 
-__all__ = ["beyond_accuracy", "classification_by_threshold", "tie_report"]
+__all__ = ["PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",
+           "classification_by_threshold", "tie_report"]
+
+#: The beyond-accuracy metrics with a value per user, whose means get intervals.
+PER_USER_BEYOND = ("novelty", "average_recommended_popularity", "mean_pop_rank",
+                   "intra_list_diversity", "serendipity")
 
 
 def tie_report(
@@ -151,6 +156,64 @@ def beyond_accuracy(
             "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold).mean(),
         }
     return pd.Series(values, name=f"@{k}", dtype=np.float64)
+
+
+def beyond_intervals(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    train: pd.DataFrame,
+    items: pd.DataFrame | None = None,
+    k: int = 10,
+    threshold: float | None = 4.0,
+    definitions: object = None,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """The per-user beyond-accuracy metrics of one system's top-k lists, with bootstrap
+    intervals of their means.
+
+    Parameters
+    ----------
+    truth, recs, train, k, threshold, definitions
+        As in :func:`beyond_accuracy`.
+    items : pd.DataFrame, optional
+        ``item_id, genres``; without it intra-list diversity is left out.
+    confidence, n_resamples, rng
+        As in :func:`evalkit.stats.bootstrap_ci_frame`.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per metric of :data:`PER_USER_BEYOND` (the mean over users, as
+        :func:`beyond_accuracy` gives it): ``mean``, ``ci_low``, ``ci_high``, ``n`` (users) and
+        ``n_missing``.
+
+    Notes
+    -----
+    Every row is the mean of a per-user value over the users with a list, so its interval
+    is the Poisson bootstrap over users of :func:`evalkit.stats.bootstrap_ci_frame` (one
+    design for all rows, weights from the user ids). Catalog coverage, Gini, personalization
+    and exposure entropy describe the whole set of lists, not a mean over users, and get no
+    interval here.
+    """
+    from ..stats import bootstrap_ci_frame
+
+    d = {"definitions": definitions}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        columns = {
+            "novelty": novelty(recs, train, k=k, **d),
+            "average_recommended_popularity": average_recommended_popularity(recs, train, k=k),
+            "mean_pop_rank": mean_pop_rank(recs, train, k=k),
+            "intra_list_diversity": (None if items is None else
+                                     intra_list_diversity(recs, items, k=k, **d)),
+            "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold),
+        }
+    frame = pd.DataFrame({name: values for name, values in columns.items()
+                          if values is not None})
+    return bootstrap_ci_frame(frame, confidence=confidence, n_resamples=n_resamples, rng=rng)
 
 
 def classification_by_threshold(

@@ -37,6 +37,7 @@ from ._prose import (
     summary_note,
 )
 from ._tables import (
+    beyond_summary,
     beyond_table,
     compare_systems,
     comparison_table,
@@ -97,6 +98,7 @@ __all__ = [
     "spark_headline",
     "spark_note",
     "spark_run_card",
+    "beyond_summary",
     "beyond_table",
     "compare_systems",
     "comparison_note",

@@ -15,6 +15,7 @@ import pandas as pd
 from ._params import ParameterError
 
 __all__ = [
+    "beyond_summary",
     "beyond_table",
     "compare_systems",
     "comparison_table",
@@ -246,11 +247,13 @@ def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFram
     return out
 
 
-def _interval_table(results: Mapping[str, pd.DataFrame], *, higher_is_better: bool,
-                    digits: int) -> pd.DataFrame:
+def _interval_table(results: Mapping[str, pd.DataFrame], *, higher_is_better: bool | None,
+                    digits: int, counts: Sequence[str] = ("n_users", "n_ratings")
+                    ) -> pd.DataFrame:
     """``value [low, high]`` per row of each system's ``value, ci_low, ci_high`` table
-    (columns: systems), the best value of each row marked ``*``; then the users and ratings
-    each value is over, shown once where every system has the same."""
+    (columns: systems), the best value of each row marked ``*`` (none where
+    ``higher_is_better`` is None); then the ``counts`` columns (users, ratings) each value is
+    over, shown once where every system has the same."""
     if not results:
         return pd.DataFrame()
     fmt = f"{{:.{digits}f}} [{{:.{digits}f}}, {{:.{digits}f}}]"
@@ -259,18 +262,18 @@ def _interval_table(results: Mapping[str, pd.DataFrame], *, higher_is_better: bo
                zip(r["value"], r["ci_low"], r["ci_high"])]
         for name, r in results.items()}, index=next(iter(results.values())).index)
     values = pd.DataFrame({name: r["value"] for name, r in results.items()})
-    if len(results) > 1:
+    if len(results) > 1 and higher_is_better is not None:
         signed = values if higher_is_better else -values
         best = signed.fillna(-np.inf).to_numpy().argmax(axis=1)
         for row, col in enumerate(best):
             if np.isfinite(values.iat[row, col]):
                 table.iat[row, col] += " *"
-    for column in ("n_users", "n_ratings"):
-        counts = pd.DataFrame({name: r[column] for name, r in results.items()})
-        same = counts.nunique(axis=1).eq(1)
+    for column in counts:
+        numbers = pd.DataFrame({name: r[column] for name, r in results.items()})
+        same = numbers.nunique(axis=1).eq(1)
         table[column.removeprefix("n_")] = [
-            f"{counts.iat[i, 0]:,}" if same.iat[i] else
-            " / ".join(f"{c:,}" for c in counts.iloc[i]) for i in range(len(counts))]
+            f"{numbers.iat[i, 0]:,}" if same.iat[i] else
+            " / ".join(f"{c:,}" for c in numbers.iloc[i]) for i in range(len(numbers))]
     return table
 
 
@@ -391,6 +394,25 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
         out["intra_list_diversity"] = np.nan
     out.index.name = "system"
     return out
+
+
+def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
+                   threshold: float | None, seed: int = 0, digits: int = 3) -> pd.DataFrame:
+    """The per-user beyond-accuracy metrics (novelty, popularity of the recommended items,
+    intra-list diversity with an item table, serendipity) as ``mean [low, high]`` per system,
+    with 95% bootstrap intervals over users
+    (:func:`evalkit.metrics.tables.beyond_intervals`). Nothing is marked best: more novel is
+    not better in itself."""
+    from ..metrics.tables import beyond_intervals
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        results = {name: beyond_intervals(inputs.test, recs, train=inputs.train,
+                                          items=inputs.items, k=k, threshold=threshold,
+                                          rng=seed).rename(columns={"mean": "value",
+                                                                    "n": "n_users"})
+                   for name, recs in systems.items()}
+    return _interval_table(results, higher_is_better=None, digits=digits, counts=("n_users",))
 
 
 def test_users_by_activity(splits: Mapping[str, object]) -> pd.DataFrame:
