@@ -668,3 +668,20 @@ def test_the_at_scale_parameters_are_checked_before_anything_runs(tmp_path) -> N
                                               "RECS_PARQUET": str(tmp_path / "t.parquet")})
     assert resolved["TRUTH_PARQUET"] == "s3://bucket/truth"
     assert resolved["RECS_PARQUET"] == str(tmp_path / "t.parquet")
+
+
+def test_parquet_inputs_cleanup_removes_only_what_was_written(tmp_path) -> None:
+    from evalkit import report as rp
+
+    data = rp.parquet_inputs(dataset=str(EXAMPLE), baselines=["MostPopular"], k=5)
+    folder = Path(data.folder.name)
+    data.cleanup()
+    assert not folder.exists()
+    data.cleanup()  # twice is fine
+    (tmp_path / "t.parquet").write_bytes(b"")
+    given = rp.parquet_inputs(str(tmp_path / "t.parquet"), str(tmp_path / "t.parquet"))
+    given.cleanup()
+    assert (tmp_path / "t.parquet").exists()
+    with pytest.raises(rp.ParameterError, match=r"parameter RECS_PARQUET must be given with "
+                                                r"TRUTH_PARQUET"):
+        rp.parquet_inputs(str(tmp_path / "t.parquet"))

@@ -79,6 +79,13 @@ class ParquetInputs:
         """Whether the analyst gave the Parquet paths."""
         return self.inputs is None
 
+    def cleanup(self) -> None:
+        """Remove the temporary folder of the files written here (nothing when the analyst
+        gave the paths). Spark frames read from them cannot be computed again afterwards; a
+        kernel that is killed rather than shut down would otherwise leave the folder behind."""
+        if self.folder is not None:
+            self.folder.cleanup()
+
 
 def parquet_inputs(
     truth_parquet: str = "",
