@@ -247,3 +247,46 @@ def test_headline_is_written_only_where_asked(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
     rp.write_headline(tmp_path / "h.json", {"a": 1.0})
     assert json.loads((tmp_path / "h.json").read_text()) == {"a": 1.0}
+
+
+def test_the_run_card_says_when_and_with_what_and_nbval_masks_only_that() -> None:
+    import configparser
+    import re
+    import subprocess
+
+    inputs = rp.load_inputs("sample", seed=0)
+    card = rp.run_card(inputs, seed=0)["value"]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", card["run at"])
+    assert card["versions"].startswith("Python ") and "pandas " in card["versions"]
+    root = Path(__file__).resolve().parents[1]
+    if (root / ".git").exists():
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], text=True,
+                              capture_output=True, check=True).stdout.strip()
+        assert re.fullmatch(rf"commit {head[:12]}( \(modified\))?", card["evalkit source"])
+    else:
+        assert card["evalkit source"] == "commit unknown (not run from a git checkout)"
+    # the notebooks' sanitizers mask these three values and nothing else of the card
+    config = configparser.ConfigParser()
+    config.read(root / "notebooks" / "sanitize.cfg")
+    with pd.option_context("display.max_colwidth", 80):
+        shown = rp.run_card(inputs, seed=0).to_html() + rp.run_card(inputs, seed=0).to_string()
+    for section in config.sections():
+        shown = re.sub(config[section]["regex"], config[section]["replace"], shown)
+    for value in (card["run at"], card["versions"], card["versions"][:40]):
+        assert value not in shown
+    assert card["ratings sha256"] in shown and "RUN-TIME" in shown and "VERSIONS" in shown
+    # a clean and a modified checkout, and no checkout, read the same after sanitizing
+    from evalkit.report import _inputs
+
+    variants = []
+    for value in ("commit 0123456789ab", "commit 0123456789ab (modified)",
+                  "commit unknown (not run from a git checkout)"):
+        table = rp.run_card(inputs, seed=0).assign(
+            value=lambda f, v=value: f["value"].where(f.index != "evalkit source", v))
+        with pd.option_context("display.max_colwidth", 80):
+            text = table.to_html() + table.to_string()
+        for section in config.sections():
+            text = re.sub(config[section]["regex"], config[section]["replace"], text)
+        variants.append(text)
+    assert variants[0] == variants[1] == variants[2]
+    assert _inputs._git_commit(Path("/")) is None

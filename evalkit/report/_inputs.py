@@ -407,6 +407,47 @@ def prediction_coverage(predictions: Mapping[str, pd.DataFrame], test: pd.DataFr
     return out
 
 
+_PACKAGES = ("numpy", "pandas", "scipy", "numba", "matplotlib")
+
+
+def _git_commit(directory: Path) -> str | None:
+    """``commit <hash>`` of the git checkout holding ``directory`` (``(modified)`` when it has
+    uncommitted changes), or None outside a checkout or without git."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(directory), *args], capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", "evalkit")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"commit {commit[:12]}" + (" (modified)" if dirty else "")
+
+
+def _provenance() -> list[tuple[str, object]]:
+    """When and with what a report ran: the time (UTC), evalkit's git commit where evalkit
+    runs from a checkout, and the versions of Python and the numeric packages."""
+    import datetime
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    rows: list[tuple[str, object]] = [
+        ("run at", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))]
+    commit = _git_commit(Path(__file__).resolve().parents[2])
+    rows.append(("evalkit source", commit or "commit unknown (not run from a git checkout)"))
+    found = []
+    for name in _PACKAGES:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            continue
+    rows.append(("versions", ", ".join([f"Python {platform.python_version()}", *found])))
+    return rows
+
+
 def run_card(
     inputs: ReportInputs,
     *,
@@ -419,7 +460,9 @@ def run_card(
 
     Lists the dataset and its fingerprint (sha256 of the ratings, rows, users, items), the
     analyst's files with their fingerprints, the split, the seed, the systems, evalkit's
-    version and the metric definitions, so every report says exactly what its numbers mean.
+    version, when the report ran (UTC), evalkit's git commit when it runs from a checkout,
+    the versions of Python and the numeric packages, and the metric definitions, so every
+    report says exactly what its numbers mean and how it was made.
 
     Parameters
     ----------
@@ -462,6 +505,7 @@ def run_card(
     if baselines:
         rows.append(("baselines", ", ".join(baselines)))
     rows.append(("evalkit version", __version__))
+    rows.extend(_provenance())
     for key, value in (definitions or {}).items():
         rows.append((f"definition: {key}", value))
     return pd.DataFrame(rows, columns=["item", "value"]).set_index("item")

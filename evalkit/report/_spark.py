@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._inputs import ReportInputs, load_inputs, load_systems, run_card
+from ._inputs import ReportInputs, _provenance, load_inputs, load_systems, run_card
 from ._params import ParameterError
 from ._tables import _band_definitions, _bands, curve_bands, evaluate_systems
 
@@ -207,7 +207,7 @@ def spark_run_card(data: ParquetInputs, evaluations: Mapping[str, object], *, se
         card = None
         rows = [("truth Parquet", Path(data.truth.rstrip("/")).name),
                 ("recommendations Parquet", Path(data.recs.rstrip("/")).name),
-                ("seed", seed), ("evalkit version", __version__)]
+                ("seed", seed), ("evalkit version", __version__), *_provenance()]
         rows += [(f"definition: {k}", v) for k, v in (definitions or {}).items()]
     rows += [("systems evaluated", ", ".join(evaluations) or "none")]
     rows += [("Spark", f"not run: {missing}")] if missing else \
