@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,48 @@ def test_timing_script_runs_and_systems_agree(tmp_path: Path) -> None:
         assert max(diffs.values()) < 1e-9, (system, diffs)
     means = record["results"]["evalkit"]["means"]
     assert 0 < means["precision@10"] < 1
+
+
+def _spark_missing() -> str | None:
+    """What keeps Spark from running here (``evalkit.spark.missing`` where it exists)."""
+    try:
+        from evalkit.spark import missing
+    except ImportError:
+        import importlib.util
+        import shutil
+
+        reasons = []
+        if importlib.util.find_spec("pyspark") is None:
+            reasons.append("pyspark is not installed")
+        home = os.environ.get("JAVA_HOME")
+        if not (Path(home, "bin", "java").is_file() if home else shutil.which("java")):
+            reasons.append("Java is not installed")
+        return "; ".join(reasons) or None
+    return missing()
+
+
+def test_spark_script_runs_and_agrees(tmp_path: Path) -> None:
+    """spark.py at the tiny scale, evalkit on Spark and RankingEvaluator in one session (no
+    RePlay): the means agree and equal in-memory evalkit's. Skipped without Java or pyspark,
+    except under CI, where Spark must run."""
+    reason = _spark_missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"Spark cannot run under CI: {reason}")
+        pytest.skip(f"Spark cannot run here: {reason}")
+    out = tmp_path / "spark.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "spark.py"), "--scale", "tiny", "--inline", "--repeats", "1",
+         "--systems", "evalkit,ranking_evaluator", "--partitions", "2", "--out", str(out)],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    record = json.loads(out.read_text())
+    assert record["data"]["users"] == 300
+    evalkit, ranking = record["results"]["evalkit"], record["results"]["ranking_evaluator"]
+    assert len(evalkit["evaluate"]) == 1 and len(evalkit["evaluate_no_intervals"]) == 1
+    assert 0 < evalkit["means"]["precision@10"] < 1
+    assert max(evalkit["vs_in_memory"][c] for c in ("mean", "ci_low", "ci_high")) < 1e-9
+    assert len(ranking["means"]) == 9
+    diffs = record["agreement"]["ranking_evaluator"]
+    assert len(diffs) == 9 and max(diffs.values()) < 1e-9, diffs
