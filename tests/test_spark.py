@@ -685,3 +685,13 @@ def test_parquet_inputs_cleanup_removes_only_what_was_written(tmp_path) -> None:
     with pytest.raises(rp.ParameterError, match=r"parameter RECS_PARQUET must be given with "
                                                 r"TRUTH_PARQUET"):
         rp.parquet_inputs(str(tmp_path / "t.parquet"))
+
+
+def test_unpersist_releases_everything_the_evaluation_cached(spark) -> None:
+    truth, recs = random_case(12)
+    before = {r.id() for r in spark.sparkContext._jsc.getPersistentRDDs().values()}
+    result = on_spark(spark, truth, recs, k=5, partitions=2)
+    result.collect_per_user()
+    assert {r.id() for r in spark.sparkContext._jsc.getPersistentRDDs().values()} - before
+    result.unpersist()
+    assert not {r.id() for r in spark.sparkContext._jsc.getPersistentRDDs().values()} - before

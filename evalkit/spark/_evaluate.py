@@ -25,7 +25,7 @@ import pickle
 import re
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -83,6 +83,7 @@ class SparkEvaluation:
     definitions: dict
     counts: dict
     curves: pd.DataFrame | None = None
+    _cached: object = field(default=None, repr=False, compare=False)
 
     def _shape(self) -> Evaluation:
         return Evaluation(per_user=pd.DataFrame(), summary=self.summary,
@@ -104,8 +105,10 @@ class SparkEvaluation:
                           definitions=self.definitions, counts=self.counts, curves=self.curves)
 
     def unpersist(self) -> None:
-        """Release the persisted per-user table."""
+        """Release the persisted per-user table (and the job's output it is read from)."""
         self.per_user.unpersist()
+        if self._cached is not None:
+            self._cached.unpersist()
 
     def mean(self, metric: str, k: int | None = None) -> float:
         """The summary mean of ``metric`` at ``k``."""
@@ -513,4 +516,4 @@ def evaluate(
                 TieWarning, stacklevel=3)
     per_user = output.filter(functions.col(_AGG).isNull()).drop(_AGG)
     return SparkEvaluation(per_user=per_user, summary=summary, definitions=result_definitions,
-                           counts=counts, curves=curve_table)
+                           counts=counts, curves=curve_table, _cached=output)
