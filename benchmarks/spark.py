@@ -12,8 +12,8 @@ and no cache carries over):
   are ``spark.read.parquet(...)`` inside the timed call. The summary is collected by the call
   itself; the per-user rows are computed by that same job (they and the buckets' sums are one
   persisted frame), so the per-user table is not counted separately. ``result.unpersist()``
-  and ``spark.catalog.clearCache()`` after each run (not timed): ``unpersist`` alone leaves
-  the job's output cached, and the next identical call would read it from the cache.
+  and ``spark.catalog.clearCache()`` after each run (not timed), so that no run reads an
+  earlier run's cached output (before evalkit 0.1's fix, ``unpersist`` left it cached).
 - RankingEvaluator: inside the timed call, read the same Parquet files, build its input (one
   row per user: ``prediction`` array<double> of the listed items in rank order, ``label``
   array<double> of the test items rated >= 4.0, inner-joined on the user; persisted, as a user
@@ -229,9 +229,9 @@ def run_evalkit(spark, data: Path, *, repeats: int, check_memory: bool, **_) -> 
                         n_resamples=n_resamples, **options)
 
     def release(result):
-        # result.unpersist() releases the per-user frame, which is derived from the persisted
-        # job output; that output stays cached and the next identical call would read it from
-        # the cache. Clear every cached frame so that each timed run computes from the files.
+        # release the job's cached output (result.unpersist() does, since the fix of
+        # SparkEvaluation.unpersist), and clear any other cached frame, so that each timed run
+        # computes from the files
         result.unpersist()
         spark.catalog.clearCache()
 
