@@ -13,7 +13,7 @@ and no cache carries over):
   itself; the per-user rows are computed by that same job (they and the buckets' sums are one
   persisted frame), so the per-user table is not counted separately. ``result.unpersist()``
   and ``spark.catalog.clearCache()`` after each run (not timed), so that no run reads an
-  earlier run's cached output (before evalkit 0.1's fix, ``unpersist`` left it cached).
+  earlier run's cached output.
 - RankingEvaluator: inside the timed call, read the same Parquet files, build its input (one
   row per user: ``prediction`` array<double> of the listed items in rank order, ``label``
   array<double> of the test items rated >= 4.0, inner-joined on the user; persisted, as a user
