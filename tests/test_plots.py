@@ -231,6 +231,20 @@ def test_per_user_violin_means(per_user: dict[str, pd.DataFrame]) -> None:
     assert ticks == ["A\n(n=7)", "B\n(n=8)"]
 
 
+def test_per_user_ecdf_steps_through_every_user_and_gives_the_share_at_zero(
+        per_user: dict[str, pd.DataFrame]) -> None:
+    ax = plots.per_user_distribution(per_user, "ndcg@10", kind="ecdf")
+    assert len(ax.lines) == 2
+    for line, frame in zip(ax.lines, per_user.values()):
+        x, y = line.get_data()
+        values = np.sort(frame["ndcg@10"].dropna().to_numpy())
+        np.testing.assert_allclose(x, values)
+        np.testing.assert_allclose(y, np.arange(1, values.size + 1) / values.size)
+        assert line.get_drawstyle() == "steps-post"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["A (n=7; 14% at 0)", "B (n=8; 0% at 0)"]
+
+
 def test_per_user_single_frame_and_errors(per_user: dict[str, pd.DataFrame]) -> None:
     ax = plots.per_user_distribution(per_user["B"], kind="hist")
     assert ax.patches[0].get_data().values.sum() == 8
@@ -501,6 +515,7 @@ def test_every_plot_saves(tmp_path, curves, truth, predictions, per_user, compar
         "grid": plots.metrics_at_k(curves),
         "violin": plots.per_user_distribution(per_user),
         "hist": plots.per_user_distribution(per_user, kind="hist"),
+        "ecdf": plots.per_user_distribution(per_user, kind="ecdf"),
         "comparison": plots.comparison(compare_table),
         "segments": plots.metric_by_segment(segment_table),
         "long_tail": plots.long_tail(popularity_curve(train)),
@@ -532,3 +547,24 @@ def test_use_style_restores_only_its_own_settings() -> None:
         assert matplotlib.is_interactive()
     finally:
         matplotlib.interactive(before)
+
+
+def test_accuracy_tradeoff_puts_each_system_at_its_point_with_its_interval() -> None:
+    points = pd.DataFrame({"catalog_coverage": [0.01, 0.30, 0.9],
+                           "ndcg@10": [0.20, 0.35, 0.01],
+                           "ndcg@10_low": [0.18, 0.30, 0.0],
+                           "ndcg@10_high": [0.23, 0.37, 0.02]},
+                          index=["MostPopular", "EASE", "Random"])
+    before = snapshot({"p": points})
+    ax = plots.accuracy_tradeoff(points, x="catalog_coverage", y="ndcg@10")
+    assert_unchanged(before, [{"p": points}])
+    assert len(ax.containers) == 3
+    for container, (_, row) in zip(ax.containers, points.iterrows()):
+        x, y = container.lines[0].get_data()
+        assert (x[0], y[0]) == (row["catalog_coverage"], row["ndcg@10"])
+        segment = np.asarray(container.lines[2][0].get_segments())[0]
+        np.testing.assert_allclose(segment[:, 1], [row["ndcg@10_low"], row["ndcg@10_high"]])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(points.index)
+    assert ax.get_xlabel() == "Catalog coverage" and ax.get_ylabel() == "NDCG@10"
+    with pytest.raises(ValueError, match=r"accuracy_tradeoff: 'points' is missing column\(s\) novelty"):
+        plots.accuracy_tradeoff(points, x="novelty", y="ndcg@10")

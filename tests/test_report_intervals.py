@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from evalkit import report as rp
@@ -57,3 +58,22 @@ def test_beyond_summary_shows_the_per_user_means_with_intervals_and_marks_nothin
                             items=inputs.items, k=5, rng=2).loc["novelty"]
     assert table.loc["novelty", "Random"] == (f"{want['mean']:.3f} [{want['ci_low']:.3f}, "
                                               f"{want['ci_high']:.3f}]")
+
+
+def test_tradeoff_points_and_the_zero_note_follow_the_data() -> None:
+    import evalkit as ek
+
+    truth = pd.DataFrame({"user_id": [1, 1, 2, 2, 3], "item_id": [1, 2, 1, 3, 4],
+                          "rating": 5.0})
+    hits = pd.DataFrame({"user_id": [1, 2, 3], "item_id": [1, 3, 9], "rank": 1})
+    misses = pd.DataFrame({"user_id": [1, 2, 3], "item_id": [7, 8, 9], "rank": 1})
+    evaluations = {n: ek.evaluate(truth, r, k=1, metrics=["ndcg"], n_resamples=50)
+                   for n, r in (("hits", hits), ("misses", misses))}
+    beyond = pd.DataFrame({"catalog_coverage": [0.5, 0.2]}, index=["hits", "misses"])
+    points = rp.tradeoff_points(evaluations, beyond, column="ndcg@1")
+    assert points.loc["hits", "ndcg@1"] == pytest.approx(2 / 3)
+    assert points.loc["misses", "ndcg@1"] == 0.0
+    assert points.loc["misses", "catalog_coverage"] == 0.2
+    assert {"ndcg@1_low", "ndcg@1_high"} <= set(points.columns)
+    note = rp.zero_note(evaluations, "ndcg@1")
+    assert "hits 33% of 3; misses 100% of 3" in note and "NDCG@1 = 0" in note

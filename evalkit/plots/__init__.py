@@ -16,6 +16,7 @@ n-th system always gets the n-th colour of :data:`PALETTE`.
 :func:`metric_by_segment`       bars with CIs per user segment (and system)
 :func:`long_tail`               item popularity by rank, head / mid / tail coloured
 :func:`exposure_shares`         head / mid / tail share of the top-k slots per system
+:func:`accuracy_tradeoff`       accuracy (with its interval) against coverage or novelty
 :func:`rating_errors`           histogram of rating prediction errors
 :func:`predicted_vs_actual`     predictions per actual rating, with the diagonal
 :func:`pr_curve_cutoff`         precision and recall over the prediction cutoff
@@ -36,12 +37,13 @@ from .ranking import (
 from .explore import rating_distribution, user_activity
 from .significance import comparison, paired_differences
 from .rating import pr_curve_cutoff, predicted_vs_actual, rating_errors
-from .segments import exposure_shares, long_tail, metric_by_segment
+from .segments import accuracy_tradeoff, exposure_shares, long_tail, metric_by_segment
 
 __all__ = [
     "BUCKET_COLORS",
     "FIGSIZE",
     "PALETTE",
+    "accuracy_tradeoff",
     "comparison",
     "exposure_shares",
     "long_tail",

@@ -322,9 +322,10 @@ def per_user_distribution(
         ``Evaluation.per_user`` (one row per user), or one such table per system by name.
     column : str, default "ndcg@10"
         The metric column.
-    kind : {"violin", "hist"}, default "violin"
-        Violins (quartiles drawn inside, a diamond at the mean) side by side, or step
-        histograms on shared bins.
+    kind : {"violin", "hist", "ecdf"}, default "violin"
+        Violins (quartiles drawn inside, a diamond at the mean) side by side, step
+        histograms on shared bins, or empirical cumulative distribution functions (the share
+        of users at or below each value; each label gives the share of users at 0).
     bins : int, default 20
         Number of histogram bins (``kind="hist"``), shared by all systems.
     ax : matplotlib.axes.Axes, optional
@@ -335,7 +336,8 @@ def per_user_distribution(
     matplotlib.axes.Axes
         ``"violin"``: one violin per system at x = 0, 1, ... and one scatter of the means
         (``ax.collections[-1]``). ``"hist"``: one step patch per system whose
-        ``get_data()`` holds the counts and edges.
+        ``get_data()`` holds the counts and edges. ``"ecdf"``: one step line per system
+        (``ax.lines``) through the points (value, share of users <= value).
 
     Raises
     ------
@@ -358,7 +360,7 @@ def per_user_distribution(
     >>> plt.close("all")
     """
     func = "per_user_distribution"
-    kind = check_choice(kind, func=func, arg="kind", choices=("violin", "hist"))
+    kind = check_choice(kind, func=func, arg="kind", choices=("violin", "hist", "ecdf"))
     bins = check_positive_int(bins, func=func, arg="bins")
     tables = check_tables(per_user, func=func, arg="per_user", required=(column,), allow_frame=True)
     values = {}
@@ -369,7 +371,18 @@ def per_user_distribution(
     colors = system_colors(list(values))
     label = metric_label(column)
     names = [name or "all users" for name in values]
-    if kind == "hist":
+    if kind == "ecdf":
+        for (name, v), shown in zip(values.items(), names):
+            ordered = np.sort(v)
+            share = np.arange(1, ordered.size + 1) / max(ordered.size, 1)
+            at_zero = float(np.mean(v == 0)) if v.size else float("nan")
+            ax.step(ordered, share, where="post", color=colors[name], linewidth=1.8,
+                    label=f"{shown} (n={v.size:,}; {at_zero:.0%} at 0)")
+        ax.set_xlabel(f"{label} per user")
+        ax.set_ylabel("Share of users at or below")
+        ax.set_ylim(0, 1.02)
+        legend_outside(ax, title="System")
+    elif kind == "hist":
         pooled = np.concatenate(list(values.values()))
         edges = np.histogram_bin_edges(pooled if pooled.size else [0.0, 1.0], bins=bins)
         for (name, v), shown in zip(values.items(), names):

@@ -22,7 +22,7 @@ from ._style import (
     system_colors,
 )
 
-__all__ = ["exposure_shares", "long_tail", "metric_by_segment"]
+__all__ = ["accuracy_tradeoff", "exposure_shares", "long_tail", "metric_by_segment"]
 
 
 def _ordered(values: pd.Series) -> list[object]:
@@ -292,4 +292,71 @@ def exposure_shares(exposure: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     ax.set_xlabel("Share of top-k recommendation slots (%)")
     ax.set_title("Exposure by item popularity")
     legend_outside(ax, title="Popularity bucket")
+    return ax
+
+
+@styled
+def accuracy_tradeoff(points: pd.DataFrame, *, x: str, y: str, ax: Axes | None = None) -> Axes:
+    """Accuracy against a beyond-accuracy measure, one point per system.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        One row per system (the index names it) with columns ``x`` and ``y``, and optionally
+        ``<y>_low``/``<y>_high`` and ``<x>_low``/``<x>_high``, the interval of each, drawn as
+        error bars (:func:`evalkit.report.tradeoff_points` builds it).
+    x, y : str
+        The columns on the axes, e.g. ``x="catalog_coverage"``, ``y="ndcg@10"``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default: a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One error-bar container per system (``ax.containers``), in the order of ``points``,
+        its marker at (x, y).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a missing or non-numeric column.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> plt.switch_backend("agg")
+    >>> points = pd.DataFrame({"catalog_coverage": [0.01, 0.30], "ndcg@10": [0.20, 0.35],
+    ...                        "ndcg@10_low": [0.18, 0.33], "ndcg@10_high": [0.22, 0.37]},
+    ...                       index=["MostPopular", "EASE"])
+    >>> ax = accuracy_tradeoff(points, x="catalog_coverage", y="ndcg@10")
+    >>> len(ax.containers)
+    2
+    >>> plt.close("all")
+    """
+    func = "accuracy_tradeoff"
+    frame = check_frame(points, func=func, arg="points", required=(x, y))
+    xs = numeric(frame, x, func=func, arg="points")
+    ys = numeric(frame, y, func=func, arg="points")
+
+    def error(column: str, centre: np.ndarray) -> np.ndarray | None:
+        low, high = f"{column}_low", f"{column}_high"
+        if low not in frame.columns or high not in frame.columns:
+            return None
+        lows = numeric(frame, low, func=func, arg="points")
+        highs = numeric(frame, high, func=func, arg="points")
+        return np.vstack([centre - lows, highs - centre])
+
+    yerr, xerr = error(y, ys), error(x, xs)
+    names = [str(name) for name in frame.index]
+    colors = system_colors(names)
+    ax = new_axes(ax, func=func)
+    for i, name in enumerate(names):
+        ax.errorbar(xs[i], ys[i], yerr=None if yerr is None else yerr[:, i:i + 1],
+                    xerr=None if xerr is None else xerr[:, i:i + 1], fmt="o", markersize=7,
+                    color=colors[name], capsize=3, linewidth=1.4, label=name)
+    x_label, y_label = (metric_label(c).replace("_", " ") for c in (x, y))
+    ax.set_xlabel(x_label[:1].upper() + x_label[1:])
+    ax.set_ylabel(y_label)
+    ax.set_title(f"{y_label} against {x_label}")
+    legend_outside(ax, title="System")
     return ax

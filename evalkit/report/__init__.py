@@ -35,6 +35,7 @@ from ._prose import (
     library_note,
     relevance_note,
     summary_note,
+    zero_note,
 )
 from ._tables import (
     beyond_summary,
@@ -61,6 +62,7 @@ from ._tables import (
     threshold_table,
     tie_table,
     topk_confusion_table,
+    tradeoff_points,
 )
 from ._spark import (
     ParquetInputs,
@@ -112,6 +114,7 @@ __all__ = [
     "relevance_note",
     "significance_headline",
     "summary_note",
+    "zero_note",
     "test_users_by_activity",
     "classification_summary",
     "confusion_table",
@@ -129,6 +132,7 @@ __all__ = [
     "threshold_table",
     "tie_table",
     "topk_confusion_table",
+    "tradeoff_points",
     "PARAMETERS",
     "Parameter",
     "ParameterError",

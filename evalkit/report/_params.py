@@ -241,7 +241,7 @@ PARAMETERS: dict[str, Parameter] = {
     "THRESHOLD": Parameter("Optional[float]", "relevant when the test rating is at least this; "
                            "None: all are", _threshold),
     "THRESHOLDS": Parameter("list", "relevance thresholds compared in the table", _thresholds),
-    "METRIC": Parameter("str", "metric of the per-user, by-segment and comparison charts",
+    "METRIC": Parameter("str", "metric of the per-user, by-segment, comparison and trade-off charts",
                         _choices(_ranking_metric_names)),
     "METRICS": Parameter("list", "ranking metrics compared",
                          _names(_ranking_metric_names, empty=False)),

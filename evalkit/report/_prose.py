@@ -67,6 +67,25 @@ def summary_note(evaluations: Mapping[str, object]) -> str:
     return text
 
 
+def zero_note(evaluations: Mapping[str, object], column: str) -> str:
+    """The share of users who score exactly 0 on ``column`` for each system, and how to read
+    the cumulative distribution drawn below it (higher values are better for every ranking
+    metric)."""
+    from ..plots._style import metric_label
+
+    parts = []
+    for name, evaluation in evaluations.items():
+        values = evaluation.per_user[column].dropna()
+        if len(values):
+            parts.append(f"{name} {float((values == 0).mean()):.0%} of {len(values):,}")
+    label = metric_label(column)
+    if not parts:
+        return f"No user has a value of {label}."
+    return (f"Users at {label} = 0 (no hit within the cutoff): "
+            f"{'; '.join(parts)}. Each curve below gives, for every value, the share of users "
+            "at or below it: a curve lower and further right has more users at high values.")
+
+
 def _design(train: pd.DataFrame, test: pd.DataFrame, threshold: float | None) -> dict:
     """Training share, test users, and test (and relevant) interactions per test user."""
     users = test["user_id"].nunique()

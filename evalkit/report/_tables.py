@@ -39,6 +39,7 @@ __all__ = [
     "threshold_table",
     "tie_table",
     "topk_confusion_table",
+    "tradeoff_points",
 ]
 
 
@@ -413,6 +414,22 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
                                                                     "n": "n_users"})
                    for name, recs in systems.items()}
     return _interval_table(results, higher_is_better=None, digits=digits, counts=("n_users",))
+
+
+def tradeoff_points(evaluations: Mapping[str, object], beyond: pd.DataFrame, *,
+                    column: str) -> pd.DataFrame:
+    """One row per system: the mean of ``column`` (e.g. ``"ndcg@10"``) with its interval
+    (``<column>_low``, ``<column>_high``) beside every beyond-accuracy column of ``beyond``
+    (:func:`beyond_table`), for :func:`evalkit.plots.accuracy_tradeoff`."""
+    rows = {}
+    for name, evaluation in evaluations.items():
+        info = evaluation.summary.loc[column]
+        rows[name] = {column: info["mean"], f"{column}_low": info["ci_low"],
+                      f"{column}_high": info["ci_high"]}
+    points = pd.DataFrame.from_dict(rows, orient="index")
+    points = points.join(beyond, how="left")
+    points.index.name = "system"
+    return points
 
 
 def test_users_by_activity(splits: Mapping[str, object]) -> pd.DataFrame:
