@@ -568,3 +568,10 @@ def test_accuracy_tradeoff_puts_each_system_at_its_point_with_its_interval() -> 
     assert ax.get_xlabel() == "Catalog coverage" and ax.get_ylabel() == "NDCG@10"
     with pytest.raises(ValueError, match=r"accuracy_tradeoff: 'points' is missing column\(s\) novelty"):
         plots.accuracy_tradeoff(points, x="novelty", y="ndcg@10")
+
+
+def test_metric_by_segment_names_what_the_segments_and_bars_are(segment_table) -> None:
+    ax = plots.metric_by_segment(segment_table, segment_table["column"].iloc[0],
+                                 segment="item popularity", value="pooled over users")
+    assert ax.get_xlabel() == "Item popularity"
+    assert "pooled over users" in ax.get_ylabel() and ax.get_title().endswith("item popularity")

@@ -341,3 +341,90 @@ def test_user_activity_bins_feed_metrics_by_segment() -> None:
     table = metrics_by_segment(per_user, segments, n_resamples=50)
     assert table["segment"].astype(str).tolist() == ["cold (<20)", "light (20-49)", "medium (50-149)"]
     np.testing.assert_allclose(table["mean"], [0.2, 0.5, 0.9])  # cold: users 1 and 4
+
+
+# ------------------------------------------------------------------------------ recall by bucket
+
+
+def _long_tail_case(seed: int = 0):
+    gen = np.random.default_rng(seed)
+    train = pd.DataFrame({"user_id": gen.integers(0, 200, 5000),
+                          "item_id": (gen.pareto(1.0, 5000) * 3).astype(int) % 150}
+                         ).drop_duplicates()
+    truth = pd.DataFrame({"user_id": np.repeat(np.arange(120), 6),
+                          "item_id": gen.integers(0, 180, 720),  # 150..179: new items
+                          "rating": gen.integers(1, 6, 720).astype(float)}
+                         ).drop_duplicates(["user_id", "item_id"])
+    scores = pd.DataFrame({"user_id": np.repeat(np.arange(125), 30),
+                           "item_id": np.concatenate([gen.choice(180, 30, replace=False)
+                                                      for _ in range(125)]),
+                           "score": gen.integers(0, 8, 3750).astype(float)})
+    return train, truth, scores
+
+
+def test_recall_by_popularity_counts_every_relevant_item_once_by_hand() -> None:
+    from evalkit.segments import NEW_ITEMS, recall_by_popularity
+
+    train, truth, scores = _long_tail_case()
+    buckets = item_popularity_buckets(train)
+    table = recall_by_popularity(truth, {"s": scores}, buckets, k=10, n_resamples=200)
+    relevant = truth[truth["rating"] >= 4.0]
+    ordered = scores.sort_values(["user_id", "score", "item_id"], ascending=[True, False, True])
+    top = ordered.groupby("user_id").head(10)
+    merged = relevant.merge(top[["user_id", "item_id"]].assign(hit=True), how="left",
+                            on=["user_id", "item_id"])
+    merged["segment"] = merged["item_id"].map(buckets).astype(object).fillna(NEW_ITEMS)
+    want = merged.groupby("segment").agg(relevant=("item_id", "size"),
+                                         hits=("hit", lambda h: int(h.notna().sum())),
+                                         users=("user_id", "nunique"))
+    got = table.set_index(table["segment"].astype(str))
+    assert set(got.index) == set(want.index)
+    for segment, row in want.iterrows():
+        assert got.loc[segment, "relevant"] == row["relevant"]
+        assert got.loc[segment, "hits"] == row["hits"]
+        assert got.loc[segment, "n_users"] == row["users"]
+        assert got.loc[segment, "mean"] == pytest.approx(row["hits"] / row["relevant"])
+    assert got["hits"].sum() <= got["relevant"].sum() == len(relevant)
+    defined = got[got["hits"] > 0]
+    assert ((defined["ci_low"] <= defined["mean"]) & (defined["mean"] <= defined["ci_high"])).all()
+    # the same lists given as ranks give the same table
+    ranks = top.assign(rank=top.groupby("user_id").cumcount() + 1).drop(columns="score")
+    again = recall_by_popularity(truth, {"s": ranks}, buckets, k=10, n_resamples=200)
+    pd.testing.assert_frame_equal(again, table)
+
+
+def test_recall_by_popularity_interval_is_a_user_bootstrap_of_the_ratio() -> None:
+    from evalkit.segments import recall_by_popularity
+
+    train, truth, scores = _long_tail_case(1)
+    truth = pd.concat([truth, truth.assign(user_id=truth["user_id"] + 1000)])
+    scores = pd.concat([scores, scores.assign(user_id=scores["user_id"] + 1000)])
+    buckets = item_popularity_buckets(train)
+    table = recall_by_popularity(truth, scores, buckets, k=15, threshold=None,
+                                 n_resamples=3000, rng=4).set_index("segment")
+    head = truth[truth["item_id"].map(buckets).eq("head")]
+    ordered = scores.sort_values(["user_id", "score", "item_id"], ascending=[True, False, True])
+    top = ordered.groupby("user_id").head(15)
+    hit = head.merge(top[["user_id", "item_id"]], on=["user_id", "item_id"], how="left",
+                     indicator=True)["_merge"].eq("both").to_numpy()
+    users, codes = np.unique(head["user_id"].to_numpy(), return_inverse=True)
+    rel = np.bincount(codes).astype(float)
+    got = np.bincount(codes, weights=hit)
+    draws = np.random.default_rng(0).integers(0, len(users), size=(3000, len(users)))
+    low, high = np.quantile(got[draws].sum(1) / rel[draws].sum(1), [0.025, 0.975])
+    width = high - low
+    assert table.loc["head", "ci_low"] == pytest.approx(low, abs=0.1 * width)
+    assert table.loc["head", "ci_high"] == pytest.approx(high, abs=0.1 * width)
+    assert "system" not in table.columns  # one frame: no system column
+
+
+def test_recall_by_popularity_on_implicit_truth() -> None:
+    from evalkit.segments import recall_by_popularity
+
+    train, truth, scores = _long_tail_case(2)
+    buckets = item_popularity_buckets(train)
+    implicit = recall_by_popularity(truth.drop(columns="rating"), scores, buckets, threshold=None)
+    explicit = recall_by_popularity(truth, scores, buckets, threshold=None)
+    pd.testing.assert_frame_equal(implicit, explicit)
+    with pytest.raises(ValueError, match="recall_by_popularity: 'truth' is missing column rating"):
+        recall_by_popularity(truth.drop(columns="rating"), scores, buckets)

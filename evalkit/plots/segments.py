@@ -48,6 +48,8 @@ def metric_by_segment(
     table: pd.DataFrame,
     column: str = "ndcg@10",
     *,
+    segment: str = "user segment",
+    value: str = "mean over users",
     ax: Axes | None = None,
 ) -> Axes:
     """Mean of a metric in each user segment, as bars with confidence-interval error bars.
@@ -60,6 +62,11 @@ def metric_by_segment(
         ``n_users`` (shown under the segment names).
     column : str, default "ndcg@10"
         The metric column to show (``table["column"]``).
+    segment : str, default "user segment"
+        What the segments are, for the title and the x axis (``"item popularity"`` for
+        :func:`evalkit.segments.recall_by_popularity`).
+    value : str, default "mean over users"
+        What a bar is, for the y axis (``"pooled over users"`` for a pooled recall).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; default: a new figure.
 
@@ -133,9 +140,9 @@ def metric_by_segment(
     ax.grid(axis="x", visible=False)
     ax.set_ylim(bottom=0)
     label = metric_label(column)
-    ax.set_xlabel("User segment")
-    ax.set_ylabel(f"{label} (mean over users, with CI)")
-    ax.set_title(f"{label} by user segment")
+    ax.set_xlabel(segment[:1].upper() + segment[1:])
+    ax.set_ylabel(f"{label} ({value}, with CI)")
+    ax.set_title(f"{label} by {segment}")
     if has_system:
         legend_outside(ax, title="System")
     return ax

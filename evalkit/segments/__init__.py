@@ -11,19 +11,23 @@ item; in MovieLens each (user, item) pair occurs once, so it is also the number 
 from __future__ import annotations
 
 from .items import (
+    NEW_ITEMS,
     POPULARITY_BUCKETS,
     exposure_by_popularity,
     item_popularity_buckets,
     popularity_curve,
+    recall_by_popularity,
 )
 from .users import DEFAULT_ACTIVITY_BINS, metrics_by_segment, user_activity_bins
 
 __all__ = [
     "DEFAULT_ACTIVITY_BINS",
+    "NEW_ITEMS",
     "POPULARITY_BUCKETS",
     "exposure_by_popularity",
     "item_popularity_buckets",
     "metrics_by_segment",
     "popularity_curve",
+    "recall_by_popularity",
     "user_activity_bins",
 ]

@@ -14,10 +14,12 @@ from ..metrics._common import check_recs
 from ._common import check_interactions
 
 __all__ = [
+    "NEW_ITEMS",
     "POPULARITY_BUCKETS",
     "exposure_by_popularity",
     "item_popularity_buckets",
     "popularity_curve",
+    "recall_by_popularity",
 ]
 
 #: Labels of :func:`item_popularity_buckets`, most popular first.
@@ -305,3 +307,153 @@ def exposure_by_popularity(
             "share": share.ravel(),
         }
     )
+
+
+#: Segment of :func:`recall_by_popularity` for test items without training interactions.
+NEW_ITEMS = "new"
+
+
+def recall_by_popularity(
+    truth: pd.DataFrame,
+    recs: Mapping[str, pd.DataFrame] | pd.DataFrame,
+    buckets: pd.Series,
+    *,
+    k: int = 10,
+    threshold: float | None = 4.0,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """Recall of the relevant test items of each popularity bucket (the long tail, and the
+    items new to the training data), per system, with bootstrap intervals over users.
+
+    Parameters
+    ----------
+    truth : pandas.DataFrame
+        Test interactions ``user_id, item_id, rating``.
+    recs : dict of str to pandas.DataFrame, or pandas.DataFrame
+        Recommendations of each system by name (a single frame is named ``"recs"``).
+    buckets : pandas.Series
+        Bucket of each training item, as from :func:`item_popularity_buckets`.
+    k : int, default 10
+        Cutoff: the top ``k`` of every list (ranks as in :func:`exposure_by_popularity`).
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating >= threshold; None: every test item.
+    confidence, n_resamples, rng
+        The bootstrap over users (see Notes).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (system, segment), the shape of
+        :func:`evalkit.segments.metrics_by_segment` (so
+        :func:`evalkit.plots.metric_by_segment` draws it): ``system``, ``segment``
+        (categorical: the categories of ``buckets``, then ``"new"`` for test items without a
+        bucket, the cold-start items), ``column`` (``"recall@k"``), ``mean`` (the recall),
+        ``ci_low``, ``ci_high``, ``n_users`` (users with a relevant test item in the
+        segment), ``relevant`` and ``hits`` (relevant test items, and those in the top k).
+        Segments without a relevant test item are left out.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For invalid inputs or options.
+
+    Notes
+    -----
+    The recall of a segment pools its relevant test items over users: ``hits / relevant``.
+    Its interval resamples users with Poisson(1) weights drawn from the seed and the user id
+    (:func:`evalkit.stats.bootstrap_ci_frame`), as the ratio ``sum w hits / sum w relevant``,
+    one design for every system and segment. A model that never recommends items outside its
+    training data scores 0 on ``"new"``: these are the items a cold-start method must reach.
+
+    Examples
+    --------
+    >>> train = pd.DataFrame({"user_id": range(10), "item_id": [1] * 5 + [2] * 3 + [3, 4]})
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [1, 3, 1, 9],
+    ...                       "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": [1, 2], "item_id": [1, 1], "rank": [1, 1]})
+    >>> table = recall_by_popularity(truth, {"pop": recs}, item_popularity_buckets(train), k=1)
+    >>> table[["segment", "mean", "relevant", "hits"]]
+      segment  mean  relevant  hits
+    0    head   1.0         2     2
+    1    tail   0.0         1     0
+    2     new   0.0         1     0
+    """
+    from .._checks import check_fraction
+    from .._resample import user_streams
+    from ..metrics._common import check_threshold, check_truth
+    from ..stats import (_check_resamples, _design_key, _percentile_interval,
+                         _poisson_column_sums)
+
+    func = "recall_by_popularity"
+    k = check_positive_int(k, func=func, arg="k")
+    threshold = check_threshold(threshold, func=func)
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    systems = {"recs": recs} if isinstance(recs, pd.DataFrame) else recs
+    if not isinstance(systems, Mapping) or not systems:
+        raise TypeError(f"{func}: 'recs' must be a DataFrame or a non-empty dict of name to "
+                        f"DataFrame; got {describe(recs)}.")
+    if not isinstance(buckets, pd.Series) or not buckets.index.is_unique:
+        raise TypeError(f"{func}: 'buckets' must be a pandas Series indexed by unique item ids, "
+                        f"as item_popularity_buckets gives; got {describe(buckets)}.")
+    if not isinstance(buckets.dtype, pd.CategoricalDtype):
+        buckets = buckets.astype(pd.CategoricalDtype(np.sort(buckets.unique())))
+    truth = check_truth(truth, func=func, threshold=threshold)
+    if threshold is not None:
+        truth = truth[truth["rating"].to_numpy() >= threshold]
+    categories = [*map(str, buckets.cat.categories), NEW_ITEMS]
+    position = buckets.index.get_indexer(truth["item_id"].to_numpy())
+    codes = np.where(position >= 0,
+                     np.asarray(buckets.cat.codes, dtype=np.int64)[np.maximum(position, 0)],
+                     len(categories) - 1)
+    users, user_codes = np.unique(truth["user_id"].to_numpy(), return_inverse=True)
+    n_users, n_cat = len(users), len(categories)
+    relevant = np.bincount(user_codes * n_cat + codes, minlength=n_users * n_cat
+                           ).reshape(n_users, n_cat).astype(np.float64)
+    pairs = pd.MultiIndex.from_arrays([truth["user_id"].to_numpy(), truth["item_id"].to_numpy()])
+    hits = {}
+    for name, frame in systems.items():  # one step per system
+        frame = check_recs(frame, func=func, arg=f"recs[{name!r}]")
+        if "rank" in frame.columns:
+            top = frame.loc[frame["rank"].to_numpy() <= k, ["user_id", "item_id"]]
+        else:
+            ordered = frame[["user_id", "item_id", "score"]].sort_values(
+                ["user_id", "score", "item_id"], ascending=[True, False, True], kind="stable")
+            top = ordered[ordered.groupby("user_id", sort=False).cumcount().to_numpy() < k]
+        listed = pairs.isin(pd.MultiIndex.from_frame(top[["user_id", "item_id"]]))
+        hits[str(name)] = np.bincount(user_codes[listed] * n_cat + codes[listed],
+                                      minlength=n_users * n_cat).reshape(n_users, n_cat)
+    names = list(hits)
+    columns = [relevant[:, c] for c in range(n_cat)]
+    columns += [hits[name][:, c].astype(np.float64) for name in names for c in range(n_cat)]
+    low = np.full((len(names), n_cat), np.nan)
+    high = np.full((len(names), n_cat), np.nan)
+    if n_resamples and n_users:
+        sums, _ = _poisson_column_sums(columns, n_resamples, _design_key(rng),
+                                       user_streams(users))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = sums[n_cat:].reshape(len(names), n_cat, -1) / sums[None, :n_cat]
+        for s in range(len(names)):  # one step per system
+            for c in range(n_cat):
+                if relevant[:, c].any():
+                    low[s, c], high[s, c] = (float(v[0]) for v in _percentile_interval(
+                        ratio[s, c][:, None], confidence))
+    rows = []
+    for s, name in enumerate(names):
+        for c, segment in enumerate(categories):
+            total = int(relevant[:, c].sum())
+            if not total:
+                continue
+            found = int(hits[name][:, c].sum())
+            rows.append({"system": name, "segment": segment, "column": f"recall@{k}",
+                         "mean": found / total, "ci_low": low[s, c], "ci_high": high[s, c],
+                         "n_users": int(np.count_nonzero(relevant[:, c])),
+                         "relevant": total, "hits": found})
+    table = pd.DataFrame(rows, columns=["system", "segment", "column", "mean", "ci_low",
+                                        "ci_high", "n_users", "relevant", "hits"])
+    table["segment"] = pd.Categorical(table["segment"], categories=categories, ordered=True)
+    if not isinstance(recs, Mapping):
+        table = table.drop(columns="system")
+    return table
