@@ -77,3 +77,29 @@ def test_tradeoff_points_and_the_zero_note_follow_the_data() -> None:
     assert {"ndcg@1_low", "ndcg@1_high"} <= set(points.columns)
     note = rp.zero_note(evaluations, "ndcg@1")
     assert "hits 33% of 3; misses 100% of 3" in note and "NDCG@1 = 0" in note
+
+
+def test_sample_lists_mark_hits_by_the_users_test_items_and_search_offline() -> None:
+    test = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 10, 12],
+                         "rating": [5.0, 2.0, 4.0, 5.0]})
+    items = pd.DataFrame({"item_id": [10, 11, 12, 13], "title": ["Ten", "Eleven", "<Twelve>",
+                                                                 "Thirteen"]})
+
+    class Inputs:
+        pass
+
+    inputs = Inputs()
+    inputs.test, inputs.items = test, items
+    recs = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": [13, 11, 10, 12, 13],
+                         "rank": [1, 2, 3, 1, 2]})
+    table = rp.sample_lists(inputs, {"s": recs}, k=3, users=2)
+    frame = table.frame.set_index("user")
+    assert frame.loc[1, "list"] == "Thirteen; Eleven ·; Ten ✓" and frame.loc[1, "hits"] == 1
+    assert frame.loc[2, "list"] == "<Twelve> ✓; Thirteen" and frame.loc[2, "hits"] == 1
+    assert frame.loc[1, "test items"] == "Eleven (2); Ten (5)"
+    page = table._repr_html_()
+    assert "&lt;Twelve&gt;" in page and "<Twelve>" not in page  # titles escaped
+    assert "<input" in page and "src=" not in page and "http" not in page  # nothing fetched
+    implicit = rp.sample_lists(inputs, {"s": recs}, k=3, users=2, threshold=None)
+    assert implicit.frame.set_index("user").loc[1, "list"] == "Thirteen; Eleven ✓; Ten ✓"
+    assert "·" not in repr(implicit).splitlines()[0]

@@ -33,6 +33,7 @@ __all__ = [
     "make_splits",
     "predicted_rows",
     "md",
+    "sample_lists",
     "rating_error_summary",
     "rating_error_table",
     "summary_table",
@@ -430,6 +431,116 @@ def tradeoff_points(evaluations: Mapping[str, object], beyond: pd.DataFrame, *,
     points = points.join(beyond, how="left")
     points.index.name = "system"
     return points
+
+
+class SampleLists:
+    """A table of a few users' lists, shown as a searchable HTML table (see
+    :func:`sample_lists`); ``frame`` holds the same rows as a DataFrame."""
+
+    _SCRIPT = (
+        "<script>(function(){{var box=document.getElementById('{id}-q'),"
+        "rows=document.querySelectorAll('#{id} tbody tr');box.addEventListener('input',"
+        "function(){{var q=box.value.toLowerCase();rows.forEach(function(r){{"
+        "r.style.display=r.textContent.toLowerCase().indexOf(q)<0?'none':'';}});}});}})();"
+        "</script>")
+
+    def __init__(self, frame: pd.DataFrame, cells: list[list[str]], caption: str) -> None:
+        self.frame = frame
+        self._cells = cells
+        self._caption = caption
+
+    def _repr_html_(self) -> str:
+        import hashlib
+        import html
+
+        ident = "evalkit-lists-" + hashlib.sha256(
+            repr(self._cells).encode("utf-8")).hexdigest()[:10]
+        head = "".join(f"<th style='text-align: left'>{html.escape(c)}</th>"
+                       for c in self.frame.columns)
+        style = ["text-align: left; vertical-align: top"] * 3 + [
+            "text-align: left; vertical-align: top; min-width: 20em"] * 2
+        body = "".join("<tr>" + "".join(f"<td style='{css}'>{cell}</td>"
+                                        for css, cell in zip(style, row)) + "</tr>"
+                       for row in self._cells)
+        return (f"<div><p>{html.escape(self._caption)}</p>"
+                f"<label>Search the lists: <input id='{ident}-q' type='search' "
+                f"placeholder='title, user or system'></label>"
+                f"<table id='{ident}' class='dataframe'><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table></div>" + self._SCRIPT.format(id=ident))
+
+    def __repr__(self) -> str:
+        return self._caption + "\n" + self.frame.to_string(index=False)
+
+
+def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: int = 5,
+                 threshold: float | None = 4.0, seed: int = 0) -> SampleLists:
+    """The top-k lists of a few test users, one row per (user, system), with each user's test
+    items, for reading the lists themselves.
+
+    Items show their title where the dataset has one (else their id); an item of the list
+    that is a relevant test item of the user is marked ``✓`` (rated at least ``threshold``,
+    or any test item when it is None), one the user rated lower ``·``. The users are a
+    seeded sample of the test users (``users`` of them). In a notebook or an HTML report the
+    table has a search box that filters its rows as you type (a few lines of inline script;
+    nothing is fetched).
+    """
+    import html
+
+    from ..metrics._common import check_recs
+
+    test = inputs.test
+    titles: dict = {}
+    items = getattr(inputs, "items", None)
+    if items is not None and "title" in items.columns:
+        titles = dict(zip(items["item_id"], items["title"].astype(str)))
+    pool = np.sort(pd.unique(test["user_id"]))
+    chosen = np.sort(np.random.default_rng(seed).choice(pool, min(users, len(pool)),
+                                                        replace=False))
+    mine = test[test["user_id"].isin(chosen)]
+    has_rating = "rating" in mine.columns
+    rated = {(u, i): (r if has_rating else None) for u, i, r in zip(
+        mine["user_id"], mine["item_id"], mine["rating"] if has_rating else [None] * len(mine))}
+
+    def relevant(rating: object) -> bool:
+        return threshold is None or rating is None or rating >= threshold
+
+    def name(item: object) -> str:
+        return titles.get(item, str(item))
+
+    rows, cells = [], []
+    for user in chosen:  # a handful of users, by design
+        truth_items = [(i, r) for (u, i), r in rated.items() if u == user]
+        shown = "; ".join(f"{name(i)}" + ("" if r is None else f" ({r:g})")
+                          for i, r in sorted(truth_items, key=lambda t: str(name(t[0]))))
+        for system, frame in systems.items():
+            frame = check_recs(frame, func="sample_lists", arg=f"systems[{system!r}]")
+            mine_recs = frame[frame["user_id"] == user]
+            if "rank" in mine_recs.columns:
+                top = mine_recs.sort_values(["rank", "item_id"]).head(k)
+            else:
+                top = mine_recs.sort_values(["score", "item_id"], ascending=[False, True]).head(k)
+            marks, plain = [], []
+            for item in top["item_id"]:
+                key = (user, item)
+                mark = "" if key not in rated else (" ✓" if relevant(rated[key]) else " ·")
+                plain.append(name(item) + mark)
+                text = html.escape(name(item))
+                marks.append(f"<b>{text} ✓</b>" if mark == " ✓" else
+                             f"<i>{text} ·</i>" if mark else text)
+            hits = sum(m.endswith("✓") for m in plain)
+            rows.append({"user": user, "system": system, "hits": hits,
+                         "list": "; ".join(plain), "test items": shown})
+            numbered = "<br>".join(f"{r}. {m}" for r, m in enumerate(marks, start=1))
+            cells.append([html.escape(str(user)), html.escape(str(system)), str(hits),
+                          numbered or "<i>no list</i>", html.escape(shown)])
+    legend = ("✓ a test item of the user" if threshold is None else
+              f"✓ a relevant test item of the user (rated at least {threshold:g}), · a test "
+              "item the user rated lower")
+    caption = (f"Each system's top {k} for {len(chosen)} test users chosen at random (seed {seed}): "
+               f"{legend}; the last column is the user's test items"
+               f"{' with their ratings' if has_rating else ''}.")
+    return SampleLists(pd.DataFrame(rows, columns=["user", "system", "hits", "list",
+                                                   "test items"]), cells, caption)
 
 
 def test_users_by_activity(splits: Mapping[str, object]) -> pd.DataFrame:
