@@ -290,3 +290,14 @@ def test_the_run_card_says_when_and_with_what_and_nbval_masks_only_that() -> Non
         variants.append(text)
     assert variants[0] == variants[1] == variants[2]
     assert _inputs._git_commit(Path("/")) is None
+
+
+def test_summary_note_spells_out_only_the_abbreviations_in_the_table() -> None:
+    truth = pd.DataFrame({"user_id": [1, 2], "item_id": 1, "rating": 5.0})
+    recs = pd.DataFrame({"user_id": [1, 2], "item_id": 1, "rank": 1})
+    some = rp.summary_note({"a": ek.evaluate(truth, recs, k=1, metrics=["map", "ndcg"],
+                                             n_resamples=0)})
+    assert "MAP mean average precision; NDCG normalized DCG" in some
+    assert "HLU" not in some and "R-Prec" not in some
+    every = rp.summary_note({"a": ek.evaluate(truth, recs, k=1, n_resamples=0)})
+    assert "HLU half-life utility" in every and "R-Prec R-precision" in every

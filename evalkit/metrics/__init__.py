@@ -9,7 +9,7 @@ one number from a confusion table, so they are kept apart from the ranking metri
 
 from __future__ import annotations
 
-from . import tables
+from . import cards, tables
 from ._common import TieWarning
 from ._registry import METRICS, RANKING_METRICS, Metric, get_metric
 from .beyond import (
@@ -25,6 +25,7 @@ from .beyond import (
     serendipity,
     user_coverage,
 )
+from .cards import definition_cards
 from .classification import (classification_scores, confusion, confusion_at_k,
                              precision_recall_curve)
 from .correlation import fcp, fcp_global, kendall, spearman
@@ -56,6 +57,7 @@ __all__ = [
     "confusion",
     "confusion_at_k",
     "dcg_at_k",
+    "definition_cards",
     "exposure_entropy",
     "exposure_gini",
     "f1_at_k",
@@ -85,6 +87,7 @@ __all__ = [
     "reciprocal_rank_at_k",
     "serendipity",
     "spearman",
+    "cards",
     "tables",
     "user_coverage",
 ]

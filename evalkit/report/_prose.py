@@ -64,7 +64,19 @@ def summary_note(evaluations: Mapping[str, object]) -> str:
             why += " (for HLU: without a test rating above the neutral rating)"
         text += (f"Some metrics are undefined for {why}; they are left out of those means "
                  f"({'; '.join(parts)}), and `users` gives the count each mean is over.")
+    present = [label for label in dict.fromkeys(s["label"]) if label in _NAMES]
+    if present:
+        text += (" Abbreviations: " + "; ".join(f"{label} {_NAMES[label]}" for label in present)
+                 + " (the metrics report gives each one's formula and conventions).")
     return text
+
+
+#: What the summary table's labels stand for.
+_NAMES = {"P": "precision", "R": "recall", "F1": "harmonic mean of P and R",
+          "HR": "hit rate", "R-Prec": "R-precision (precision at the number of relevant items)",
+          "MAP": "mean average precision", "MRR": "mean reciprocal rank",
+          "DCG": "discounted cumulative gain", "NDCG": "normalized DCG",
+          "HLU": "half-life utility of Breese et al."}
 
 
 def zero_note(evaluations: Mapping[str, object], column: str) -> str:

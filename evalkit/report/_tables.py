@@ -703,9 +703,13 @@ def profile_table() -> pd.DataFrame:
 
 
 def show(table: pd.DataFrame, *, digits: int = 4):
-    """``table`` for display: ``digits`` decimals and blanks for missing values, with a
-    stable HTML id (so a re-run renders the same page)."""
+    """``table`` for display: ``digits`` decimals, blanks for missing values and text columns
+    aligned left, with a stable HTML id (so a re-run renders the same page)."""
     import hashlib
 
     key = hashlib.sha256("|".join(map(str, table.columns)).encode()).hexdigest()[:8]
-    return table.style.format(precision=digits, na_rep="").set_uuid(f"t{key}")
+    styler = table.style.format(precision=digits, na_rep="").set_uuid(f"t{key}")
+    text = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c].dtype)]
+    if text:
+        styler = styler.set_properties(subset=text, **{"text-align": "left"})
+    return styler
