@@ -28,7 +28,7 @@ from ._inputs import (
 )
 from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
 from ..compare import format_pvalue
-from ._findings import findings
+from ._findings import findings, table_findings
 from ._prose import (
     comparison_note,
     cross_validation_note,
@@ -38,6 +38,7 @@ from ._prose import (
     zero_note,
 )
 from ._tables import (
+    beyond_findings,
     beyond_summary,
     beyond_table,
     compare_systems,
@@ -46,6 +47,7 @@ from ._tables import (
     curve_bands,
     significance_headline,
     test_users_by_activity,
+    classification_findings,
     classification_summary,
     confusion_table,
     correlation_table,
@@ -58,6 +60,7 @@ from ._tables import (
     predicted_rows,
     rating_error_summary,
     rating_error_table,
+    rating_findings,
     sample_lists,
     summary_table,
     threshold_table,
@@ -101,6 +104,7 @@ __all__ = [
     "spark_headline",
     "spark_note",
     "spark_run_card",
+    "beyond_findings",
     "beyond_summary",
     "beyond_table",
     "compare_systems",
@@ -110,6 +114,7 @@ __all__ = [
     "cross_validation_note",
     "curve_bands",
     "findings",
+    "table_findings",
     "format_pvalue",
     "library_note",
     "relevance_note",
@@ -117,6 +122,7 @@ __all__ = [
     "summary_note",
     "zero_note",
     "test_users_by_activity",
+    "classification_findings",
     "classification_summary",
     "confusion_table",
     "correlation_table",
@@ -129,6 +135,7 @@ __all__ = [
     "md",
     "rating_error_summary",
     "rating_error_table",
+    "rating_findings",
     "sample_lists",
     "summary_table",
     "threshold_table",

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._checks import check_fraction, check_positive_int, describe
 
-__all__ = ["findings"]
+__all__ = ["findings", "table_findings"]
 
 _COMPARISON_COLUMNS = ("system", "column", "diff", "permutation_pvalue_holm", "significant")
 _AUDIT_COLUMNS = ("check", "count", "share", "severity")
@@ -487,6 +487,124 @@ def findings(
                            "ids match the data's.")
     text = "## Findings\n\n" + lead + "\n\n" + "\n".join(
         b if b.startswith("    - ") else f"- {b}" for b in bullets)
+    if caveats:
+        text += "\n\n**Caveats**\n\n" + "\n".join(f"- {c}" for c in caveats)
+    return text
+
+
+# -- findings of the rating, classification and beyond-accuracy reports ---------------------------
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def table_findings(results: Mapping[str, pd.DataFrame], *, better: Mapping[str, str | None],
+                   labels: Mapping[str, str] | None = None, left_out: Mapping[str, int] | None
+                   = None, unit: str = "test rating", digits: int = 3) -> str:
+    """Findings from per-system tables of values with intervals (``value`` or ``mean``,
+    ``ci_low``, ``ci_high``; one row per measure), as :func:`evalkit.metrics.rating_errors`,
+    :func:`evalkit.metrics.classification_scores` and
+    :func:`evalkit.metrics.tables.beyond_intervals` give them.
+
+    Parameters
+    ----------
+    results : dict of str to pandas.DataFrame
+        Each system's table, by name; the same rows in each.
+    better : dict of row to {"higher", "lower", None}
+        Which direction is better for each row stated; None states the range across systems
+        without naming a best (novelty, popularity: more is not better in itself). Rows not
+        in ``better`` are not stated.
+    labels : dict of row to str, optional
+        Display names of the rows.
+    left_out : dict of str to int, optional
+        For each system, the ``unit``\\ s its values leave out (e.g. test ratings without a
+        prediction); systems with 0 are not mentioned.
+    unit : str, default "test rating"
+        What ``left_out`` counts.
+    digits : int, default 3
+        Decimals of the numbers stated.
+
+    Returns
+    -------
+    str
+        Markdown: ``## Findings``, bullets and, when one applies, ``**Caveats**``.
+
+    Notes
+    -----
+    As :func:`findings`: the best system of a row is named only where its value is the best
+    (ties shared); when another system's interval reaches the best one's bound, a caveat
+    says the ranking there is not settled by the intervals; a row without a value for any
+    system is said to be undefined.
+    """
+    func = "table_findings"
+    if not isinstance(results, Mapping) or not results:
+        raise TypeError(f"{func}: 'results' must map system names to tables; got "
+                        f"{describe(results)}.")
+    labels = dict(labels or {})
+    names = list(results)
+    first = next(iter(results.values()))
+    centre = "value" if "value" in first.columns else "mean"
+    rows = [r for r in first.index if r in better]
+    value = pd.DataFrame({n: t[centre].astype(float) for n, t in results.items()}).loc[rows]
+    low = pd.DataFrame({n: t["ci_low"].astype(float) for n, t in results.items()}).loc[rows]
+    high = pd.DataFrame({n: t["ci_high"].astype(float) for n, t in results.items()}).loc[rows]
+    bullets, caveats, unsettled, undefined = [], [], [], []
+
+    def stated(row: str, name: str) -> str:
+        return _interval(value.at[row, name], low.at[row, name], high.at[row, name], digits)
+
+    for row in rows:  # one step per measure
+        label = labels.get(row, row)
+        present = [n for n in names if pd.notna(value.at[row, n])]
+        if not present:
+            undefined.append(label)
+            continue
+        missing = [n for n in names if n not in present]
+        if missing:
+            bullets.append(f"{_cap(label)} is undefined for {_bold(missing)} (0/0 or no user "
+                           "with a value).")
+        if len(names) == 1:
+            bullets.append(f"{_cap(label)} of {_bold(names)}: {stated(row, names[0])}.")
+            continue
+        if len(present) == 1:
+            bullets.append(f"{_cap(label)} of {_bold(present)}: {stated(row, present[0])}.")
+            continue
+        direction = better[row]
+        ordered = sorted(present, key=lambda n: value.at[row, n],
+                         reverse=direction != "lower")
+        if direction is None:
+            top, bottom = ordered[0], ordered[-1]
+            bullets.append(f"{_cap(label)} ranges from {value.at[row, bottom]:.{digits}f} "
+                           f"({_bold([bottom])}) to {value.at[row, top]:.{digits}f} "
+                           f"({_bold([top])}).")
+            continue
+        best_value = value.at[row, ordered[0]]
+        winners = [n for n in present if value.at[row, n] == best_value]
+        word = "highest" if direction == "higher" else "lowest"
+        if len(winners) > 1:
+            bullets.append(f"{_bold(winners)} share the {word} {label} "
+                           f"({best_value:.{digits}f}).")
+            continue
+        best = winners[0]
+        bullets.append(f"{_bold([best])} has the {word} {label}: {stated(row, best)}.")
+        bound = low.at[row, best] if direction == "higher" else high.at[row, best]
+        if np.isfinite(bound):
+            near = [n for n in present if n != best and (
+                high.at[row, n] >= bound if direction == "higher" else low.at[row, n] <= bound)]
+            if near:
+                unsettled.append((label, best, near))
+    for name, count in (left_out or {}).items():
+        if count:
+            bullets.append(f"{_bold([name])} leaves out {_n(int(count), unit)} (no value for "
+                           "them); its numbers are over the rest.")
+    for label, best, near in unsettled:
+        caveats.append(f"On {label}, the interval of **{best}** overlaps that of {_bold(near)}: "
+                       "the intervals do not settle which is better there.")
+    if undefined:
+        caveats.append(f"{_join(undefined)} {'are' if len(undefined) > 1 else 'is'} undefined "
+                       "for every system here.")
+    text = "## Findings\n\n" + "\n".join(f"- {b}" for b in bullets)
     if caveats:
         text += "\n\n**Caveats**\n\n" + "\n".join(f"- {c}" for c in caveats)
     return text

@@ -15,6 +15,7 @@ import pandas as pd
 from ._params import ParameterError
 
 __all__ = [
+    "beyond_findings",
     "beyond_summary",
     "beyond_table",
     "compare_systems",
@@ -23,6 +24,7 @@ __all__ = [
     "curve_bands",
     "significance_headline",
     "test_users_by_activity",
+    "classification_findings",
     "classification_summary",
     "confusion_table",
     "correlation_table",
@@ -36,6 +38,7 @@ __all__ = [
     "sample_lists",
     "rating_error_summary",
     "rating_error_table",
+    "rating_findings",
     "summary_table",
     "threshold_table",
     "tie_table",
@@ -309,6 +312,54 @@ def classification_summary(test: pd.DataFrame, predictions: Mapping[str, pd.Data
     return _interval_table(results, higher_is_better=True, digits=digits)
 
 
+def _left_out(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> dict[str, int]:
+    from ._inputs import prediction_coverage
+
+    if not predictions:
+        return {}
+    return prediction_coverage(predictions, test)["without a prediction (left out)"].to_dict()
+
+
+def rating_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                    seed: int = 0) -> str:
+    """The findings the rating report opens with: the lowest MAE and RMSE with their
+    intervals, where the intervals do not settle the order, and the test ratings each system
+    leaves out (:func:`evalkit.report.table_findings`)."""
+    from ..metrics import rating_errors
+    from ._findings import table_findings
+
+    if not predictions:
+        return "## Findings\n\nNo system predicts ratings here: there is nothing to state."
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        results = {name: rating_errors(test, p, missing="drop", rng=seed)
+                   for name, p in predictions.items()}
+    return table_findings(results, better={"MAE": "lower", "RMSE": "lower"},
+                          left_out=_left_out(test, predictions))
+
+
+def classification_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                            threshold: float, seed: int = 0) -> str:
+    """The findings the classification report opens with: the highest precision, recall and
+    F1 at ``threshold`` with their intervals, where the intervals do not settle the order,
+    and the test ratings each system leaves out."""
+    from ..metrics import classification_scores
+    from ._findings import table_findings
+
+    if not predictions:
+        return "## Findings\n\nNo system predicts ratings here: there is nothing to state."
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        results = {name: classification_scores(test, p, threshold=threshold, missing="drop",
+                                                rng=seed)
+                   for name, p in predictions.items()}
+    return table_findings(results, better={"precision": "higher", "recall": "higher",
+                                           "f1": "higher"},
+                          labels={"precision": "precision", "recall": "recall", "f1": "F1"},
+                          left_out=_left_out(test, predictions))
+
+
 def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Mean per-user Spearman and Kendall tau-b, and global FCP, by system.
 
@@ -415,6 +466,33 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
                                                                     "n": "n_users"})
                    for name, recs in systems.items()}
     return _interval_table(results, higher_is_better=None, digits=digits, counts=("n_users",))
+
+
+def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.DataFrame, *,
+                    k: int, threshold: float | None, seed: int = 0) -> str:
+    """The findings the beyond-accuracy report opens with: the range of catalog coverage,
+    novelty and diversity across systems (none is better in itself), and the highest
+    serendipity with its interval (:func:`evalkit.report.table_findings`)."""
+    from ..metrics.tables import beyond_intervals
+    from ._findings import table_findings
+
+    if not systems:
+        return "## Findings\n\nNo system to describe here."
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        results = {}
+        for name, recs in systems.items():  # one step per system
+            table = beyond_intervals(inputs.test, recs, train=inputs.train, items=inputs.items,
+                                     k=k, threshold=threshold, rng=seed)
+            whole = pd.DataFrame({"mean": [beyond.at[name, "catalog_coverage"]],
+                                  "ci_low": [np.nan], "ci_high": [np.nan]},
+                                 index=["catalog_coverage"])
+            results[name] = pd.concat([whole, table[["mean", "ci_low", "ci_high"]]])
+    better = {"catalog_coverage": None, "novelty": None, "intra_list_diversity": None,
+              "serendipity": "higher"}
+    labels = {"catalog_coverage": "catalog coverage", "novelty": "novelty (bits)",
+              "intra_list_diversity": "intra-list diversity", "serendipity": "serendipity"}
+    return table_findings(results, better=better, labels=labels)
 
 
 def tradeoff_points(evaluations: Mapping[str, object], beyond: pd.DataFrame, *,

@@ -1,0 +1,53 @@
+"""Findings of the rating, classification and beyond-accuracy reports: each statement follows
+the numbers and flips when they do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalkit import report as rp
+
+
+def _table(rows: dict[str, tuple[float, float, float]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, index=["value", "ci_low", "ci_high"]).T
+
+
+def test_the_best_follows_the_direction_and_overlaps_become_caveats() -> None:
+    a = _table({"MAE": (0.70, 0.68, 0.72), "RMSE": (0.90, 0.85, 0.95)})
+    b = _table({"MAE": (0.80, 0.78, 0.82), "RMSE": (0.92, 0.88, 0.96)})
+    text = rp.table_findings({"a": a, "b": b}, better={"MAE": "lower", "RMSE": "lower"})
+    assert "**a** has the lowest MAE: 0.700 [0.680, 0.720]." in text
+    assert "**a** has the lowest RMSE" in text
+    assert "On RMSE, the interval of **a** overlaps that of **b**" in text
+    assert "On MAE" not in text
+    flipped = rp.table_findings({"a": a, "b": b}, better={"MAE": "higher"})
+    assert "**b** has the highest MAE" in flipped and "Caveats" not in flipped
+    tied = rp.table_findings({"a": a, "b": a}, better={"MAE": "lower"})
+    assert "**a** and **b** share the lowest MAE (0.700)." in tied
+
+
+def test_ranges_left_out_counts_and_undefined_values_are_stated_only_when_true() -> None:
+    a = _table({"novelty": (2.0, 1.9, 2.1), "precision": (np.nan, np.nan, np.nan)})
+    b = _table({"novelty": (5.0, 4.8, 5.2), "precision": (0.5, 0.4, 0.6)})
+    text = rp.table_findings({"a": a, "b": b}, better={"novelty": None, "precision": "higher"},
+                             left_out={"a": 3, "b": 0})
+    assert "Novelty ranges from 2.000 (**a**) to 5.000 (**b**)." in text
+    assert "Precision is undefined for **a**" in text
+    assert "Precision of **b**: 0.500 [0.400, 0.600]." in text
+    assert "**a** leaves out 3 test ratings" in text and "**b** leaves out" not in text
+    none = rp.table_findings({"a": a}, better={"precision": "higher"})
+    assert "precision is undefined for every system here" in none
+
+
+def test_the_report_findings_on_real_tables() -> None:
+    test = pd.DataFrame({"user_id": np.repeat(np.arange(30), 4), "item_id": np.tile([1, 2, 3, 4], 30),
+                         "rating": np.tile([5.0, 4.0, 2.0, 1.0], 30)})
+    good = test[["user_id", "item_id"]].assign(prediction=test["rating"] + 0.1)
+    bad = test[["user_id", "item_id"]].assign(prediction=6.0 - test["rating"])
+    text = rp.rating_findings(test, {"bad": bad, "good": good.iloc[:-2]})
+    assert "**good** has the lowest MAE: 0.100 [0.100, 0.100]." in text
+    assert "**good** leaves out 2 test ratings" in text
+    text = rp.classification_findings(test, {"bad": bad, "good": good}, threshold=4.0)
+    assert "**good** has the highest F1: 1.000" in text
+    assert "No system predicts" in rp.rating_findings(test, {})
