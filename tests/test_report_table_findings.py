@@ -51,3 +51,34 @@ def test_the_report_findings_on_real_tables() -> None:
     text = rp.classification_findings(test, {"bad": bad, "good": good}, threshold=4.0)
     assert "**good** has the highest F1: 1.000" in text
     assert "No system predicts" in rp.rating_findings(test, {})
+
+
+def test_data_findings_compute_every_number_and_the_random_list_chance() -> None:
+    ratings = pd.DataFrame({"user_id": [1, 1, 1, 2, 2, 3], "item_id": [1, 2, 3, 1, 4, 1],
+                            "rating": [5.0, 4.0, 1.0, 2.0, 5.0, 4.0]})
+    text = rp.data_findings(ratings, threshold=4.0)
+    assert "6 interactions of 3 users on 4 items: 50.0% of the user-item matrix" in text
+    assert "66.7% of the interactions are rated at least 4" in text
+    # relevant items per user: 2, 1, 1 -> mean 4/3 of 4 items
+    assert "with probability 33.3% on average" in text
+    assert "3 items occur only once" in text
+    implicit = rp.data_findings(ratings.drop(columns="rating"), threshold=None)
+    assert "Every interaction counts as relevant" in implicit
+
+
+def test_split_findings_name_leaks_only_where_the_audit_finds_them() -> None:
+    from evalkit.split import Split
+
+    train = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [1, 2, 1, 3], "rating": 4.0,
+                          "timestamp": [1, 2, 1, 2]})
+    clean = Split(train=train, test=pd.DataFrame({"user_id": [1, 2], "item_id": [3, 2],
+                                                   "rating": 5.0, "timestamp": [3, 3]}),
+                  info={"strategy": "given"})
+    leaky = Split(train=train, test=pd.DataFrame({"user_id": [1, 2], "item_id": [1, 2],
+                                                   "rating": 5.0, "timestamp": [3, 3]}),
+                  info={"strategy": "given"})
+    text = rp.split_findings({"clean": clean, "leaky": leaky})
+    assert "**clean**: 33.3% of 6 rows held out; no leak;" in text
+    assert "**leaky**: 33.3% of 6 rows held out; LEAK: 1 test row (50.0%) repeat" in text
+    assert "**leaky** leak test answers into training" in text
+    assert "Caveats" not in rp.split_findings({"clean": clean})

@@ -28,7 +28,7 @@ from ._inputs import (
 )
 from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
 from ..compare import format_pvalue
-from ._findings import findings, table_findings
+from ._findings import data_findings, findings, split_findings, table_findings
 from ._prose import (
     comparison_note,
     cross_validation_note,
@@ -113,7 +113,9 @@ __all__ = [
     "cross_validate_baselines",
     "cross_validation_note",
     "curve_bands",
+    "data_findings",
     "findings",
+    "split_findings",
     "table_findings",
     "format_pvalue",
     "library_note",

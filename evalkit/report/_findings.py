@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._checks import check_fraction, check_positive_int, describe
 
-__all__ = ["findings", "table_findings"]
+__all__ = ["data_findings", "findings", "split_findings", "table_findings"]
 
 _COMPARISON_COLUMNS = ("system", "column", "diff", "permutation_pvalue_holm", "significant")
 _AUDIT_COLUMNS = ("check", "count", "share", "severity")
@@ -607,4 +607,90 @@ def table_findings(results: Mapping[str, pd.DataFrame], *, better: Mapping[str, 
     text = "## Findings\n\n" + "\n".join(f"- {b}" for b in bullets)
     if caveats:
         text += "\n\n**Caveats**\n\n" + "\n".join(f"- {c}" for c in caveats)
+    return text
+
+
+def data_findings(ratings: pd.DataFrame, *, threshold: float | None = 4.0) -> str:
+    """The findings the data report opens with: size and density, how concentrated activity
+    is on users and items, and how much of it counts as relevant (each computed from
+    ``ratings``)."""
+    from ..explore import summarize
+
+    s = summarize(ratings)
+    users, items, rows = int(s["users"]), int(s["items"]), int(s["interactions"])
+    bullets = [f"{_n(rows, 'interaction')} of {_n(users, 'user')} on {_n(items, 'item')}: "
+               f"{_share(float(s['density']))} of the user-item matrix is filled."]
+    per_user = ratings.groupby("user_id").size()
+    top = max(1, int(round(0.1 * users)))
+    heavy = float(per_user.sort_values(ascending=False).iloc[:top].sum() / rows)
+    bullets.append(f"The most active tenth of the users ({_n(top, 'user')}) hold "
+                   f"{_share(heavy)} of the interactions; the median user has "
+                   f"{int(per_user.median()):,}.")
+    once = int((ratings.groupby("item_id").size() == 1).sum())
+    bullets.append(f"The most popular tenth of the items hold "
+                   f"{_share(float(s['top10pct_items_share']))} of the interactions; "
+                   f"{_n(once, 'item')} {'occurs' if once == 1 else 'occur'} only once.")
+    if "rating" in ratings.columns and threshold is not None:
+        relevant = ratings["rating"].to_numpy() >= threshold
+        per_user_relevant = pd.Series(relevant).groupby(ratings["user_id"].to_numpy()).sum()
+        chance = float(per_user_relevant.mean() / items)
+        bullets.append(f"{_share(float(relevant.mean()))} of the interactions are rated at "
+                       f"least {threshold:g} (relevant in the reports that follow). That is not "
+                       "what a random list would hit: an item drawn at random from the "
+                       f"{_n(items, 'item')} is one of the user's relevant items with "
+                       f"probability {_share(chance)} on average.")
+    else:
+        bullets.append("Every interaction counts as relevant (no rating threshold).")
+    return "## Findings\n\n" + "\n".join(f"- {b}" for b in bullets)
+
+
+_SPLIT_WORDING = {
+    "test_pairs_in_train": "LEAK: {test_rows} ({share}) repeat a training pair",
+    "dev_pairs_in_train": "LEAK: {dev_rows} ({share}) repeat a training pair",
+    "test_pairs_in_dev": "LEAK: {test_rows} ({share}) repeat a dev pair",
+    "duplicate_pairs_train": "{pairs} repeated in training ({share})",
+    "duplicate_pairs_test": "{pairs} repeated in the test set ({share})",
+    "cold_users": "{test_users} ({share}) without a training interaction",
+    "cold_items": "{test_items} ({share}) new to training",
+    "user_time_leakage": "{share} of the training rows come after the same user's first test "
+                         "interaction",
+    "global_time_leakage": "{share} of the training rows come after the earliest test "
+                           "interaction",
+}
+
+
+def split_findings(splits: Mapping[str, object]) -> str:
+    """The findings the splitting report opens with: for each split, its size and what its
+    audit (:func:`evalkit.audit`) finds (leaks, cold users and items, time order), and a
+    caveat naming the splits that leak."""
+    from ..split import audit as audit_split
+
+    bullets, leaking = [], []
+    for name, split in splits.items():  # one step per split strategy
+        audit = audit_split(split)
+        train, test = len(split.train), len(split.test)
+        found = []
+        for _, row in audit[audit["count"].astype(int) > 0].iterrows():  # per audit check
+            wording = _SPLIT_WORDING.get(row["check"], row["check"] + ": {count}")
+            count = int(row["count"])
+            found.append(wording.format(
+                count=f"{count:,}", share=_share(float(row["share"])),
+                test_rows=_n(count, "test row"), dev_rows=_n(count, "dev row"),
+                pairs=_n(count, "pair"), test_users=_n(count, "test user"),
+                test_items=_n(count, "test item")))
+        leaks = audit[audit["severity"].eq("leak")]["count"].astype(int).sum()
+        if leaks:
+            leaking.append(name)
+        tail = "; ".join(found) if found else "the audit finds nothing to report"
+        bullets.append(f"**{name}**: {_share(test / max(train + test, 1))} of "
+                       f"{_n(train + test, 'row')} held out; "
+                       f"{'no leak; ' if not leaks else ''}{tail}.")
+    text = "## Findings\n\n" + "\n".join(f"- {b}" for b in bullets)
+    text += ("\n\nNew test items cannot be recommended by a model that learns from training "
+             "items, and users without a training interaction get no personal list; time "
+             "order matters when the question is predicting the future.")
+    if leaking:
+        text += ("\n\n**Caveats**\n\n- " + _bold(leaking) + " leak test answers into "
+                 "training: their scores overstate what a model would do on unseen "
+                 "interactions.")
     return text
