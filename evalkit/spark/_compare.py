@@ -142,7 +142,9 @@ def compare(
 
     Examples
     --------
-    >>> table = evalkit.spark.compare({"pop": pop, "ease": ease}, truth, k=[10, 100])  # doctest: +SKIP
+    With Spark DataFrames ``truth``, ``pop`` and ``ease`` (the tests run this on local Spark)::
+
+        table = evalkit.spark.compare({"pop": pop, "ease": ease}, truth, k=[10, 100])
     """
     func = FUNC
     names = _check_systems(systems, func=func, arg="systems")

@@ -402,9 +402,11 @@ def evaluate(
 
     Examples
     --------
-    >>> result = evalkit.spark.evaluate(truth, recs, k=[10, 100], curves=100)  # doctest: +SKIP
-    >>> result.summary                                                       # doctest: +SKIP
-    >>> result.write_per_user("s3://bucket/eval/per_user")                   # doctest: +SKIP
+    With Spark DataFrames ``truth`` and ``recs`` (the tests run this on local Spark)::
+
+        result = evalkit.spark.evaluate(truth, recs, k=[10, 100], curves=100)
+        result.summary
+        result.write_per_user("s3://bucket/eval/per_user")
     """
     sql = _pyspark()
     functions, types = sql.functions, sql.types
