@@ -71,11 +71,11 @@ def _merge_ranks(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _rank_counts(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    nonzero = d[d != 0]
-    values, where = np.unique(np.abs(nonzero), return_inverse=True)
-    pos = np.bincount(where, weights=nonzero > 0, minlength=len(values)).astype(np.int64)
-    neg = np.bincount(where, weights=nonzero < 0, minlength=len(values)).astype(np.int64)
-    return values, pos, neg
+    """The distinct nonzero ``|d|`` (sorted) and how many users have ``+|d|`` and ``-|d|``."""
+    up, up_n = np.unique(d[d > 0], return_counts=True)
+    down, down_n = np.unique(-d[d < 0], return_counts=True)
+    return _merge_ranks((up, up_n.astype(np.int64), np.zeros(len(up), np.int64)),
+                        (down, np.zeros(len(down), np.int64), down_n.astype(np.int64)))
 
 
 def paired_sums(diffs: np.ndarray, streams: np.ndarray, *, sign_key: int, n_permutations: int,
@@ -98,11 +98,14 @@ def paired_sums(diffs: np.ndarray, streams: np.ndarray, *, sign_key: int, n_perm
     boot = None
     if n_resamples:
         values = np.ascontiguousarray(np.vstack([filled, filled * filled]).T)
-        patterns, which = np.unique(present, axis=0, return_inverse=True)
-        mask = np.ascontiguousarray(patterns.T, dtype=np.uint8)
+        seen: dict[bytes, int] = {}
+        which = np.array([seen.setdefault(np.packbits(row).tobytes(), len(seen))
+                          for row in present], dtype=np.int64)  # one step per comparison
+        first = {code: j for j, code in reversed(list(enumerate(which)))}
+        mask = np.ascontiguousarray(present[[first[c] for c in range(len(seen))]].T,
+                                    dtype=np.uint8)
         sums, weights = poisson_bootstrap_sums(values, mask, boot_key, n_resamples,
                                                streams=streams)
-        which = np.asarray(which).ravel()
         boot = (sums, weights[np.concatenate([which, which])])
     return PairedSums(n=n, total=total, abs_total=np.abs(filled).sum(axis=1), mean=mean, m2=m2,
                       low=low, high=high, ranks=ranks, signs=signs, boot=boot)
