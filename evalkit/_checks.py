@@ -27,6 +27,7 @@ __all__ = [
     "check_fraction",
     "check_ids",
     "check_positive_int",
+    "check_resamples",
     "describe",
 ]
 
@@ -180,6 +181,17 @@ def check_fraction(value: object, *, func: str, arg: str) -> float:
     if not 0.0 < value < 1.0:
         raise ValueError(f"{func}: '{arg}' must be in the open interval (0, 1); got {value!r}.")
     return value
+
+
+def check_resamples(value: object, *, func: str, allow_zero: bool = True) -> int:
+    """``n_resamples`` as an int >= 1, or 0 (no intervals) where ``allow_zero``."""
+    integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if allow_zero and integral and value == 0:
+        return 0
+    if not integral or value < 1:
+        rule = "a positive integer, or 0 for no intervals" if allow_zero else "a positive integer"
+        raise ValueError(f"{func}: 'n_resamples' must be {rule}; got {describe(value)}.")
+    return int(value)
 
 
 def check_choice(value: object, *, func: str, arg: str, choices: Iterable[str]) -> str:

@@ -15,16 +15,17 @@ its partitions and gets the intervals of the whole table).
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 import pandas as pd
 import scipy.stats
 
-from evalkit._checks import check_choice, check_fraction, check_positive_int, describe
+from evalkit._checks import (check_choice, check_fraction, check_positive_int, check_resamples,
+                             describe)
 from evalkit._resample import poisson_bootstrap_sums, sign_flip_sums, user_streams
 
-__all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests"]
+__all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests",
+           "percentile_interval", "user_bootstrap_sums"]
 
 _ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 
@@ -67,13 +68,7 @@ def _as_vector(values: object, *, func: str, arg: str, allow_nan: bool = False) 
 
 def _check_resamples(value: object, *, func: str, allow_zero: bool = False) -> int:
     """``n_resamples`` as an int >= 1, or 0 (no intervals) where ``allow_zero``."""
-    integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if allow_zero and integral and value == 0:
-        return 0
-    if not integral or value < 1:
-        rule = "a positive integer, or 0 for no intervals" if allow_zero else "a positive integer"
-        raise ValueError(f"{func}: 'n_resamples' must be {rule}; got {describe(value)}.")
-    return int(value)
+    return check_resamples(value, func=func, allow_zero=allow_zero)
 
 
 def _design_key(rng: int | np.random.Generator | None) -> int:
@@ -137,6 +132,43 @@ def _percentile_interval(means: np.ndarray, confidence: float) -> tuple[np.ndarr
     else:
         low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
     return low, high
+
+
+def user_bootstrap_sums(columns: list[np.ndarray], users: object, *, n_resamples: int,
+                        rng: int | np.random.Generator | None = 0,
+                        func: str = "user_bootstrap_sums") -> np.ndarray:
+    """Poisson-bootstrap sums of per-user columns, for statistics that are ratios of sums.
+
+    Parameters
+    ----------
+    columns : list of (n,) float arrays
+        One value per user in each (no NaN), e.g. a user's hits and its relevant items.
+    users : array-like
+        The n user ids, which the weights are drawn from (see :func:`bootstrap_ci_frame`).
+    n_resamples : int
+        Number of replicates B (at least 1).
+    rng : int, Generator or None, default 0
+        Seed of the design; the same seed gives the same weights as every evalkit interval.
+    func : str
+        The calling function, for error messages.
+
+    Returns
+    -------
+    (m, B) float64
+        ``sum_u w_ub columns[j][u]``, the weights ``w_ub ~ Poisson(1)`` shared by every column.
+    """
+    n_resamples = _check_resamples(n_resamples, func=func)
+    sums, _ = _poisson_column_sums([np.asarray(c, dtype=np.float64) for c in columns],
+                                   n_resamples, _design_key(rng), user_streams(users))
+    return sums
+
+
+def percentile_interval(replicates: np.ndarray, confidence: float = 0.95
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """The alpha/2 and 1 - alpha/2 quantiles (numpy's linear interpolation) of each column of
+    ``replicates`` (replicates x statistics), NaN replicates left out: the percentile
+    bootstrap interval evalkit uses everywhere."""
+    return _percentile_interval(np.asarray(replicates, dtype=np.float64), confidence)
 
 
 def bootstrap_ci(

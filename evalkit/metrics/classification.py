@@ -531,16 +531,14 @@ def classification_scores(
     >>> classification_scores(truth, predictions)["value"].round(3).tolist()
     [0.75, 0.75, 0.75]
     """
-    from .._checks import check_fraction
-    from .._resample import user_streams
-    from ..stats import (_check_resamples, _design_key, _percentile_interval,
-                         _poisson_column_sums)
+    from .._checks import check_fraction, check_resamples
+    from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "classification_scores"
     threshold = check_threshold(threshold, func=func)
     cut = _check_cutoff(cutoff, threshold, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=func)
     joined = _join_predictions(truth, predictions, func=func, missing=missing)
     rating = joined["rating"].to_numpy(np.float64)
     actual = np.ones(rating.size, dtype=bool) if threshold is None else rating >= threshold
@@ -562,15 +560,15 @@ def classification_scores(
     low = np.full(3, np.nan)
     high = np.full(3, np.nan)
     if n_resamples and len(users):
-        sums, _ = _poisson_column_sums([tp, fp, fn], n_resamples, _design_key(rng),
-                                       user_streams(users))
+        sums = user_bootstrap_sums([tp, fp, fn], users, n_resamples=n_resamples, rng=rng,
+                                   func=func)
         replicates = ratios(*sums).T
         defined = ~np.isnan(value)
         if defined.any():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-                low[defined], high[defined] = _percentile_interval(replicates[:, defined],
-                                                                   confidence)
+                low[defined], high[defined] = percentile_interval(replicates[:, defined],
+                                                                  confidence)
     return pd.DataFrame({"value": value, "ci_low": low, "ci_high": high,
                          "n_users": len(users), "n_ratings": len(joined)},
                         index=pd.Index(["precision", "recall", "f1"], name="score"))

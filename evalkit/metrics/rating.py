@@ -429,14 +429,12 @@ def rating_errors(
     >>> rating_errors(truth, predictions)["value"].round(3).tolist()
     [0.56, 0.872, 0.588, 0.695]
     """
-    from .._checks import check_fraction
-    from .._resample import user_streams
-    from ..stats import (_check_resamples, _design_key, _percentile_interval,
-                         _poisson_column_sums)
+    from .._checks import check_fraction, check_resamples
+    from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "rating_errors"
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=func)
     joined = _join_predictions(truth, predictions, func=func, missing=missing)
     if len(joined) == 0:
         raise ValueError(f"{func}: no test rating to evaluate; 'truth' has no rows left.")
@@ -451,12 +449,12 @@ def rating_errors(
     low = np.full(4, np.nan)
     high = np.full(4, np.nan)
     if n_resamples:
-        sums, weights = _poisson_column_sums([s1, s2, n, mae_u, rmse_u], n_resamples,
-                                             _design_key(rng), user_streams(users))
+        sums = user_bootstrap_sums([s1, s2, n, mae_u, rmse_u, np.ones(len(users))], users,
+                                   n_resamples=n_resamples, rng=rng, func=func)
         with np.errstate(invalid="ignore", divide="ignore"):
             replicates = np.vstack([sums[0] / sums[2], np.sqrt(sums[1] / sums[2]),
-                                    sums[3] / weights[3], sums[4] / weights[4]]).T
-        low, high = _percentile_interval(replicates, confidence)
+                                    sums[3] / sums[5], sums[4] / sums[5]]).T
+        low, high = percentile_interval(replicates, confidence)
     return pd.DataFrame({"value": value, "ci_low": low, "ci_high": high,
                          "n_users": len(users), "n_ratings": len(joined)},
                         index=pd.Index(ERROR_ROWS, name="error"))

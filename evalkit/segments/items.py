@@ -380,17 +380,15 @@ def recall_by_popularity(
     1    tail   0.0         1     0
     2     new   0.0         1     0
     """
-    from .._checks import check_fraction
-    from .._resample import user_streams
+    from .._checks import check_fraction, check_resamples
     from ..metrics._common import check_threshold, check_truth
-    from ..stats import (_check_resamples, _design_key, _percentile_interval,
-                         _poisson_column_sums)
+    from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "recall_by_popularity"
     k = check_positive_int(k, func=func, arg="k")
     threshold = check_threshold(threshold, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=func)
     systems = {"recs": recs} if isinstance(recs, pd.DataFrame) else recs
     if not isinstance(systems, Mapping) or not systems:
         raise TypeError(f"{func}: 'recs' must be a DataFrame or a non-empty dict of name to "
@@ -431,14 +429,13 @@ def recall_by_popularity(
     low = np.full((len(names), n_cat), np.nan)
     high = np.full((len(names), n_cat), np.nan)
     if n_resamples and n_users:
-        sums, _ = _poisson_column_sums(columns, n_resamples, _design_key(rng),
-                                       user_streams(users))
+        sums = user_bootstrap_sums(columns, users, n_resamples=n_resamples, rng=rng, func=func)
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = sums[n_cat:].reshape(len(names), n_cat, -1) / sums[None, :n_cat]
         for s in range(len(names)):  # one step per system
             for c in range(n_cat):
                 if relevant[:, c].any():
-                    low[s, c], high[s, c] = (float(v[0]) for v in _percentile_interval(
+                    low[s, c], high[s, c] = (float(v[0]) for v in percentile_interval(
                         ratio[s, c][:, None], confidence))
     rows = []
     for s, name in enumerate(names):
