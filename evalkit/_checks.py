@@ -27,6 +27,7 @@ __all__ = [
     "check_fraction",
     "check_ids",
     "check_positive_int",
+    "check_rng",
     "check_resamples",
     "describe",
 ]
@@ -201,6 +202,20 @@ def check_choice(value: object, *, func: str, arg: str, choices: Iterable[str]) 
         valid = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{func}: unknown {arg} {value!r}; valid values are {valid}.")
     return value  # type: ignore[return-value]
+
+
+def check_rng(value: object, *, func: str, arg: str = "rng") -> object:
+    """Check that ``value`` is a non-negative integer seed, a ``np.random.Generator`` or None."""
+    if value is None or isinstance(value, np.random.Generator):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{func}: '{arg}' must be an int seed, a numpy Generator or None; got "
+            f"{describe(value)}."
+        )
+    if value < 0:
+        raise ValueError(f"{func}: '{arg}' seed must be non-negative; got {int(value)}.")
+    return value
 
 
 def as_rng(rng: int | np.random.Generator | None) -> np.random.Generator:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._version import __version__
-from ._checks import check_cutoff, check_fraction, check_positive_int
+from ._checks import check_cutoff, check_fraction, check_positive_int, check_rng
 from .definitions import Definitions, takes_definitions
 from .profiles import check_covered, covers
 from .metrics._registry import RANKING_METRICS, get_metric
@@ -247,6 +247,7 @@ def evaluate(
     """
     func = "evaluate"
     ks = _check_ks(k, func=func)
+    check_rng(rng, func=func)
     names = _check_metrics(metrics, func=func)
     if metrics is None:  # a profile's default metrics are those it reproduces
         names = [name for name in names if covers(definitions, name)]

@@ -21,7 +21,7 @@ import pandas as pd
 import scipy.stats
 
 from evalkit._checks import (check_choice, check_fraction, check_positive_int, check_resamples,
-                             describe)
+                             check_rng, describe)
 from evalkit._resample import poisson_bootstrap_sums, sign_flip_sums, user_streams
 
 __all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests",
@@ -244,7 +244,7 @@ def bootstrap_ci(
     n_resamples = _check_resamples(n_resamples, func=func)
     if len(array) == 0:
         raise ValueError(f"{func}: 'values' must hold at least one value; got an empty array.")
-    key = _design_key(rng)
+    key = _design_key(check_rng(rng, func=func))
     if array.min() == array.max():
         return float(array[0]), float(array[0])
     means = _poisson_means([array], n_resamples, key)
@@ -447,7 +447,7 @@ def paired_tests(
         raise ValueError(f"{func}: 'a' and 'b' must hold at least 2 values; got {len(x)}.")
     n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
     zero_method = check_choice(zero_method, func=func, arg="zero_method", choices=_ZERO_METHODS)
-    key = _design_key(rng)
+    key = _design_key(check_rng(rng, func=func))
     result = _paired_statistics(x, y, zero_method)
     diff = x - y
     result["permutation_pvalue"] = (
