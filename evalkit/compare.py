@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import stats as sps
 from tqdm import tqdm
 
-from ._checks import check_choice, check_fraction, check_positive_int
+from ._checks import check_choice, check_fraction, check_positive_int, check_rng
 from .definitions import Definitions, takes_definitions
 from .evaluate import Evaluation, _check_ks, evaluate
 from .split import kfold_split
@@ -114,14 +114,22 @@ def compare(
     order = _order(names, baseline, func=func)
     pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
     alpha = check_fraction(alpha, func=func, arg="alpha")
+    _check_ks(k, func=func)
+    check_rng(rng, func=func)
     generator = np.random.default_rng(rng)
-    results: dict[str, Evaluation] = {
-        name: evaluate(
-            truth, systems[name], k=k, metrics=metrics, train=train, definitions=definitions,
-            confidence=confidence, n_resamples=n_resamples, rng=generator,
-        )
-        for name in names
-    }
+    results: dict[str, Evaluation] = {}
+    for name in names:
+        try:
+            results[name] = evaluate(
+                truth, systems[name], k=k, metrics=metrics, train=train,
+                definitions=definitions, confidence=confidence, n_resamples=n_resamples,
+                rng=generator,
+            )
+        except (ValueError, TypeError) as exc:
+            if type(exc) not in (ValueError, TypeError):
+                raise
+            # evaluate names its own arguments ('recs' is systems[name]); say which system
+            raise type(exc)(f"{func}: evaluating systems[{name!r}]: {exc}") from exc
     return _compare(results, order, pairs=pairs, alpha=alpha, confidence=confidence,
                     n_resamples=n_resamples, n_permutations=n_permutations,
                     generator=generator, func=func)
