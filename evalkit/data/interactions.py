@@ -98,6 +98,14 @@ def read_table(path: Path, *, func: str = _FUNC) -> tuple[pd.DataFrame, str]:
         detail = " ".join(str(exc).split())
         raise ValueError(f"{where} could not be read as {kind}: {detail}") from None
     _check_header(frame, path, kind=kind, sep=sep, compression=compression, where=where)
+    if kind != "Parquet" and not frame.index.equals(pd.RangeIndex(len(frame))):
+        # pandas takes the leading fields as the index when every line has more fields than
+        # the header has names, which would shift every value into the wrong column
+        extra = frame.index.nlevels
+        raise ValueError(
+            f"{where} has {extra} more field(s) on its lines than names in its header "
+            f"({len(frame.columns)}); add the missing column name(s) to the header."
+        )
     return frame, kind
 
 
