@@ -101,6 +101,13 @@ def _check_timestamps(frame: pd.DataFrame, *, func: str, arg: str) -> None:
     missing = int(series.isna().sum())
     if missing:
         raise ValueError(f"{func}: '{arg}' column 'timestamp' has {missing} missing value(s).")
+    if numeric:
+        infinite = int(np.isinf(series.to_numpy(dtype=np.float64, na_value=np.nan)).sum())
+        if infinite:
+            raise ValueError(
+                f"{func}: '{arg}' column 'timestamp' has {infinite} infinite value(s); "
+                "timestamps must be finite."
+            )
 
 
 def _check_rng(rng: object, *, func: str) -> int | None:
