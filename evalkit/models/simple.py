@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from evalkit._checks import check_columns, check_ids, describe
-from evalkit.models._base import Recommender, check_real
+from evalkit.models._base import Recommender, _id_kind, check_real
 
 __all__ = ["BiasBaseline", "MostPopular", "Random"]
 
@@ -239,6 +239,14 @@ class BiasBaseline(Recommender):
         self._check_fitted(func)
         check_columns(pairs, func=func, arg="pairs", required=["user_id", "item_id"])
         check_ids(pairs, func=func, arg="pairs")
+        for column, fitted in (("user_id", self.users_), ("item_id", self.items_)):
+            fitted_kind, asked_kind = _id_kind(fitted), _id_kind(pd.Index(pairs[column]))
+            if len(pairs) and fitted_kind != asked_kind:
+                raise TypeError(
+                    f"{func}: 'pairs' column '{column}' holds {asked_kind} ids and the model "
+                    f"was fitted on {fitted_kind} ids, so none would be recognised; convert "
+                    "them."
+                )
         users = self.users_.get_indexer(pairs["user_id"])
         items = self.items_.get_indexer(pairs["item_id"])
         b_user = np.where(users >= 0, self._b_user[np.maximum(users, 0)], 0.0)
