@@ -1,0 +1,280 @@
+"""Bad input to every public entry point, in one table.
+
+Each row is (call, expected exception type, the function the message must name, the argument
+it must quote, a regex the message must match). Every row also checks that the frames passed
+in are unchanged afterwards. The data layer's file cases are in tests/data/test_hostile_inputs.py
+and the ranking metrics' in tests/metrics/test_ranking_errors.py; this table covers one or two
+cases of each kind at every entry point a user calls.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalkit
+from evalkit import metrics, models, segments, split, stats
+
+
+def truth() -> pd.DataFrame:
+    return pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 10, 12],
+                         "rating": [5.0, 3.0, 4.0, 5.0], "timestamp": [1, 2, 3, 4]})
+
+
+def recs() -> pd.DataFrame:
+    return pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 12, 11, 10],
+                         "rank": [1, 2, 1, 2]})
+
+
+def predictions() -> pd.DataFrame:
+    return pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10],
+                         "prediction": [4.0, 3.5, 4.2]})
+
+
+def buckets() -> pd.Series:
+    return pd.Series(["head", "tail", "tail"], index=[10, 11, 12])
+
+
+# --- load_interactions: the file is written under tmp_path ----------------------------------
+
+HEAD = "user_id,item_id,rating\n"
+
+
+def load(name: str, content: bytes | str) -> Callable[[Path], tuple]:
+    def call(tmp: Path) -> tuple:
+        path = tmp / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        return (lambda: evalkit.load_interactions(path)), []
+    return call
+
+
+def load_parquet(name: str, frame: pd.DataFrame) -> Callable[[Path], tuple]:
+    def call(tmp: Path) -> tuple:
+        path = tmp / name
+        frame.to_parquet(path)
+        return (lambda: evalkit.load_interactions(path)), []
+    return call
+
+
+def on(func: Callable, *frames: object, **kwargs: object) -> Callable[[Path], tuple]:
+    """A call of ``func(*frames, **kwargs)``; the frames are checked for changes."""
+    def call(tmp: Path) -> tuple:
+        return (lambda: func(*frames, **kwargs)), [f for f in frames if isinstance(f, pd.DataFrame)]
+    return call
+
+
+def fitted(model: object) -> object:
+    return model.fit(truth())
+
+
+def polars_frame() -> object:
+    polars = pytest.importorskip("polars")
+    return polars.from_pandas(truth())
+
+
+T, R, P = truth(), recs(), predictions()
+DUP = pd.concat([R, R.iloc[:1]], ignore_index=True)
+STR_ITEMS = R.assign(item_id=R["item_id"].astype(str))
+MISSING = rf"\b1 of 4 test rating\(s\) have no prediction"
+RNG_TYPE = r"'rng' must be an int seed, a numpy Generator or None; got "
+
+CASES = [
+    # load_interactions
+    pytest.param(load("e.csv", b""), ValueError, "load_interactions", "path",
+                 r"file '.*e\.csv' is empty", id="load-empty-file"),
+    pytest.param(load("f.csv.gz", HEAD + "1,2,3\n"), ValueError, "load_interactions", "path",
+                 r"is not valid gzip data", id="load-fake-gzip"),
+    pytest.param(load("b.csv", b"\xef\xbb\xbfuser_id;item_id;rating\n1;2;3\n"), ValueError,
+                 "load_interactions", "path", r"looks semicolon-separated",
+                 id="load-bom-header-wrong-separator"),
+    pytest.param(load("t.csv", HEAD.replace(",", "\t") + "1\t2\t3\n"), ValueError,
+                 "load_interactions", "path", r"looks tab-separated", id="load-tab-in-csv"),
+    pytest.param(load("x.csv", HEAD + "1,2,3,9\n4,5,3,9\n"), ValueError, "load_interactions",
+                 "path", r"has 1 more field\(s\) on its lines than names in its header \(3\)",
+                 id="load-extra-field-every-line"),
+    pytest.param(load("n.csv", HEAD + ",2,3\n4,5,3\n"), ValueError, "load_interactions",
+                 "path", r"column 'user_id' has 1 missing \(NaN\) id", id="load-nan-id-csv"),
+    pytest.param(load_parquet("n.parquet", T.assign(item_id=[np.nan, 11, 10, 12])), ValueError,
+                 "load_interactions", "path", r"column 'item_id' has 1 missing \(NaN\) id",
+                 id="load-nan-id-parquet"),
+    pytest.param(load("d.csv", "user_id,item_id,item_id,rating\n1,2,3,4\n"), ValueError,
+                 "load_interactions", "path", r"has the column 'item_id' twice",
+                 id="load-duplicate-columns"),
+    pytest.param(load("a.csv", "userId,user_id,item_id\n1,2,3\n"), ValueError,
+                 "load_interactions", "columns",
+                 r"several columns \(userId, user_id\) stand for user_id",
+                 id="load-alias-and-canonical-column"),
+    # evaluate
+    pytest.param(on(evalkit.evaluate, T.drop(columns="item_id"), R), ValueError, "evaluate",
+                 "truth", r"is missing column\(s\) item_id", id="evaluate-missing-column"),
+    pytest.param(on(evalkit.evaluate, T, R.drop(columns="rank")), ValueError, "evaluate",
+                 "recs", r"needs a 'rank' or a 'score' column", id="evaluate-no-order-column"),
+    pytest.param(on(evalkit.evaluate, T, DUP), ValueError, "evaluate", "recs",
+                 r"1 duplicate rank\(s\) within a user; first: user 1, rank 1",
+                 id="evaluate-duplicate-pairs"),
+    pytest.param(on(evalkit.evaluate, T, R.assign(rank=[0, 1, 1, 2])), ValueError, "evaluate",
+                 "recs", r"column 'rank' must be 1-based positive integers; got a minimum of 0",
+                 id="evaluate-rank-zero"),
+    pytest.param(on(evalkit.evaluate, T, R.assign(rank=[-3, 1, 1, 2])), ValueError, "evaluate",
+                 "recs", r"got a minimum of -3", id="evaluate-rank-negative"),
+    pytest.param(on(evalkit.evaluate, T, R, k=0), ValueError, "evaluate", "k",
+                 r"must be a positive integer; got 0", id="evaluate-k-zero"),
+    pytest.param(on(evalkit.evaluate, T, R, k=10**18), ValueError, "evaluate", "k",
+                 r"must be at most 1,000,000", id="evaluate-k-huge"),
+    pytest.param(on(evalkit.evaluate, T, R, rng="abc"), TypeError, "evaluate", "rng",
+                 RNG_TYPE + "'abc'", id="evaluate-rng-string"),
+    pytest.param(on(evalkit.evaluate, T, R, rng=-1), ValueError, "evaluate", "rng",
+                 r"seed must be non-negative; got -1", id="evaluate-rng-negative"),
+    pytest.param(on(evalkit.evaluate, T, R, rng=1.5), TypeError, "evaluate", "rng",
+                 RNG_TYPE + r"1\.5 \(float\)", id="evaluate-rng-float"),
+    pytest.param(lambda tmp: ((lambda: evalkit.evaluate(polars_frame(), R)), [R]), TypeError,
+                 "evaluate", "truth", r"must be a pandas DataFrame", id="evaluate-polars-frame"),
+    pytest.param(on(evalkit.evaluate, T, STR_ITEMS), TypeError, "evaluate", "item_id",
+                 r"holds integer ids in 'truth' but string ids in 'recs'",
+                 id="evaluate-string-vs-integer-ids"),
+    # compare
+    pytest.param(on(evalkit.compare, {"a": R, "b": R.drop(columns="item_id")}, T), ValueError,
+                 "compare", "recs",
+                 r"evaluating systems\['b'\]: evaluate: 'recs' is missing column\(s\) item_id",
+                 id="compare-missing-column"),
+    pytest.param(on(evalkit.compare, {"a": R, "b": DUP}, T), ValueError, "compare", "recs",
+                 r"systems\['b'\].*duplicate rank\(s\)", id="compare-duplicate-pairs"),
+    pytest.param(on(evalkit.compare, {"a": R.assign(rank=[1, 2, 0, 2]), "b": R}, T),
+                 ValueError, "compare", "recs", r"systems\['a'\].*got a minimum of 0",
+                 id="compare-rank-zero"),
+    pytest.param(on(evalkit.compare, {"a": R, "b": R}, T, k=0), ValueError, "compare", "k",
+                 r"must be a positive integer; got 0", id="compare-k-zero"),
+    pytest.param(on(evalkit.compare, {"a": R, "b": R}, T, k=10**18), ValueError, "compare",
+                 "k", r"must be at most 1,000,000", id="compare-k-huge"),
+    pytest.param(on(evalkit.compare, {"a": R, "b": R}, T, rng="abc"), TypeError, "compare",
+                 "rng", RNG_TYPE + "'abc'", id="compare-rng-string"),
+    pytest.param(on(evalkit.compare, {"a": R, "b": R}, T, rng=-1), ValueError, "compare",
+                 "rng", r"seed must be non-negative; got -1", id="compare-rng-negative"),
+    pytest.param(on(evalkit.compare, {"a": R, "b": R}, T, rng=1.5), TypeError, "compare",
+                 "rng", RNG_TYPE + r"1\.5", id="compare-rng-float"),
+    pytest.param(lambda tmp: ((lambda: evalkit.compare({"a": R, "b": R}, polars_frame())), [R]),
+                 TypeError, "compare", "truth", r"must be a pandas DataFrame",
+                 id="compare-polars-frame"),
+    pytest.param(on(evalkit.compare, {"a": R, "b": STR_ITEMS}, T), TypeError, "compare",
+                 "item_id", r"systems\['b'\].*integer ids in 'truth' but string ids in 'recs'",
+                 id="compare-string-vs-integer-ids"),
+    # splits
+    pytest.param(on(split.random_split, T, test_fraction=0), ValueError, "random_split",
+                 "test_fraction", r"open interval \(0, 1\); got 0\.0", id="random-split-0"),
+    pytest.param(on(split.user_ratio_split, T, test_fraction=1.5), ValueError,
+                 "user_ratio_split", "test_fraction", r"got 1\.5", id="user-ratio-split-1.5"),
+    pytest.param(on(split.user_temporal_split, T, test_fraction=-0.1), ValueError,
+                 "user_temporal_split", "test_fraction", r"got -0\.1",
+                 id="user-temporal-split-negative"),
+    pytest.param(on(split.global_temporal_split, T, test_fraction=1.0), ValueError,
+                 "global_temporal_split", "test_fraction", r"got 1\.0",
+                 id="global-temporal-split-1"),
+    pytest.param(on(split.train_dev_test_split, T, fractions=(0.9, 0.2, 0.1)), ValueError,
+                 "train_dev_test_split", "fractions", r"must sum to 1",
+                 id="train-dev-test-fractions"),
+    pytest.param(on(split.user_temporal_split, T.assign(timestamp=[1, np.inf, 3, 4]),
+                    test_fraction=0.5), ValueError, "user_temporal_split", "data",
+                 r"column 'timestamp' has 1 infinite value", id="user-temporal-split-inf"),
+    pytest.param(on(split.global_temporal_split, T.assign(timestamp=[1, 2, -np.inf, 4]),
+                    test_fraction=0.5), ValueError, "global_temporal_split", "data",
+                 r"column 'timestamp' has 1 infinite value", id="global-temporal-split-inf"),
+    # stats
+    pytest.param(on(stats.bootstrap_ci, np.array([1.0, np.nan, 2.0])), ValueError,
+                 "bootstrap_ci", "values", r"must not contain NaN; got 1 NaN value",
+                 id="bootstrap-ci-nan"),
+    pytest.param(on(stats.bootstrap_ci, []), ValueError, "bootstrap_ci", "values",
+                 r"at least one value; got an empty array", id="bootstrap-ci-empty"),
+    pytest.param(on(stats.bootstrap_ci, [1.0, 2.0], rng="abc"), TypeError, "bootstrap_ci",
+                 "rng", RNG_TYPE, id="bootstrap-ci-rng-string"),
+    pytest.param(on(stats.paired_tests, [1.0, np.nan, 3.0], [1.0, 2.0, 3.0]), ValueError,
+                 "paired_tests", "a", r"must not contain NaN", id="paired-tests-nan"),
+    pytest.param(on(stats.paired_tests, [], []), ValueError, "paired_tests", "a",
+                 r"at least 2 values; got 0", id="paired-tests-empty"),
+    pytest.param(on(stats.paired_tests, [1.0, 2.0, 3.0], [1.0, 2.0]), ValueError,
+                 "paired_tests", "b", r"same length; got 3 and 2", id="paired-tests-lengths"),
+    pytest.param(on(stats.paired_tests, [1.0, 2.0], [2.0, 1.0], rng=-1), ValueError,
+                 "paired_tests", "rng", r"seed must be non-negative", id="paired-tests-rng"),
+    # rating and classification metrics
+    pytest.param(on(metrics.rating_errors, T, P), ValueError, "rating_errors", "missing",
+                 MISSING, id="rating-errors-missing-prediction"),
+    pytest.param(on(metrics.rating_errors, T, P.drop(columns="prediction")), ValueError,
+                 "rating_errors", "predictions", r"is missing column\(s\) prediction",
+                 id="rating-errors-no-prediction-column"),
+    pytest.param(on(metrics.rating_errors, T.iloc[:3], P.assign(prediction=[np.nan, 1, 2])),
+                 ValueError, "rating_errors", "predictions", r"column 'prediction' has 1 NaN",
+                 id="rating-errors-nan-prediction"),
+    pytest.param(on(metrics.rating_errors, T.iloc[:3], P, confidence=1.5), ValueError,
+                 "rating_errors", "confidence", r"open interval \(0, 1\); got 1\.5",
+                 id="rating-errors-confidence"),
+    pytest.param(on(metrics.classification_scores, T, P), ValueError, "classification_scores",
+                 "missing", MISSING, id="classification-missing-prediction"),
+    pytest.param(on(metrics.classification_scores, T.iloc[:3], P, confidence=95), ValueError,
+                 "classification_scores", "confidence", r"got 95\.0",
+                 id="classification-confidence-percent"),
+    pytest.param(on(metrics.classification_scores, T.iloc[:3], P, confidence="0.95"),
+                 TypeError, "classification_scores", "confidence",
+                 r"must be a number in \(0, 1\); got '0\.95'", id="classification-confidence-text"),
+    # segments
+    pytest.param(on(segments.recall_by_popularity, T, R, ["head"]), TypeError,
+                 "recall_by_popularity", "buckets", r"must be a pandas Series",
+                 id="recall-by-popularity-buckets-list"),
+    pytest.param(on(segments.recall_by_popularity, T, R, buckets(), k=0), ValueError,
+                 "recall_by_popularity", "k", r"must be a positive integer; got 0",
+                 id="recall-by-popularity-k-zero"),
+    pytest.param(on(segments.recall_by_popularity, T, R.drop(columns="item_id"), buckets()),
+                 ValueError, "recall_by_popularity", "recs",
+                 r"is missing column\(s\) item_id", id="recall-by-popularity-missing-column"),
+    pytest.param(on(segments.recall_by_popularity, T, DUP, buckets()), ValueError,
+                 "recall_by_popularity", "recs", r"duplicate rank\(s\)",
+                 id="recall-by-popularity-duplicate-pairs"),
+    # models
+    *[pytest.param(on(lambda m=m: m().recommend([1])), ValueError, f"{m.__name__}.recommend",
+                   None, r"the model is not fitted; call fit\(train\) first",
+                   id=f"{m.__name__}-recommend-before-fit")
+      for m in (models.MostPopular, models.Random, models.ItemKNN, models.EASE)],
+    pytest.param(on(lambda: models.BiasBaseline().predict(predictions())), ValueError,
+                 "BiasBaseline.predict", None, r"the model is not fitted",
+                 id="BiasBaseline-predict-before-fit"),
+    *[pytest.param(on(lambda m=m: fitted(m()).recommend(["1"])), TypeError,
+                   f"{m.__name__}.recommend", "users",
+                   r"holds string ids and the model was fitted on integer user ids",
+                   id=f"{m.__name__}-recommend-string-ids")
+      for m in (models.MostPopular, models.Random, models.ItemKNN, models.EASE)],
+    pytest.param(on(lambda p: fitted(models.BiasBaseline()).predict(p),
+                    P.assign(user_id=P["user_id"].astype(str))), TypeError,
+                 "BiasBaseline.predict", "pairs",
+                 r"column 'user_id' holds string ids and the model was fitted on integer ids",
+                 id="BiasBaseline-predict-string-ids"),
+]
+
+
+@pytest.mark.parametrize(("make", "exc", "func", "arg", "pattern"), CASES)
+def test_bad_input(make: Callable[[Path], tuple], exc: type[Exception], func: str,
+                   arg: str | None, pattern: str, tmp_path: Path) -> None:
+    call, frames = make(tmp_path)
+    before = [copy.deepcopy(frame) for frame in frames]
+    with pytest.raises(Exception) as info:
+        call()
+    assert type(info.value) is exc, f"{type(info.value).__name__}: {info.value}"
+    message = str(info.value)
+    assert message.startswith(f"{func}: "), message
+    if arg is not None:
+        assert re.search(rf"'{re.escape(arg)}'|\b{re.escape(arg)}=", message), message
+    assert re.search(pattern, message), message
+    for old, new in zip(before, frames):
+        pd.testing.assert_frame_equal(new, old)
+
+
+def test_bom_header_is_read_as_the_plain_names(tmp_path: Path) -> None:
+    """A UTF-8 byte order mark is not bad input: the first column keeps its name."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + (HEAD + "1,2,3\n").encode())
+    frame = evalkit.load_interactions(path)
+    assert list(frame.columns) == ["user_id", "item_id", "rating"]
+    assert frame["user_id"].tolist() == [1]
