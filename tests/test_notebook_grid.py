@@ -361,13 +361,18 @@ def _expect_04(headline: dict, d: _Direct) -> None:
 def _expect_05(headline: dict, d: _Direct) -> None:
     metric, k = d.p.get("METRIC", "ndcg"), d.p["K"]
     systems = d.systems(["MostPopular", "ItemKNN", "EASE"], d.p["K_MAX"])
-    assert set(headline) == {f"{metric}@{k} {n}" for n in systems}
+    assert set(headline) - {"intervals"} == {f"{metric}@{k} {n}" for n in systems}
     for name, recs in systems.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ties and users only in the lists are reported
             got = ek.evaluate(d.test, recs, k=k, metrics=[metric], threshold=d.p["THRESHOLD"],
-                              n_resamples=10, definitions=d.p.get("PROFILE"), train=d.train)
-        assert _close(headline[f"{metric}@{k} {name}"], got.mean(metric, k)), name
+                              definitions=d.p.get("PROFILE"), train=d.train, rng=d.p["SEED"])
+        key = f"{metric}@{k} {name}"
+        assert _close(headline[key], got.mean(metric, k)), name
+        info = got.summary.loc[f"{metric}@{k}"]
+        if np.isfinite(info["ci_low"]):
+            low, high = headline["intervals"][key]
+            assert _close(low, info["ci_low"]) and _close(high, info["ci_high"]), name
 
 
 def _expect_06(headline: dict, d: _Direct) -> None:
@@ -450,11 +455,14 @@ def _expect_09(headline: dict, d: _Direct) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ties and users only in the lists are reported
             got = ek.evaluate(truth, lists, k=k, metrics=["ndcg"], threshold=d.p["THRESHOLD"],
-                              definitions=d.p.get("PROFILE"), train=train, n_resamples=0)
+                              definitions=d.p.get("PROFILE"), train=train, rng=d.p["SEED"])
         want[f"ndcg@{k} {name}"] = got.mean("ndcg", k)
+        low, high = headline["intervals"][f"ndcg@{k} {name}"]
+        info = got.summary.loc[f"ndcg@{k}"]
+        assert _close(low, info["ci_low"]) and _close(high, info["ci_high"]), name
     if d.p.get("CHECK_IN_MEMORY", True):
         want["same as in memory"] = True
-    assert set(headline) == set(want)
+    assert set(headline) - {"intervals"} == set(want)
     for key, value in want.items():
         assert headline[key] is value if isinstance(value, bool) else \
             _close(headline[key], value), key

@@ -70,7 +70,11 @@ def test_headline_numbers_match_direct_computation(reports: Path) -> None:
     popular = ek.models.recommend_all(["MostPopular"], train, test["user_id"].unique(),
                                       k=20)["MostPopular"]
     ranking = json.loads((reports / "05-ranking.json").read_text())
-    assert set(ranking) == {"ndcg@10 mine", "ndcg@10 MostPopular", "ndcg@10 EASE"}
+    assert set(ranking) == {"ndcg@10 mine", "ndcg@10 MostPopular", "ndcg@10 EASE", "intervals"}
+    assert set(ranking["intervals"]) == set(ranking) - {"intervals"}
+    index = (reports / "index.html").read_text()
+    low, high = ranking["intervals"]["ndcg@10 mine"]
+    assert f"ndcg@10 mine = {ranking['ndcg@10 mine']:.3f} [{low:.3f}, {high:.3f}]" in index
     for name, recs in (("mine", mine), ("MostPopular", popular)):
         expected = ek.metrics.ndcg_at_k(test, recs, k=10).mean()
         assert ranking[f"ndcg@10 {name}"] == pytest.approx(expected, rel=1e-5)

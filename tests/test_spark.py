@@ -575,9 +575,12 @@ def test_the_at_scale_report_gives_the_ranking_reports_numbers(spark) -> None:
     assert rp.agreement_note(agreement).startswith("`evalkit.evaluate` on the same data, "
                                                    "collected from Spark into pandas, gives "
                                                    "the same numbers for 2 system(s)")
+    interval = {name: got[name].summary.loc["ndcg@10", ["ci_low", "ci_high"]].tolist()
+                for name in ("mine", "MostPopular")}
     assert rp.spark_headline(got, k=10, agreement=agreement) == {
         "ndcg@10 mine": got["mine"].mean("ndcg", 10),
-        "ndcg@10 MostPopular": got["MostPopular"].mean("ndcg", 10), "same as in memory": True}
+        "ndcg@10 MostPopular": got["MostPopular"].mean("ndcg", 10), "same as in memory": True,
+        "intervals": {f"ndcg@10 {name}": interval[name] for name in interval}}
     card = rp.spark_run_card(data, got, seed=3, master="local[2]", partitions=3,
                              recs={"mine": str(EXAMPLE / "recs.csv")}, baselines=["MostPopular"])
     assert card.loc["Parquet", "value"] == ("written from the split to a temporary folder "

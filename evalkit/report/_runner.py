@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .. import __version__
@@ -143,6 +144,26 @@ def _render_html(notebook: Path, target: Path, *, show_code: bool, title: str = 
     atomic_write_text(target, body)
 
 
+def _headline_value(value: object, interval: object = None) -> str:
+    """A headline number as the index shows it: integers with thousands separators, other
+    numbers with 3 decimals (4 significant digits below 0.01), ``[low, high]`` after it when
+    the notebook gave its interval; anything else as it is."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+
+    def number(x: float) -> str:
+        if not np.isfinite(x):
+            return str(x)
+        return f"{x:.4g}" if x != 0 and abs(x) < 0.01 else f"{x:,.3f}"
+
+    text = number(float(value))
+    if isinstance(interval, (list, tuple)) and len(interval) == 2:
+        text += f" [{number(float(interval[0]))}, {number(float(interval[1]))}]"
+    return text
+
+
 def _index_html(out: Path, entries: list[tuple[str, str]], data: str,
                 params: Mapping[str, object]) -> str:
     headlines = read_headlines(out)
@@ -154,8 +175,10 @@ def _index_html(out: Path, entries: list[tuple[str, str]], data: str,
     rows = []
     for stem, title in entries:
         numbers = headlines.get(stem, {})
+        intervals = numbers.get("intervals") if isinstance(numbers.get("intervals"), dict) \
+            else {}
         shown = ", ".join(
-            f"{html.escape(k)} = {html.escape(str(v))}"
+            f"{html.escape(k)} = {html.escape(_headline_value(v, intervals.get(k)))}"
             for k, v in numbers.items() if not isinstance(v, (dict, list))
         )
         rows.append(

@@ -403,9 +403,9 @@ def spark_headline(evaluations: Mapping[str, object], *, k: int, metric: str = "
     (when checked); when Spark did not run, why not."""
     if missing:
         return {"Spark": f"not run: {missing}"}
-    out: dict[str, object] = {f"{metric}@{k} {name}": e.mean(metric, k)
-                              for name, e in evaluations.items()
-                              if f"{metric}@{k}" in e.summary.index}
+    from ._tables import ranking_headline
+
+    out = ranking_headline(evaluations, metric=metric, k=k)
     if agreement is not None and not agreement.empty:
         out["same as in memory"] = bool((agreement["largest_difference"] < TOLERANCE).all()
                                         and agreement["same_users"].all(skipna=True))

@@ -39,6 +39,7 @@ __all__ = [
     "rating_error_summary",
     "rating_error_table",
     "rating_findings",
+    "ranking_headline",
     "summary_table",
     "threshold_table",
     "tie_table",
@@ -493,6 +494,26 @@ def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.Data
     labels = {"catalog_coverage": "catalog coverage", "novelty": "novelty (bits)",
               "intra_list_diversity": "intra-list diversity", "serendipity": "serendipity"}
     return table_findings(results, better=better, labels=labels)
+
+
+def ranking_headline(evaluations: Mapping[str, object], *, metric: str, k: int
+                     ) -> dict[str, object]:
+    """The ranking report's headline numbers: ``metric@k`` of each system (where its
+    evaluation has it), and under ``"intervals"`` each one's bootstrap interval ``[low,
+    high]``, which the report index shows beside it."""
+    column = f"{metric}@{k}"
+    out: dict[str, object] = {}
+    intervals: dict[str, list[float]] = {}
+    for name, evaluation in evaluations.items():
+        if column not in evaluation.summary.index:
+            continue
+        info = evaluation.summary.loc[column]
+        out[f"{column} {name}"] = float(info["mean"])
+        if np.isfinite(info["ci_low"]) and np.isfinite(info["ci_high"]):
+            intervals[f"{column} {name}"] = [float(info["ci_low"]), float(info["ci_high"])]
+    if intervals:
+        out["intervals"] = intervals
+    return out
 
 
 def tradeoff_points(evaluations: Mapping[str, object], beyond: pd.DataFrame, *,
