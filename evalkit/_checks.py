@@ -64,9 +64,14 @@ def check_columns(
     arg: str,
     required: Sequence[str],
 ) -> pd.DataFrame:
-    """Check that ``frame`` is a DataFrame holding every column in ``required``."""
+    """Check that ``frame`` is a DataFrame holding every column in ``required``; a polars
+    DataFrame, a pyarrow Table or any object with ``to_pandas()`` is converted first
+    (:func:`as_dataframe`)."""
+    frame = as_dataframe(frame)
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{func}: '{arg}' must be a pandas DataFrame; got {type(frame).__name__}.")
+        kind = type(frame)
+        raise TypeError(f"{func}: '{arg}' must be a pandas DataFrame (or a polars DataFrame or "
+                        f"pyarrow Table); got {kind.__module__.split('.')[0]}.{kind.__name__}.")
     missing = [c for c in required if c not in frame.columns]
     if missing:
         raise ValueError(
