@@ -103,3 +103,21 @@ def test_sample_lists_mark_hits_by_the_users_test_items_and_search_offline() -> 
     implicit = rp.sample_lists(inputs, {"s": recs}, k=3, users=2, threshold=None)
     assert implicit.frame.set_index("user").loc[1, "list"] == "Thirteen; Eleven ✓; Ten ✓"
     assert "·" not in repr(implicit).splitlines()[0]
+
+
+def test_cv_split_table_puts_each_fold_mean_beside_the_split_mean() -> None:
+    import evalkit as ek
+
+    truth = pd.DataFrame({"user_id": [1, 2, 3], "item_id": 1, "rating": 5.0})
+    recs = pd.DataFrame({"user_id": [1, 2, 3], "item_id": [1, 1, 2], "rank": 1})
+    evaluations = {"A": ek.evaluate(truth, recs, k=1, metrics=["precision"], n_resamples=50)}
+    cv = pd.DataFrame({"mean": [0.5, 0.9], "ci_low": [0.4, 0.8], "ci_high": [0.6, 1.0]},
+                      index=pd.MultiIndex.from_tuples([("A", "precision@1"), ("B", "precision@1")],
+                                                      names=["system", "column"]))
+    table = rp.cv_split_table(cv, evaluations)
+    assert list(table.index) == [("A", "precision@1")]  # B has no split evaluation
+    split = evaluations["A"].summary.loc["precision@1"]
+    assert table.loc[("A", "precision@1"), "split"].startswith(f"{split['mean']:.3f} [")
+    assert table.loc[("A", "precision@1"), "folds"] == "0.500 [0.400, 0.600]"
+    assert table.loc[("A", "precision@1"), "folds - split"] == f"{0.5 - split['mean']:+.3f}"
+    assert rp.cv_split_table(pd.DataFrame(), evaluations).empty

@@ -22,6 +22,7 @@ __all__ = [
     "comparison_table",
     "cross_validate_baselines",
     "curve_bands",
+    "cv_split_table",
     "significance_headline",
     "test_users_by_activity",
     "classification_findings",
@@ -677,6 +678,31 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
                                  rng=seed, definitions=profile).summary
             for name in baselines
         }, names=["system"])
+
+
+def cv_split_table(cv: pd.DataFrame, evaluations: Mapping[str, object], *,
+                   digits: int = 3) -> pd.DataFrame:
+    """Cross-validation beside the single split, for every (system, metric@k) in both:
+    ``folds`` (mean of the fold means with its t-interval over folds), ``split`` (the mean over
+    the split's test users with its bootstrap interval) and ``folds - split``, so the two can
+    be reconciled (the cross-validation note gives the reasons they differ: training share,
+    test interactions per user). Empty when there is no cross-validation."""
+    if cv is None or cv.empty:
+        return pd.DataFrame()
+    fmt = f"{{:.{digits}f}} [{{:.{digits}f}}, {{:.{digits}f}}]"
+    rows = []
+    for (system, column), fold in cv.iterrows():  # one step per (system, metric@k)
+        evaluation = evaluations.get(system)
+        if evaluation is None or column not in evaluation.summary.index:
+            continue
+        split = evaluation.summary.loc[column]
+        rows.append({"system": system, "metric": column,
+                     "folds": fmt.format(fold["mean"], fold["ci_low"], fold["ci_high"]),
+                     "split": fmt.format(split["mean"], split["ci_low"], split["ci_high"]),
+                     "folds - split": f"{fold['mean'] - split['mean']:+.{digits}f}"})
+    if not rows:
+        return pd.DataFrame()
+    return pd.DataFrame(rows).set_index(["system", "metric"])
 
 
 def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
