@@ -444,7 +444,10 @@ def _provenance() -> list[tuple[str, object]]:
             found.append(f"{name} {version(name)}")
         except PackageNotFoundError:
             continue
-    rows.append(("versions", ", ".join([f"Python {platform.python_version()}", *found])))
+    found = [f"Python {platform.python_version()}", *found]
+    rows.append(("versions", ", ".join(found[:3])))  # two rows, so no cell is cut short
+    if found[3:]:
+        rows.append(("versions, cont.", ", ".join(found[3:])))
     return rows
 
 
