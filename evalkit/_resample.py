@@ -184,6 +184,17 @@ def _poisson_block(values, present, streams, key, lookup, thresholds, n_resample
                 weights[g, b0 + t] = total[g, t]
 
 
+def _streams(streams: np.ndarray | None, n: int, *, func: str, what: str) -> np.ndarray:
+    """The users' streams as contiguous uint64 (default: the positions ``0..n-1``)."""
+    if streams is None:
+        return np.arange(n, dtype=np.uint64)
+    streams = np.ascontiguousarray(streams, dtype=np.uint64)
+    if streams.shape != (n,):
+        raise ValueError(f"{func}: 'streams' must hold one value per {what} ({n}); "
+                         f"got shape {streams.shape}.")
+    return streams
+
+
 def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_resamples: int,
                            *, streams: np.ndarray | None = None, threads: int | None = None,
                            chunk: int = CHUNK_USERS) -> tuple[np.ndarray, np.ndarray]:
@@ -227,12 +238,7 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
     n, m = values.shape
     p = present.shape[1]
     key = np.uint64(key)
-    if streams is None:
-        streams = np.arange(n, dtype=np.uint64)
-    streams = np.ascontiguousarray(streams, dtype=np.uint64)
-    if streams.shape != (n,):
-        raise ValueError(f"poisson_bootstrap_sums: 'streams' must hold one value per row ({n}); "
-                         f"got shape {streams.shape}.")
+    streams = _streams(streams, n, func="poisson_bootstrap_sums", what="row")
     bounds = list(range(0, n, chunk)) + [n]
 
     def task(u0: int, u1: int) -> tuple[np.ndarray, np.ndarray]:
@@ -519,12 +525,7 @@ def sign_flip_sums(diffs: np.ndarray, key: int, n_rounds: int, *,
     diffs = np.ascontiguousarray(diffs, dtype=np.float64)
     c, n = diffs.shape
     key = np.uint64(key)
-    if streams is None:
-        streams = np.arange(n, dtype=np.uint64)
-    streams = np.ascontiguousarray(streams, dtype=np.uint64)
-    if streams.shape != (n,):
-        raise ValueError(f"sign_flip_sums: 'streams' must hold one value per column ({n}); "
-                         f"got shape {streams.shape}.")
+    streams = _streams(streams, n, func="sign_flip_sums", what="column")
     if chunk % 64:
         raise ValueError(f"sign_flip_sums: 'chunk' must be a multiple of 64; got {chunk}.")
     bounds = list(range(0, n, chunk)) + [n]

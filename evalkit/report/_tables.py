@@ -188,26 +188,15 @@ def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.D
     metric); when the best system's interval overlaps another's, the mark means little, and
     the comparison report tests the difference.
     """
-    cells, users = {}, {}
+    results = {}
     for name, ev in evaluations.items():
         s = ev.summary
         labels = [f"{lab}@{int(k)}" if pd.notna(k) else lab for lab, k in zip(s["label"], s["k"])]
-        fmt = f"{{:.{digits}f}} [{{:.{digits}f}}, {{:.{digits}f}}]"
-        cells[name] = pd.Series([fmt.format(m, lo, hi) for m, lo, hi in
-                                 zip(s["mean"], s["ci_low"], s["ci_high"])], index=labels)
-        cells[name + "\0mean"] = pd.Series(s["mean"].to_numpy(), index=labels)
-        users[name] = pd.Series(s["n_users"].to_numpy(), index=labels)
-    means = pd.DataFrame({n: cells[n + "\0mean"] for n in evaluations})
-    table = pd.DataFrame({n: cells[n] for n in evaluations})
-    if len(evaluations) > 1:
-        best = means.fillna(-np.inf).to_numpy().argmax(axis=1)
-        for row, col in enumerate(best):
-            if np.isfinite(means.iat[row, col]):
-                table.iat[row, col] = table.iat[row, col] + " *"
-    counts = pd.DataFrame(users)
-    same = counts.nunique(axis=1).eq(1)
-    table["users"] = [str(counts.iloc[i, 0]) if same.iloc[i] else
-                      " / ".join(map(str, counts.iloc[i])) for i in range(len(counts))]
+        results[name] = pd.DataFrame({"value": s["mean"].to_numpy(float),
+                                      "ci_low": s["ci_low"].to_numpy(float),
+                                      "ci_high": s["ci_high"].to_numpy(float),
+                                      "n_users": s["n_users"].to_numpy()}, index=labels)
+    table = _interval_table(results, higher_is_better=True, digits=digits, counts=("n_users",))
     table.index.name = "metric"
     return table
 

@@ -191,15 +191,21 @@ def _bucket_codes(items: np.ndarray, buckets: pd.Series) -> np.ndarray:
     return np.where(position >= 0, codes[np.maximum(position, 0)], last)
 
 
-def _top_k_items(recs: pd.DataFrame, k: int) -> np.ndarray:
-    """Item ids in the top ``k`` of each user's list (by rank, else by score then item_id)."""
+def _top_k_rows(recs: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The ``user_id, item_id`` rows in the top ``k`` of each user's list (by rank, else by
+    score then item_id)."""
     if "rank" in recs.columns:
-        return recs.loc[recs["rank"].to_numpy() <= k, "item_id"].to_numpy()
+        return recs.loc[recs["rank"].to_numpy() <= k, ["user_id", "item_id"]]
     ordered = recs[["user_id", "item_id", "score"]].sort_values(
         ["user_id", "score", "item_id"], ascending=[True, False, True], kind="stable"
     )
     position = ordered.groupby("user_id", sort=False).cumcount().to_numpy()
-    return ordered["item_id"].to_numpy()[position < k]
+    return ordered.loc[position < k, ["user_id", "item_id"]]
+
+
+def _top_k_items(recs: pd.DataFrame, k: int) -> np.ndarray:
+    """Item ids in the top ``k`` of each user's list (see :func:`_top_k_rows`)."""
+    return _top_k_rows(recs, k)["item_id"].to_numpy()
 
 
 def exposure_by_popularity(
@@ -414,13 +420,7 @@ def recall_by_popularity(
     hits = {}
     for name, frame in systems.items():  # one step per system
         frame = check_recs(frame, func=func, arg=f"recs[{name!r}]")
-        if "rank" in frame.columns:
-            top = frame.loc[frame["rank"].to_numpy() <= k, ["user_id", "item_id"]]
-        else:
-            ordered = frame[["user_id", "item_id", "score"]].sort_values(
-                ["user_id", "score", "item_id"], ascending=[True, False, True], kind="stable")
-            top = ordered[ordered.groupby("user_id", sort=False).cumcount().to_numpy() < k]
-        listed = pairs.isin(pd.MultiIndex.from_frame(top[["user_id", "item_id"]]))
+        listed = pairs.isin(pd.MultiIndex.from_frame(_top_k_rows(frame, k)))
         hits[str(name)] = np.bincount(user_codes[listed] * n_cat + codes[listed],
                                       minlength=n_users * n_cat).reshape(n_users, n_cat)
     names = list(hits)
