@@ -14,6 +14,7 @@ from tqdm import tqdm
 from ._checks import check_choice, check_fraction, check_positive_int, check_rng
 from .definitions import Definitions, takes_definitions
 from .evaluate import Evaluation, _check_ks, evaluate
+from .metrics.ranking import SharedTruth
 from .split import kfold_split
 from ._paired import PairedSums, paired_results, paired_sums
 from ._resample import user_streams
@@ -117,11 +118,12 @@ def compare(
     _check_ks(k, func=func)
     check_rng(rng, func=func)
     generator = np.random.default_rng(rng)
+    shared = SharedTruth(truth)  # validated and coded once for every system
     results: dict[str, Evaluation] = {}
     for name in names:
         try:
             results[name] = evaluate(
-                truth, systems[name], k=k, metrics=metrics, train=train,
+                shared, systems[name], k=k, metrics=metrics, train=train,
                 definitions=definitions, confidence=confidence, n_resamples=n_resamples,
                 rng=generator,
             )

@@ -18,7 +18,7 @@ from ._checks import check_cutoff, check_fraction, check_positive_int, check_rng
 from .definitions import Definitions, takes_definitions
 from .profiles import check_covered, covers
 from .metrics._registry import RANKING_METRICS, get_metric
-from .metrics.ranking import curves_frame, prepare, tie_check
+from .metrics.ranking import SharedTruth, curves_frame, prepare, tie_check
 from .metrics._curves import RankingCurves
 from .stats import _check_resamples, bootstrap_ci_frame
 
@@ -257,7 +257,8 @@ def evaluate(
         curves = check_cutoff(curves, func=func, arg="curves")
     options = definitions
     check_covered(options, names, func=func)
-    if isinstance(truth, pd.DataFrame) and len(truth) == 0:
+    raw = truth.raw if isinstance(truth, SharedTruth) else truth
+    if isinstance(raw, pd.DataFrame) and len(raw) == 0:
         raise ValueError(f"{func}: 'truth' is empty; there are no users to evaluate.")
     k_max = max(ks + [curves or 1])
     # one hit table and one set of reductions per distinct definitions (a profile may

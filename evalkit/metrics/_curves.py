@@ -168,13 +168,16 @@ class RankingCurves:
         """Refuse test ratings that the gain cannot turn into a meaningful DCG: negative
         ratings under a rating-valued gain (NDCG would leave [0, 1]), and ratings whose
         exponential gain overflows float64."""
-        gain, ratings = self.options.gain, self.table.truth_rating
+        # every test rating is among the codes' ratings (a rating level or a row's rating),
+        # so their extremes decide without ordering the truth
+        gain, ratings = self.options.gain, self.table.code_rating[1:]
         if gain == "binary" or ratings.size == 0:
             return
         if ratings.min() < 0:
+            n_negative = int((self.table.truth_rating < 0).sum())
             raise ValueError(
                 f"{func}: gain={gain!r} needs non-negative test ratings (a rating is an item's "
-                f"worth); {int((ratings < 0).sum())} are negative (lowest {ratings.min():g}). "
+                f"worth); {n_negative} are negative (lowest {ratings.min():g}). "
                 "Use gain='binary', or shift the ratings to start at 0."
             )
         if gain == "exponential" and ratings.max() > _MAX_EXP_RATING:

@@ -26,7 +26,7 @@ from scipy.special import gammaln
 
 from . import _kernels
 
-__all__ = ["HitTable", "build_hits"]
+__all__ = ["HitTable", "TruthSide", "build_hits", "truth_side"]
 
 _MAX_LEVELS = 254  # distinct ratings coded in one byte (0: not in the test set)
 
@@ -183,6 +183,7 @@ class HitTable:
     n_recs_only: int  # users that appear only in the recommendations (ignored)
     n_without_recs: int  # evaluated users with no recommendation (they score 0)
     n_per_user: np.ndarray = field(repr=False)  # per user: recommendations
+    truth: TruthSide | None = field(default=None, repr=False)  # shared by tables of one truth
 
     @property
     def n_users(self) -> int:
@@ -206,12 +207,9 @@ class HitTable:
 
     @cached_property
     def _ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        n_users = self.n_users
-        t_u = np.repeat(np.arange(n_users, dtype=np.int32), self.n_truth)
-        t_rating = self.code_rating[self.truth_code]
-        levels = (self.code_rating[1:], (self.truth_code - 1).astype(np.uint8)) \
-            if self.monotone else None
-        return _ideal_order(t_u, t_rating, n_users, levels)
+        if self.truth is not None:
+            return self.truth.ideal
+        return _ideal_order(self.truth_code, self.code_rating, self.n_truth, self.monotone)
 
     @property
     def truth_ucode(self) -> np.ndarray:
@@ -373,15 +371,17 @@ class HitTable:
 
 
 def _ideal_order(
-    t_u: np.ndarray, t_rating: np.ndarray, n_users: int,
-    levels: tuple[np.ndarray, np.ndarray] | None,
+    truth_code: np.ndarray, code_rating: np.ndarray, n_truth: np.ndarray, monotone: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Truth in ideal order: user code, rating (descending within user) and 1-based rank.
 
     Ratings usually take a handful of values (half stars), so the order comes from counting
     each (user, rating level) pair, without sorting; many distinct ratings fall back to a sort.
     """
-    n_truth = np.bincount(t_u, minlength=n_users)
+    n_users = n_truth.size
+    t_u = np.repeat(np.arange(n_users, dtype=np.int32), n_truth)
+    t_rating = code_rating[truth_code]
+    levels = (code_rating[1:], (truth_code - 1).astype(np.uint8)) if monotone else None
     n_values = 0 if levels is None else levels[0].size
     if 0 < n_values <= 64 and n_users * n_values <= max(4 * t_u.size, 1 << 16):
         values, index = levels
@@ -412,8 +412,56 @@ def _tie_key(r_i: np.ndarray, r_item: np.ndarray, tie_order: str) -> np.ndarray:
     return key if tie_order == "item_str" else -key
 
 
+@dataclass(frozen=True, eq=False)
+class TruthSide:
+    """The test truth coded for joins: what a hit table needs from the truth alone.
+
+    Built once by :func:`truth_side`, it serves every list joined to the same truth (the
+    systems of :func:`evalkit.compare`): the user codes, the test rows grouped by user, their
+    rating codes, and the ideal order, computed on first use.
+    """
+
+    users: np.ndarray  # the evaluated users, sorted
+    user: np.ndarray  # per test row (grouped by user): its user id
+    item: np.ndarray  # per test row (grouped by user): its item id
+    code: np.ndarray  # per test row (grouped by user): its nonzero rating code
+    code_rating: np.ndarray  # per code: the test rating (0 for code 0)
+    monotone: bool  # codes are rating levels, in increasing order of rating
+    start: np.ndarray  # per user: first test row (n_users + 1 entries)
+
+    @cached_property
+    def ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Test rows in ideal order: user codes, ratings and 1-based ranks."""
+        return _ideal_order(self.code, self.code_rating, np.diff(self.start), self.monotone)
+
+
+def truth_side(truth: pd.DataFrame, users: object = None) -> TruthSide:
+    """Code validated ``truth`` for :func:`build_hits` (``users``: as there)."""
+    known: dict = {}
+    t_user = _id_array(truth["user_id"])
+    users = _unique(t_user, known=known) if users is None else \
+        np.unique(_id_array(pd.Series(users)))
+    t_u = _codes(t_user, users, known)
+    t_item = _id_array(truth["item_id"])
+    t_rating = truth["rating"].to_numpy(dtype=np.float64)
+    # each test row gets a nonzero code: its rating level (one byte) or its row number
+    levels = _rating_levels(t_rating)
+    if levels is not None:
+        code_rating = np.concatenate([[0.0], levels[0]])
+        t_code = levels[1] + np.uint8(1)
+    else:
+        code_rating = np.concatenate([[0.0], t_rating])
+        t_code = np.arange(1, t_u.size + 1, dtype=np.int32 if t_u.size < 2**31 - 1 else np.int64)
+    t_start = _kernels.group_starts(t_u, t_u, False, users.size)
+    if not t_start.size:  # truth not grouped by user: a counting sort groups it
+        order, t_start = _kernels.group_rows(t_u, users.size)
+        t_user, t_item, t_code = t_user[order], t_item[order], t_code[order]
+    return TruthSide(users=users, user=t_user, item=t_item, code=t_code,
+                     code_rating=code_rating, monotone=levels is not None, start=t_start)
+
+
 def build_hits(
-    truth: pd.DataFrame,
+    truth: pd.DataFrame | TruthSide,
     recs: pd.DataFrame,
     *,
     threshold: float | None,
@@ -421,7 +469,8 @@ def build_hits(
     tie_order: str = "item",
     users: object = None,
 ) -> HitTable:
-    """Join validated ``truth`` and ``recs`` into a :class:`HitTable`.
+    """Join validated ``truth`` (a frame, or its :func:`truth_side`) and ``recs`` into a
+    :class:`HitTable`.
 
     ``recs`` are ordered by ``rank`` when present, else by descending ``score`` with ties
     resolved by ``ties``: ``"deterministic"`` (in ``tie_order``), ``"optimistic"`` /
@@ -430,18 +479,16 @@ def build_hits(
     ``tie_order``: item id ascending (``"item"``), descending (``"item_desc"``), or the ids as
     strings ascending (``"item_str"``) or descending (``"item_str_desc"``).
 
-    ``users`` (optional) are the evaluated users when they are more than those in ``truth``
-    (test items removed by a definition leave users with none).
+    ``users`` (optional, with a frame) are the evaluated users when they are more than those
+    in ``truth`` (test items removed by a definition leave users with none).
 
     Recommendations already sorted by user and rank (or by user and descending score) are
     used in place, without a sort or a copy.
     """
-    known: dict = {}  # bounds of the id arrays, each computed once
-    t_user = _id_array(truth["user_id"])
-    users = _unique(t_user, known=known) if users is None else \
-        np.unique(_id_array(pd.Series(users)))
+    side = truth if isinstance(truth, TruthSide) else truth_side(truth, users)
+    users = side.users
     n_users = users.size
-    t_u = _codes(t_user, users, known)
+    known: dict = {}  # bounds of the id arrays, each computed once
     r_user = _id_array(recs["user_id"])
     r_u = _codes(r_user, users, known)
     all_kept = r_u.size == 0 or bool(r_u.min() >= 0)
@@ -451,13 +498,10 @@ def build_hits(
     def kept(values: np.ndarray) -> np.ndarray:
         return values if all_kept else values[keep]
 
-    t_item = _id_array(truth["item_id"])
     r_item = kept(_id_array(recs["item_id"]))
-    t_i, r_i, item_low, n_items = _item_keys(t_item, r_item, known)
+    t_i, r_i, item_low, n_items = _item_keys(side.item, r_item, known)
     del known
     r_u = kept(r_u)
-
-    t_rating = truth["rating"].to_numpy(dtype=np.float64)
 
     ranked = "rank" in recs.columns
     if ranked:
@@ -477,23 +521,11 @@ def build_hits(
     if not r_start.size:
         r_start = _kernels.group_starts(r_u, r_u, False, n_users)
 
-    # each test row gets a nonzero code: its rating level (one byte) or its row number
-    levels = _rating_levels(t_rating)
-    if levels is not None:
-        code_rating = np.concatenate([[0.0], levels[0]])
-        t_code = levels[1] + np.uint8(1)
-    else:
-        code_rating = np.concatenate([[0.0], t_rating])
-        t_code = np.arange(1, t_u.size + 1, dtype=np.int32 if t_u.size < 2**31 - 1 else np.int64)
+    code_rating, t_code, t_start = side.code_rating, side.code, side.start
     code_rel = np.ones(code_rating.size) if threshold is None else \
         (code_rating >= threshold).astype(np.float64)
     code_rel[0] = 0.0
 
-    t_start = _kernels.group_starts(t_u, t_u, False, n_users)
-    if not t_start.size:  # truth not grouped by user: a counting sort groups it
-        order, t_start = _kernels.group_rows(t_u, n_users)
-        t_i, t_code = t_i[order], t_code[order]
-        del order
     code = np.empty(r_u.size, dtype=t_code.dtype)
     n_rel = np.empty(n_users)
     _kernels.over_users(n_users, lambda u0, u1: _kernels.join(
@@ -523,7 +555,7 @@ def build_hits(
         code=code,
         code_rating=code_rating,
         code_rel=code_rel,
-        monotone=levels is not None,
+        monotone=side.monotone,
         row_start=r_start,
         truth_start=t_start,
         truth_code=t_code,
@@ -534,4 +566,5 @@ def build_hits(
         n_recs_only=n_recs_only,
         n_without_recs=int(n_users - np.count_nonzero(per_user)),
         n_per_user=per_user,
+        truth=side,
     )

@@ -38,7 +38,7 @@ from ._common import (
     warn_ties,
 )
 from ._curves import RankingCurves, mean_over_users
-from ._hits import HitTable, build_hits
+from ._hits import HitTable, TruthSide, build_hits, truth_side
 
 __all__ = [
     "average_precision_at_k",
@@ -62,17 +62,45 @@ def make_options(func: str, definitions: object = None, **options: object) -> De
     return resolve(definitions, func=func, **options)
 
 
+class SharedTruth:
+    """One test truth for several lists (the systems of :func:`evalkit.compare`): validated
+    once per relevance mode and coded once (:class:`._hits.TruthSide`), then joined to each
+    list. :func:`prepare` (so :func:`evalkit.evaluate`) takes it in place of the frame."""
+
+    def __init__(self, truth: object) -> None:
+        self.raw = truth
+        self._frames: dict[bool, pd.DataFrame] = {}
+        self._sides: dict[bool, TruthSide] = {}
+
+    def frame(self, threshold: float | None, *, func: str) -> pd.DataFrame:
+        """The validated frame (implicit data gets its ratings only with ``threshold=None``)."""
+        implicit = threshold is None
+        if implicit not in self._frames:
+            self._frames[implicit] = check_truth(self.raw, func=func, threshold=threshold)
+        return self._frames[implicit]
+
+    def side(self, threshold: float | None) -> TruthSide:
+        """The coded truth of :meth:`frame` (call that first)."""
+        implicit = threshold is None
+        if implicit not in self._sides:
+            self._sides[implicit] = truth_side(self._frames[implicit])
+        return self._sides[implicit]
+
+
 def prepare(
     truth: object, recs: object, options: Definitions, *, func: str,
     train: object = None, stacklevel: int = 5,
 ) -> HitTable:
-    """Validate ``truth`` and ``recs`` and build their hit table under ``options``.
+    """Validate ``truth`` (a frame or a :class:`SharedTruth`) and ``recs`` and build their hit
+    table under ``options``.
 
     ``unknown_items="drop"`` removes the test items absent from ``train`` and
     ``relevant_set="listed"`` those absent from the user's list; the users stay (a user left
     with no test item is undefined wherever a metric needs one, see ``empty``).
     """
-    truth = check_truth(truth, func=func, threshold=options.threshold)
+    shared = truth if isinstance(truth, SharedTruth) else None
+    truth = shared.frame(options.threshold, func=func) if shared is not None else \
+        check_truth(truth, func=func, threshold=options.threshold)
     recs = check_recs(recs, func=func)
     check_id_dtypes(truth, recs, func=func)
     warn_id_formats(truth, recs, func=func, stacklevel=stacklevel)
@@ -92,6 +120,8 @@ def prepare(
         users = truth["user_id"].unique() if users is None else users
         listed = pd.MultiIndex.from_frame(recs[["user_id", "item_id"]])
         truth = truth[pd.MultiIndex.from_frame(truth[["user_id", "item_id"]]).isin(listed)]
+    if shared is not None and users is None:  # the truth as validated: coded once
+        truth = shared.side(options.threshold)
     return build_hits(truth, recs, threshold=options.threshold, ties=options.ties,
                       tie_order=options.tie_order, users=users)
 
