@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.special
-import scipy.stats
 
 from ._resample import poisson_bootstrap_sums, sign_flip_sums
 from .stats import _percentile_interval, _replicate_means
@@ -115,9 +114,11 @@ def _wilcoxon_pvalue(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, n: in
     """scipy.stats.wilcoxon's two-sided p-value (zero_method="wilcox", no continuity
     correction, method="auto") of ``n`` differences given by their nonzero ``|d|`` counts."""
     if n <= _EXACT_WILCOXON:  # small: the differences themselves, to scipy
+        from scipy import stats  # imported on use: scipy.stats is slow to load
+
         d = np.concatenate([np.repeat(values, pos), -np.repeat(values, neg),
                             np.zeros(n - int(pos.sum() + neg.sum()))])
-        return float(scipy.stats.wilcoxon(d, zero_method="wilcox").pvalue)
+        return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
     ties = pos + neg
     count = float(ties.sum())
     before = np.cumsum(ties) - ties
@@ -151,7 +152,7 @@ def paired_results(sums: PairedSums, *, n_permutations: int, confidence: float) 
     sd = np.sqrt(np.divide(sums.m2, n - 1, out=np.ones(c), where=varying))
     dz = np.divide(sums.mean, sd, out=np.full(c, np.nan), where=varying)
     t = dz * np.sqrt(n)
-    out["t_pvalue"] = np.where(varying, 2 * scipy.stats.t.sf(np.abs(t), np.maximum(n - 1, 1)),
+    out["t_pvalue"] = np.where(varying, 2 * scipy.special.stdtr(np.maximum(n - 1, 1), -np.abs(t)),
                                np.nan)
     out["effect_size"] = dz
     out["t_pvalue"][zero] = 1.0

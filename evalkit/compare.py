@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 from tqdm import tqdm
 
 from ._checks import check_choice, check_fraction, check_positive_int, check_rng
@@ -401,6 +400,8 @@ class CrossValidation:
         self.per_fold = pd.concat(frames, ignore_index=True)
         grouped = self.per_fold.groupby("column", sort=False)["mean"]
         mean, std, n = grouped.mean(), grouped.std(ddof=1), grouped.count()
+        from scipy import stats as sps  # imported on use: scipy.stats is slow to load
+
         half = sps.t.ppf(0.5 + confidence / 2, n - 1) * std / np.sqrt(n)
         self.summary = pd.DataFrame(
             {"mean": mean, "std": std, "ci_low": mean - half, "ci_high": mean + half, "folds": n}

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import scipy.stats
 
 from evalkit._checks import (check_choice, check_fraction, check_positive_int, check_resamples,
                              check_rng, describe)
@@ -463,6 +462,8 @@ _PAIRED_FIELDS = ("n", "mean_a", "mean_b", "mean_diff", "t_statistic", "t_pvalue
 def _paired_statistics(x: np.ndarray, y: np.ndarray, zero_method: str) -> dict[str, float | int]:
     """Every field of :func:`paired_tests` but the randomization p-value, for validated,
     aligned float arrays of at least 2 values."""
+    import scipy.stats  # imported on use: scipy.stats is slow to load
+
     diff = x - y
     mean_diff = float(diff.mean())
     result: dict[str, float | int] = {

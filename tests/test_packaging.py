@@ -45,3 +45,19 @@ def test_every_package_is_pinned_in_constraints() -> None:
             if "==" in line}
     missing = sorted(set(_pyproject()) - set(pins))
     assert not missing, f"not pinned in constraints.txt: {missing}"
+
+
+def test_import_and_the_command_line_load_no_heavy_optional_module() -> None:
+    """``import evalkit`` (so every CLI call, notebook kernel and Spark worker) leaves out the
+    modules only some calls need: scipy.stats (0.45 s to load; the paired tests and the
+    cross-validation interval import it on use), plotting, notebooks and Spark."""
+    import subprocess
+    import sys
+
+    heavy = ["scipy.stats", "matplotlib", "seaborn", "papermill", "nbformat", "pyspark"]
+    code = ("import sys, evalkit, evalkit.cli; "
+            f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "", f"import evalkit loads {done.stdout.strip()}"

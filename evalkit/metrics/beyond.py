@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import sparse, stats
+from scipy import sparse
 
 from ..definitions import choices, uses_definitions
 from .._checks import check_choice, check_columns, check_ids, check_positive_int, describe
@@ -639,7 +639,7 @@ def mean_pop_rank(
     )
     counts, _, _ = _item_popularity(train, unit=popularity, func=func)
     quantile = pd.Series(
-        stats.rankdata(counts.to_numpy(), method="average") / len(counts), index=counts.index
+        counts.rank(method="average").to_numpy() / len(counts), index=counts.index
     )
     top = top_k(recs, k=k)
     value = top["item_id"].map(quantile).to_numpy(dtype=np.float64, na_value=np.nan)
