@@ -68,14 +68,21 @@ PATHS = {"compiled": True, "arrays": False}  # the compiled kernel, or the NumPy
 
 
 def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dict,
-               compiled: bool = True) -> RankingCurves:
+               compiled: bool = True, tables: dict | None = None) -> RankingCurves:
+    """``tables`` keeps one hit table per (threshold, ties), shared by the option sets that
+    differ only in the reductions, as ``evaluate`` shares one across its metrics."""
     opts = dict(options)
     if "discount" in opts:
         opts["discount"], opts["log_base"] = opts["discount"]
     o = make_options("test", **opts)
-    table = build_hits(check_truth(truth, func="t"), check_recs(recs, func="t"),
-                       threshold=o.threshold, ties=o.ties)
-    return RankingCurves(table, k_max, o, compiled=compiled)
+    key = (o.threshold, o.ties)
+    if tables is None or key not in tables:
+        table = build_hits(check_truth(truth, func="t"), check_recs(recs, func="t"),
+                           threshold=o.threshold, ties=o.ties)
+        if tables is None:
+            return RankingCurves(table, k_max, o, compiled=compiled)
+        tables[key] = table
+    return RankingCurves(tables[key], k_max, o, compiled=compiled)
 
 
 def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object) -> None:
@@ -102,11 +109,12 @@ def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object
 def test_at_and_means_equal_the_full_matrices(layout: str, name: str, path: str) -> None:
     truth, recs = DATA[layout]
     keys = list(GRID)
+    tables: dict = {}
     for values in itertools.product(*(GRID[key] for key in keys)):
         options = dict(zip(keys, values))
         if layout != "score" and options["ties"] != "deterministic":
             continue  # ties only matter for score-only lists
-        curves = curves_for(truth, recs, 7, options, PATHS[path])
+        curves = curves_for(truth, recs, 7, options, PATHS[path], tables)
         assert_same(curves, name, [1, 3, 7], (layout, options))
         # cutoffs in any order, repeated: the columns follow the request
         assert_same(curves, name, [7, 1, 7, 3], (layout, options))
