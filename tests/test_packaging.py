@@ -55,7 +55,7 @@ def test_import_and_the_command_line_load_no_heavy_optional_module() -> None:
     import sys
 
     heavy = ["scipy.stats", "matplotlib", "seaborn", "papermill", "nbformat", "pyspark"]
-    code = ("import sys, evalkit, evalkit.cli; "
+    code = ("import sys, evalkit, evalkit.cli, evalkit.report; "
             f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)

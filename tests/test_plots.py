@@ -127,6 +127,17 @@ def test_use_style_sets_and_restores() -> None:
     assert plt.rcParams["font.size"] == size
 
 
+def test_the_style_starts_from_seaborns_whitegrid_notebook_theme() -> None:
+    """The written-out base of the house style is seaborn's, as the installed seaborn has it
+    (a seaborn that changes its theme fails here, and the constant follows)."""
+    import seaborn as sns
+
+    from evalkit.plots._style import _SEABORN_BASE
+
+    want = dict(sns.axes_style("whitegrid")) | dict(sns.plotting_context("notebook"))
+    assert _SEABORN_BASE == want
+
+
 def test_palette_is_distinct() -> None:
     assert len(set(c.lower() for c in plots.PALETTE)) == len(plots.PALETTE)
 
