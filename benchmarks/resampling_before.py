@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1, help="timed runs of each call")
     args = parser.parse_args(argv)
 
-    from evalkit.evaluate import evaluate
+    from evalkit import evaluate
     from evalkit.stats import _design_key, _sign_flip_pvalues, bootstrap_ci_frame
 
     truth, recs = generate(SCALES[args.scale], rng=0)

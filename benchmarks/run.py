@@ -204,8 +204,8 @@ def rerank(recs: pd.DataFrame, noise: float, seed: int) -> pd.DataFrame:
 
 
 def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_) -> dict:
-    from evalkit.compare import compare
-    from evalkit.evaluate import evaluate
+    from evalkit import compare
+    from evalkit import evaluate
     from evalkit.metrics import average_precision_at_k, ranking_curves
     from evalkit.metrics._common import check_recs, check_truth
     from evalkit.metrics._curves import RankingCurves

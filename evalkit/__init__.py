@@ -7,8 +7,9 @@ The package is organised by concern; the names most analysts need are re-exporte
 - splits: :func:`random_split`, :func:`user_ratio_split`, :func:`user_temporal_split`,
   :func:`global_temporal_split`, :func:`kfold_split`, :func:`train_dev_test_split`,
   :func:`audit`;
-- evaluation: :func:`evaluate`, :func:`compare`, :func:`cross_validate`,
-  :func:`read_recommendations`;
+- evaluation: :func:`evaluate` (:class:`Evaluation`), :func:`compare`,
+  :func:`compare_evaluations`, :func:`cross_validate` (:class:`CrossValidation`),
+  :func:`format_pvalue`, :func:`metric_column`, :func:`read_recommendations`;
 - metric functions live in :mod:`evalkit.metrics`, baselines in :mod:`evalkit.models`,
   statistics in :mod:`evalkit.stats`, plots in :mod:`evalkit.plots`, reports in
   :mod:`evalkit.report`.
@@ -19,7 +20,14 @@ from __future__ import annotations
 from evalkit._version import __version__  # noqa: E402
 
 from evalkit import examples, explore, metrics, models, segments, split, stats  # noqa: E402
-from evalkit.compare import compare, compare_evaluations, cross_validate  # noqa: E402
+from evalkit._comparison import (  # noqa: E402
+    PAIRS,
+    CrossValidation,
+    compare,
+    compare_evaluations,
+    cross_validate,
+    format_pvalue,
+)
 from evalkit.definitions import Definitions  # noqa: E402
 from evalkit.profiles import PROFILES, Profile, profile  # noqa: E402
 from evalkit.data import (  # noqa: E402
@@ -29,7 +37,7 @@ from evalkit.data import (  # noqa: E402
     load_movielens,
     load_sample,
 )
-from evalkit.evaluate import Evaluation, evaluate  # noqa: E402
+from evalkit._evaluation import Evaluation, evaluate, metric_column  # noqa: E402
 from evalkit.recs import read_recommendations  # noqa: E402
 from evalkit.split import (  # noqa: E402
     Split,
@@ -43,7 +51,9 @@ from evalkit.split import (  # noqa: E402
 )
 
 __all__ = [
+    "PAIRS",
     "PROFILES",
+    "CrossValidation",
     "Dataset",
     "Definitions",
     "Evaluation",
@@ -57,11 +67,13 @@ __all__ = [
     "examples",
     "explore",
     "fingerprint",
+    "format_pvalue",
     "global_temporal_split",
     "kfold_split",
     "load_interactions",
     "load_movielens",
     "load_sample",
+    "metric_column",
     "metrics",
     "models",
     "profile",

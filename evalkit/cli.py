@@ -190,7 +190,7 @@ def _definitions_from(args: argparse.Namespace) -> object:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from .data import load_interactions
-    from .evaluate import evaluate
+    from ._evaluation import evaluate
     from .recs import read_recommendations
 
     truth = load_interactions(args.truth)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from evalkit.data import load_interactions
-from evalkit.evaluate import evaluate
+from evalkit import evaluate
 from evalkit.metrics import ranking_curves
 from evalkit.recs import read_recommendations
 

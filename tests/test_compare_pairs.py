@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from evalkit.compare import compare, compare_evaluations
-from evalkit.evaluate import evaluate
+from evalkit import compare, compare_evaluations
+from evalkit import evaluate
 from evalkit.stats import bootstrap_ci_frame, holm
 
 

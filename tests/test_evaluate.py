@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.evaluate import evaluate
+from evalkit import evaluate
 from evalkit.metrics import RANKING_METRICS
 from evalkit.stats import bootstrap_ci
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.evaluate import evaluate
+from evalkit import evaluate
 from evalkit.stats import bootstrap_ci_frame
 
 

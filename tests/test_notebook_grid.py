@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 import evalkit as ek
-from evalkit.compare import compare_evaluations
+from evalkit import compare_evaluations
 from evalkit.report import find_notebooks, notebook_parameters
 
 ROOT = Path(__file__).resolve().parents[1]

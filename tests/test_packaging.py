@@ -61,3 +61,19 @@ def test_import_and_the_command_line_load_no_heavy_optional_module() -> None:
                           cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "", f"import evalkit loads {done.stdout.strip()}"
+
+
+def test_no_public_name_hides_a_module() -> None:
+    """Every name evalkit exports is the object its module path gives: ``evalkit.evaluate``
+    is the function and no module of that name exists for it to hide (``import
+    evalkit.evaluate as m`` would otherwise give the function, not the module)."""
+    import importlib
+    import pkgutil
+
+    import evalkit
+
+    modules = {info.name.rsplit(".", 1)[-1]: info.name
+               for info in pkgutil.iter_modules(evalkit.__path__, "evalkit.")}
+    for name in evalkit.__all__:
+        if name in modules:
+            assert getattr(evalkit, name) is importlib.import_module(modules[name]), name

@@ -306,7 +306,7 @@ def test_comparison_errors(compare_table: pd.DataFrame) -> None:
 
 
 def test_comparison_on_compare_output(truth: pd.DataFrame, recs: dict[str, pd.DataFrame]) -> None:
-    from evalkit.compare import compare
+    from evalkit import compare
 
     table = compare(recs, truth, k=10, metrics=["ndcg"], threshold=None, n_resamples=100,
                     n_permutations=500)

@@ -8,7 +8,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from ..compare import format_pvalue
+from .._comparison import format_pvalue
 from ._style import (
     FIGSIZE,
     REFERENCE_COLOR,
@@ -37,7 +37,7 @@ def comparison(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`evalkit.compare.compare` output: ``system, column, mean, ci_low, ci_high,
+        :func:`evalkit.compare` output: ``system, column, mean, ci_low, ci_high,
         significant, permutation_pvalue_holm``; its first system is the baseline. With an
         ``against`` column (every-pair tables) only the rows against the baseline are drawn
         (:func:`paired_differences` draws every pair); with ``p_at_floor`` a p-value at the
@@ -147,7 +147,7 @@ def paired_differences(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`evalkit.compare.compare` (or ``compare_evaluations``) output, either layout:
+        :func:`evalkit.compare` (or ``compare_evaluations``) output, either layout:
         ``system, against, column, diff, diff_ci_low, diff_ci_high, significant,
         permutation_pvalue_holm, p_at_floor``.
     column : str, default "ndcg@10"

@@ -27,7 +27,7 @@ from ._inputs import (
     run_card,
 )
 from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
-from ..compare import format_pvalue
+from .._comparison import format_pvalue
 from ._findings import data_findings, findings, split_findings, table_findings
 from ._prose import (
     comparison_note,

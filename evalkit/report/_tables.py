@@ -95,7 +95,7 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
 
     Tie warnings are not shown here: the tie table and the findings report them per system.
     """
-    from ..evaluate import evaluate
+    from .._evaluation import evaluate
     from ..metrics import TieWarning
 
     with warnings.catch_warnings():
@@ -143,7 +143,7 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
     band at each k is that k's percentile interval (pointwise, not a simultaneous band).
     """
     from .._checks import check_cutoff
-    from ..evaluate import evaluate
+    from .._evaluation import evaluate
     from ..metrics import TieWarning
 
     k_max = check_cutoff(k_max, func="curve_bands", arg="k_max")
@@ -650,7 +650,7 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
                              profile: str | None = None) -> pd.DataFrame:
     """:func:`evalkit.cross_validate` of every named baseline (default hyperparameters),
     one block of rows per baseline; an empty table when none is named."""
-    from ..compare import cross_validate
+    from .._comparison import cross_validate
     from ..models import MODELS
 
     if not baselines:
@@ -696,14 +696,14 @@ def cv_split_table(cv: pd.DataFrame, evaluations: Mapping[str, object], *,
 
 def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
                     alpha: float, seed: int = 0) -> pd.DataFrame | None:
-    """:func:`evalkit.compare.compare_evaluations` of the systems' evaluations: every pair of
+    """:func:`evalkit.compare_evaluations` of the systems' evaluations: every pair of
     systems when ``reference`` is None, else each system against ``reference``; None with a
     single system.
 
     The evaluations are those of :func:`evaluate_systems` (the same users, metrics and
     cutoffs), so the comparison states the same means as the rest of the report.
     """
-    from ..compare import compare_evaluations
+    from .._comparison import compare_evaluations
 
     if len(evaluations) < 2:
         return None
@@ -731,7 +731,7 @@ def comparison_table(table: pd.DataFrame | None, *, digits: int = 3) -> pd.DataF
     """
     if table is None:
         return None
-    from ..compare import format_pvalue
+    from .._comparison import format_pvalue
     from ..metrics import RANKING_METRICS
 
     rows = table[table["against"].notna()]
@@ -771,7 +771,7 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
     The same recommendations, the same test truth and the same relevance threshold: every
     difference in a column is a difference of definitions, which :func:`profile_table` lists.
     """
-    from ..evaluate import evaluate
+    from .._evaluation import evaluate
     from ..metrics import RANKING_METRICS, TieWarning
     from ..profiles import PROFILES
 

@@ -21,7 +21,7 @@ import pandas as pd
 from .._checks import check_choice, check_fraction, check_positive_int
 from .._paired import PairedSums, paired_sums
 from .._resample import user_streams
-from ..compare import PAIRS, _check_systems, _compare, _order
+from .._comparison import PAIRS, _check_systems, _compare, _order
 from ..definitions import Definitions, takes_definitions
 from ._evaluate import FUNC as _EVALUATE, SparkEvaluation, _pyspark
 from ._evaluate import evaluate as spark_evaluate

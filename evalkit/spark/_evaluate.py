@@ -33,8 +33,8 @@ import pandas as pd
 from .._checks import check_positive_int
 from .._resample import user_streams
 from ..definitions import Definitions, takes_definitions
-from ..evaluate import Evaluation
-from ..evaluate import evaluate as evaluate_in_memory
+from .._evaluation import Evaluation
+from .._evaluation import evaluate as evaluate_in_memory
 from ..metrics import TieWarning
 from ..metrics.ranking import CURVE_METRICS
 from ..stats import (_check_resamples, _design_key, _percentile_interval, _poisson_column_sums,

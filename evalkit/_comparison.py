@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from ._checks import check_choice, check_fraction, check_positive_int, check_rng
 from .definitions import Definitions, takes_definitions
-from .evaluate import Evaluation, _check_ks, evaluate
+from ._evaluation import Evaluation, _check_ks, evaluate
 from .metrics.ranking import SharedTruth
 from .split import kfold_split
 from ._paired import PairedSums, paired_results, paired_sums
