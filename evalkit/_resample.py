@@ -27,7 +27,7 @@ from numba import njit
 
 from ._parallel import available_threads, run_parallel
 
-__all__ = ["CHUNK_USERS", "POISSON_THRESHOLDS", "poisson_bootstrap_sums",
+__all__ = ["CHUNK_USERS", "POISSON_THRESHOLDS", "poisson_bootstrap_sums", "poisson_weights",
            "sign_flip_sums", "user_streams"]
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
@@ -256,6 +256,43 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
         sums += part_sums
         weights += part_weights
     return sums, weights
+
+
+@njit(**_OPTIONS)
+def _weight_rows(streams, key, lookup, thresholds, n_resamples, u0, u1, out):  # pragma: no cover
+    """Write users ``u0..u1-1``'s weights in every replicate into rows of ``out``."""
+    hashes = np.empty(_BLOCK // 2, np.uint64)
+    w = np.zeros(_BLOCK)
+    for u in range(u0, u1):
+        base = _stream(key, streams[u])
+        for q in range((n_resamples + _BLOCK - 1) // _BLOCK):
+            _poisson_weights(base, np.uint64(q * (_BLOCK // 2)), lookup, thresholds, hashes, w)
+            b0 = q * _BLOCK
+            for t in range(min(_BLOCK, n_resamples - b0)):
+                out[u - u0, b0 + t] = w[t]
+
+
+def poisson_weights(streams: np.ndarray, key: int, n_resamples: int, *,
+                    threads: int | None = None) -> np.ndarray:
+    """The Poisson(1) bootstrap weights themselves: ``(n, B)`` float32, row ``u`` holding user
+    ``streams[u]``'s weight in each replicate, the weights of :func:`poisson_bootstrap_sums`
+    under the same ``key`` (so ``weights.T @ values`` are its sums).
+
+    For statistics that are not sums of per-user values (the catalog coverage of the
+    replicate's lists, the Gini of its item exposures); ``n * B`` floats, so callers take the
+    users in chunks where there are many.
+    """
+    streams = _streams(streams, len(streams), func="poisson_weights", what="user")
+    n = streams.size
+    out = np.empty((n, n_resamples), dtype=np.float32)
+    bounds = list(range(0, n, CHUNK_USERS)) + [n]
+
+    def task(u0: int, u1: int) -> None:
+        _weight_rows(streams, np.uint64(key), _POISSON_LOOKUP, POISSON_THRESHOLDS, n_resamples,
+                     u0, u1, out[u0:u1])
+
+    _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])], threads)
+    return out
 
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)

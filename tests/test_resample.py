@@ -326,3 +326,20 @@ def test_evaluate_intervals_do_not_depend_on_the_order_of_users_or_rows(labels: 
                            recs.sample(frac=1, random_state=2), k=[3, 5], rng=6,
                            n_resamples=400).summary
     pd.testing.assert_frame_equal(shuffled, first, check_exact=False, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("n_resamples", [1, 255, 300, 700])
+def test_poisson_weights_are_the_weights_of_the_bootstrap_sums(n_resamples: int) -> None:
+    """The weights themselves, as the sums see them: ``weights.T @ values`` is
+    poisson_bootstrap_sums' result, across several chunks of users."""
+    from evalkit._resample import poisson_weights
+
+    gen = np.random.default_rng(n_resamples)
+    streams = gen.integers(0, 2**63, 40_000, dtype=np.int64).astype(np.uint64)
+    values = gen.random((streams.size, 2))
+    weights = poisson_weights(streams, 99, n_resamples)
+    assert weights.shape == (streams.size, n_resamples) and weights.dtype == np.float32
+    sums, totals = resample.poisson_bootstrap_sums(values, np.ones((streams.size, 1), np.uint8), 99,
+                                          n_resamples, streams=streams)
+    np.testing.assert_allclose(weights.T.astype(np.float64) @ values, sums.T, rtol=1e-12)
+    np.testing.assert_array_equal(weights.sum(axis=0, dtype=np.float64), totals[0])

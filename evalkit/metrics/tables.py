@@ -28,12 +28,14 @@ from .beyond import (
 from .classification import confusion
 from .ranking import make_options, mean_over_users, prepare
 
-__all__ = ["PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",
-           "classification_by_threshold", "tie_report"]
+__all__ = ["LIST_BEYOND", "PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",
+           "classification_by_threshold", "list_intervals", "tie_report"]
 
 #: The beyond-accuracy metrics with a value per user, whose means get intervals.
 PER_USER_BEYOND = ("novelty", "average_recommended_popularity", "mean_pop_rank",
                    "intra_list_diversity", "serendipity")
+#: The beyond-accuracy metrics of the whole set of lists (:func:`list_intervals`).
+LIST_BEYOND = ("catalog_coverage", "gini_index", "personalization", "exposure_entropy")
 
 
 def tie_report(
@@ -214,6 +216,122 @@ def beyond_intervals(
     frame = pd.DataFrame({name: values for name, values in columns.items()
                           if values is not None})
     return bootstrap_ci_frame(frame, confidence=confidence, n_resamples=n_resamples, rng=rng)
+
+
+def list_intervals(
+    recs: pd.DataFrame,
+    *,
+    train: pd.DataFrame,
+    k: int = 10,
+    definitions: object = None,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """The beyond-accuracy metrics of the whole set of top-k lists (catalog coverage, Gini
+    index, personalization, exposure entropy), with a bootstrap interval where the bootstrap
+    gives a sound one: personalization's.
+
+    Parameters
+    ----------
+    recs, train, k, definitions
+        As in :func:`beyond_accuracy` (``train`` is the catalog of coverage and Gini;
+        ``coverage_unit`` and ``gini_scale`` come from ``definitions``).
+    confidence, n_resamples, rng
+        As in :func:`evalkit.stats.bootstrap_ci_frame`.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per metric of :data:`LIST_BEYOND`: ``mean`` (the metric of all the lists, as
+        its function gives it), ``ci_low``, ``ci_high`` (NaN but for personalization), ``n``
+        (users with a list) and ``n_missing`` (0).
+
+    Notes
+    -----
+    Personalization is one minus the mean cosine similarity over the pairs of distinct
+    users, a U-statistic, and its interval is the bootstrap of one: replicate b gives user u
+    the weight ``w_ub ~ Poisson(1)`` of :func:`evalkit.stats.bootstrap_ci_frame` (the same
+    design, from the user ids) and averages the similarities of the pairs of distinct users
+    with the weights ``w_ub w_vb``, ``1 - sum_{u != v} w_u w_v s_uv / sum_{u != v} w_u w_v``
+    (with every weight 1, the metric itself), from the items' weighted sums, in time linear
+    in the lists. The interval is the percentile interval of the replicates (those with
+    fewer than two users left out).
+
+    Coverage, Gini and entropy count or weigh the distinct items shown, and a resample,
+    which repeats some users and leaves out others, shows fewer distinct items than the
+    users it stands for: their percentile intervals sit below the value itself (on 300
+    top-10 lists from a long-tailed catalog of 2,000 items, coverage 0.556 got [0.40,
+    0.45]), so they get none here.
+
+    Examples
+    --------
+    >>> train = pd.DataFrame({"user_id": 1, "item_id": range(10)})
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2, 2, 3, 3], "item_id": [0, 1, 0, 2, 3, 4],
+    ...                      "rank": [1, 2] * 3})
+    >>> table = list_intervals(recs, train=train, k=2)
+    >>> table[["mean", "n"]]  # personalization: pairs (1, 2), (1, 3), (2, 3) share 1/2, 0, 0
+                          mean  n
+    catalog_coverage  0.500000  3
+    gini_index        0.566667  3
+    personalization   0.833333  3
+    exposure_entropy  2.251629  3
+    """
+    from .._checks import check_fraction
+    from .._resample import poisson_weights, user_streams
+    from ..stats import _check_resamples, _design_key, percentile_interval
+    from ._common import check_recs
+    from ._topk import top_k
+
+    func = "list_intervals"
+    recs = check_recs(recs, func=func)
+    k = check_positive_int(k, func=func, arg="k")
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    d = {"definitions": definitions}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TieWarning)
+        point = {
+            "catalog_coverage": catalog_coverage(recs, k=k, catalog=train, **d),
+            "gini_index": gini_index(recs, k=k, catalog=train, **d),
+            "personalization": personalization(recs, k=k),
+            "exposure_entropy": exposure_entropy(recs, k=k),
+        }
+    top = top_k(recs, k=k)
+    user_code, users = pd.factorize(top["user_id"])
+    item_code, items = pd.factorize(top["item_id"])
+    low = pd.Series(np.nan, index=list(LIST_BEYOND))
+    high = low.copy()
+    if n_resamples and len(users) >= 2:
+        weights = poisson_weights(user_streams(users), _design_key(rng), n_resamples)
+        replicates = _personalization_replicates(user_code, item_code, len(items), weights)
+        bounds = percentile_interval(replicates[:, None], confidence)
+        low["personalization"], high["personalization"] = (float(b[0]) for b in bounds)
+    return pd.DataFrame({"mean": pd.Series(point, dtype=float), "ci_low": low, "ci_high": high,
+                         "n": np.int64(len(users)), "n_missing": np.int64(0)},
+                        index=list(LIST_BEYOND))
+
+
+def _personalization_replicates(user_code: np.ndarray, item_code: np.ndarray, n_items: int,
+                                weights: np.ndarray) -> np.ndarray:
+    """Personalization in each replicate of ``weights`` (users x B), over the pairs of
+    distinct users (see :func:`list_intervals`), from the top-k rows' user and item codes;
+    NaN where fewer than two users have weight."""
+    from scipy import sparse
+
+    n_users, n_resamples = weights.shape
+    sizes = np.bincount(user_code, minlength=n_users).astype(np.float64)
+    # a_ib = sum_u w_ub x_ui / sqrt(s_u): sum_i a_ib^2 = sum_{u, v} w_u w_v cos(u, v)
+    scaled = sparse.csr_matrix((1.0 / np.sqrt(sizes[user_code]), (item_code, user_code)),
+                               shape=(n_items, n_users))
+    cosine = np.asarray(scaled @ weights, dtype=np.float64)
+    total = weights.sum(axis=0, dtype=np.float64)
+    squares = np.einsum("ub,ub->b", weights, weights, dtype=np.float64)  # u = v: cos 1
+    pairs = total * total - squares
+    similar = (cosine * cosine).sum(axis=0) - squares
+    mean = np.full(n_resamples, np.nan)
+    np.divide(similar, pairs, out=mean, where=pairs > 0)
+    return np.clip(1.0 - mean, 0.0, 1.0)
 
 
 def classification_by_threshold(

@@ -443,19 +443,20 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
 def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
                    threshold: float | None, seed: int = 0, digits: int = 3) -> pd.DataFrame:
     """The per-user beyond-accuracy metrics (novelty, popularity of the recommended items,
-    intra-list diversity with an item table, serendipity) as ``mean [low, high]`` per system,
-    with 95% bootstrap intervals over users
-    (:func:`evalkit.metrics.tables.beyond_intervals`). Nothing is marked best: more novel is
-    not better in itself."""
-    from ..metrics.tables import beyond_intervals
+    intra-list diversity with an item table, serendipity) and personalization (a mean over
+    pairs of users) as ``mean [low, high]`` per system, with 95% bootstrap intervals over
+    users (:func:`evalkit.metrics.tables.beyond_intervals`,
+    :func:`evalkit.metrics.tables.list_intervals`). Nothing is marked best: more novel is not
+    better in itself."""
+    from ..metrics.tables import beyond_intervals, list_intervals
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        results = {name: beyond_intervals(inputs.test, recs, train=inputs.train,
-                                          items=inputs.items, k=k, threshold=threshold,
-                                          rng=seed).rename(columns={"mean": "value",
-                                                                    "n": "n_users"})
-                   for name, recs in systems.items()}
+        results = {name: pd.concat([
+            beyond_intervals(inputs.test, recs, train=inputs.train, items=inputs.items, k=k,
+                             threshold=threshold, rng=seed),
+            list_intervals(recs, train=inputs.train, k=k, rng=seed).loc[["personalization"]],
+        ]).rename(columns={"mean": "value", "n": "n_users"}) for name, recs in systems.items()}
     return _interval_table(results, higher_is_better=None, digits=digits, counts=("n_users",))
 
 
