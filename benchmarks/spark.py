@@ -154,7 +154,10 @@ class PeakTreeRSS(PeakRSS):
 def start(driver_memory: str, partitions: int | None):
     """The session (``evalkit.spark.start_session`` when it exists) and its start-up time."""
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-memory {driver_memory} pyspark-shell"
+    # options already in PYSPARK_SUBMIT_ARGS (JVM flags) are kept; the session records them
+    given = os.environ.get("PYSPARK_SUBMIT_ARGS", "").replace("pyspark-shell", "").strip()
+    os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join(
+        [given, f"--driver-memory {driver_memory}", "pyspark-shell"]).strip()
     began = time.perf_counter()
     try:
         from evalkit.spark import start_session
@@ -181,6 +184,7 @@ def session_info(spark) -> dict:
             "driver_memory": conf.get("spark.driver.memory", "1g (default)"),
             "shuffle_partitions": int(spark.conf.get("spark.sql.shuffle.partitions")),
             "adaptive": spark.conf.get("spark.sql.adaptive.enabled"),
+            "submit_args": os.environ.get("PYSPARK_SUBMIT_ARGS", ""),
             "start_session": "evalkit.spark.start_session" if _has_start_session()
             else "SparkSession.builder"}
 
