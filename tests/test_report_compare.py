@@ -47,12 +47,23 @@ def test_no_reference_compares_every_pair_and_a_reference_each_against_it(evalua
     assert rp.compare_systems({"one": evaluations["low"]}, reference=None, alpha=0.05) is None
 
 
-def test_headline_names_both_systems_of_each_pair(evaluations) -> None:
+def test_headline_gives_each_pairs_difference_with_its_interval(evaluations) -> None:
     table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
-    headline = rp.significance_headline(table)
-    assert len(headline) == 3 * 2
-    assert headline["high vs low ndcg@5 significant"] is True
-    assert "low vs None ndcg@5 significant" not in headline
+    column = table["column"].iloc[-1]
+    headline = rp.significance_headline(table, column=column)
+    rows = table[table["against"].notna() & (table["column"] == column)]
+    for system, against, diff, low, high in zip(rows["system"], rows["against"], rows["diff"],
+                                                rows["diff_ci_low"], rows["diff_ci_high"]):
+        key = f"{column} {system} \u2212 {against}"
+        assert headline[key] == diff
+        assert headline["intervals"][key] == [low, high]
+    tested = table["permutation_pvalue"].notna()
+    assert headline["significant after Holm"] == \
+        f"{int(table.loc[tested, 'significant'].sum())} of {int(tested.sum())} tests"
+    assert len(headline) == len(rows) + 2
+    # a column the table does not have: its first metric@k
+    first = rp.significance_headline(table, column="nope@3")
+    assert next(iter(first)).startswith(table["column"].iloc[0] + " ")
     assert rp.significance_headline(None) == {}
 
 

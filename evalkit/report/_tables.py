@@ -713,14 +713,32 @@ def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
                                alpha=alpha, rng=seed)
 
 
-def significance_headline(table: pd.DataFrame | None) -> dict[str, bool]:
-    """``{"<system> vs <against> <metric@k> significant": bool}`` for every tested row of a
-    :func:`compare_systems` table (empty for None)."""
+def significance_headline(table: pd.DataFrame | None, *, column: str | None = None
+                          ) -> dict[str, object]:
+    """The comparison report's headline: for each tested pair, the difference in ``column``
+    (``"ndcg@10"``; default: the table's first metric@k) with its paired bootstrap interval
+    under ``"intervals"``, and how many tests of the whole table are significant after Holm
+    (empty for None or a table without tests)."""
     if table is None:
         return {}
     tested = table[table["against"].notna() & table["permutation_pvalue"].notna()]
-    return {f"{s} vs {a} {c} significant": bool(v) for s, a, c, v in
-            zip(tested["system"], tested["against"], tested["column"], tested["significant"])}
+    if tested.empty:
+        return {}
+    if column is None or column not in set(tested["column"]):
+        column = str(tested["column"].iloc[0])
+    rows = tested[tested["column"] == column]
+    out: dict[str, object] = {}
+    intervals: dict[str, list[float]] = {}
+    for system, against, diff, low, high in zip(rows["system"], rows["against"], rows["diff"],
+                                                rows["diff_ci_low"], rows["diff_ci_high"]):
+        key = f"{column} {system} \u2212 {against}"
+        out[key] = float(diff)
+        if np.isfinite(low) and np.isfinite(high):
+            intervals[key] = [float(low), float(high)]
+    out["significant after Holm"] = f"{int(tested['significant'].sum())} of {len(tested)} tests"
+    if intervals:
+        out["intervals"] = intervals
+    return out
 
 
 def comparison_table(table: pd.DataFrame | None, *, digits: int = 3) -> pd.DataFrame | None:
