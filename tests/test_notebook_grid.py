@@ -339,23 +339,35 @@ def _expect_02(headline: dict, d: _Direct) -> None:
 
 def _expect_03(headline: dict, d: _Direct) -> None:
     preds = d.predictions(["global mean", "item bias", "user + item bias"])
-    assert set(headline) == {f"RMSE {n}" for n in preds}
+    assert set(headline) - {"intervals"} == {f"RMSE {n}" for n in preds}
     for name, p in preds.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the pairs without a prediction
             want = ek.metrics.rmse(d.test, p, missing="drop")
+            table = ek.metrics.rating_errors(d.test, p, missing="drop", rng=d.p["SEED"])
         assert _close(headline[f"RMSE {name}"], want), name
+        low, high = headline["intervals"][f"RMSE {name}"]
+        assert _close(low, table.at["RMSE", "ci_low"])
+        assert _close(high, table.at["RMSE", "ci_high"])
 
 
 def _expect_04(headline: dict, d: _Direct) -> None:
     preds = d.predictions(["user + item bias"])
-    assert set(headline) == {f"F1 {n}" for n in preds}
+    assert set(headline) - {"intervals"} == {f"F1 {n}" for n in preds}
     for name, p in preds.items():
         keys = pd.MultiIndex.from_frame(p[["user_id", "item_id"]])
         scored = d.test[pd.MultiIndex.from_frame(d.test[["user_id", "item_id"]]).isin(keys)]
         c = ek.metrics.confusion(scored, p, threshold=d.p["THRESHOLD"])
         want = 2 * c["TP"] / (2 * c["TP"] + c["FP"] + c["FN"])
         assert _close(headline[f"F1 {name}"], want), name
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = ek.metrics.classification_scores(d.test, p, threshold=d.p["THRESHOLD"],
+                                                     missing="drop", rng=d.p["SEED"])
+        if np.isfinite(table.at["f1", "ci_low"]):
+            low, high = headline["intervals"][f"F1 {name}"]
+            assert _close(low, table.at["f1", "ci_low"])
+            assert _close(high, table.at["f1", "ci_high"])
 
 
 def _expect_05(headline: dict, d: _Direct) -> None:

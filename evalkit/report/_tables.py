@@ -24,6 +24,8 @@ __all__ = [
     "curve_bands",
     "cv_split_table",
     "significance_headline",
+    "rating_headline",
+    "classification_headline",
     "test_users_by_activity",
     "classification_findings",
     "classification_summary",
@@ -285,6 +287,51 @@ def rating_error_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFr
         results = {name: rating_errors(test, p, missing="drop", rng=seed)
                    for name, p in predictions.items()}
     return _interval_table(results, higher_is_better=False, digits=digits)
+
+
+def _interval_headline(results: Mapping[str, pd.DataFrame], row: str, label: str
+                       ) -> dict[str, object]:
+    """``{"<label> <system>": value}`` from one row of each system's interval table, with
+    ``[ci_low, ci_high]`` under ``"intervals"`` where finite (the index shows them)."""
+    out: dict[str, object] = {}
+    intervals: dict[str, list[float]] = {}
+    for name, table in results.items():
+        value, low, high = (float(table.at[row, c]) for c in ("value", "ci_low", "ci_high"))
+        out[f"{label} {name}"] = value
+        if np.isfinite(low) and np.isfinite(high):
+            intervals[f"{label} {name}"] = [low, high]
+    if intervals:
+        out["intervals"] = intervals
+    return out
+
+
+def rating_headline(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                    seed: int = 0) -> dict[str, object]:
+    """The rating report's headline: each system's RMSE over its predicted test ratings, with
+    its 95% bootstrap interval over users (:func:`evalkit.metrics.rating_errors`)."""
+    from ..metrics import rating_errors
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        results = {name: rating_errors(test, p, missing="drop", rng=seed)
+                   for name, p in predictions.items()}
+    return _interval_headline(results, "RMSE", "RMSE")
+
+
+def classification_headline(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                            threshold: float, seed: int = 0) -> dict[str, object]:
+    """The classification report's headline: each system's F1 at ``threshold`` over its
+    predicted test ratings, with its 95% bootstrap interval over users
+    (:func:`evalkit.metrics.classification_scores`)."""
+    from ..metrics import classification_scores
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        results = {name: classification_scores(test, p, threshold=threshold, missing="drop",
+                                               rng=seed)
+                   for name, p in predictions.items()}
+    return _interval_headline(results, "f1", "F1")
 
 
 def classification_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
