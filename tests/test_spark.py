@@ -698,3 +698,16 @@ def test_unpersist_releases_everything_the_evaluation_cached(spark) -> None:
     assert {r.id() for r in spark.sparkContext._jsc.getPersistentRDDs().values()} - before
     result.unpersist()
     assert not {r.id() for r in spark.sparkContext._jsc.getPersistentRDDs().values()} - before
+
+
+def test_a_new_local_session_gets_two_shuffle_partitions_per_core() -> None:
+    """start_session's default for local masters (Spark's 200 tasks per shuffle dominate a
+    small evaluation); other masters keep the cluster's setting."""
+    from evalkit.spark._session import _local_partitions
+
+    assert _local_partitions("local") == 2
+    assert _local_partitions("local[2]") == 4
+    assert _local_partitions("local[3, 2]") == 6
+    assert _local_partitions("local[*]") == 2 * (os.cpu_count() or 1)
+    for master in ("yarn", "spark://host:7077", "k8s://https://host", "local-cluster[2,1,1024]"):
+        assert _local_partitions(master) is None, master
