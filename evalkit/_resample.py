@@ -27,8 +27,8 @@ from numba import njit
 
 from ._parallel import available_threads, run_parallel
 
-__all__ = ["CHUNK_USERS", "POISSON_THRESHOLDS", "poisson_bootstrap_sums", "poisson_weights",
-           "sign_flip_sums", "user_streams"]
+__all__ = ["CHUNK_USERS", "POISSON_THRESHOLDS", "design_key", "poisson_bootstrap_sums",
+           "poisson_weights", "sign_flip_sums", "user_streams"]
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 CHUNK_USERS = 1 << 14  # users per bootstrap task (even)
@@ -47,6 +47,11 @@ _S20 = np.uint64(20)
 _S52 = np.uint64(52)
 _BYTE = np.uint64(255)
 _ONE = np.uint64(1)
+
+
+def design_key(rng: int | np.random.Generator | None) -> int:
+    """The 64-bit key of a resampling design: one draw from ``np.random.default_rng(rng)``."""
+    return int(np.random.default_rng(rng).integers(0, 2**64, dtype=np.uint64))
 
 
 def _poisson_thresholds() -> np.ndarray:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from evalkit._checks import (check_choice, check_fraction, check_positive_int, check_resamples,
                              check_rng, describe)
-from evalkit._resample import poisson_bootstrap_sums, sign_flip_sums, user_streams
+from evalkit._resample import design_key, poisson_bootstrap_sums, sign_flip_sums, user_streams
 
 __all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests",
            "percentile_interval", "user_bootstrap_sums"]
@@ -70,9 +70,7 @@ def _check_resamples(value: object, *, func: str, allow_zero: bool = False) -> i
     return check_resamples(value, func=func, allow_zero=allow_zero)
 
 
-def _design_key(rng: int | np.random.Generator | None) -> int:
-    """The 64-bit key of a resampling design: one draw from ``np.random.default_rng(rng)``."""
-    return int(np.random.default_rng(rng).integers(0, 2**64, dtype=np.uint64))
+_design_key = design_key  # the key of a resampling design (evalkit._resample.design_key)
 
 
 def _poisson_column_sums(columns: list[np.ndarray], n_resamples: int, key: int,

@@ -277,9 +277,9 @@ def list_intervals(
     personalization   0.833333  3
     exposure_entropy  2.251629  3
     """
-    from .._checks import check_fraction
-    from .._resample import poisson_weights, user_streams
-    from ..stats import _check_resamples, _design_key, percentile_interval
+    from .._checks import check_fraction, check_resamples
+    from .._resample import design_key, poisson_weights, user_streams
+    from ..stats import percentile_interval
     from ._common import check_recs
     from ._topk import top_k
 
@@ -287,7 +287,7 @@ def list_intervals(
     recs = check_recs(recs, func=func)
     k = check_positive_int(k, func=func, arg="k")
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=func, allow_zero=True)
     d = {"definitions": definitions}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TieWarning)
@@ -303,7 +303,7 @@ def list_intervals(
     low = pd.Series(np.nan, index=list(LIST_BEYOND))
     high = low.copy()
     if n_resamples and len(users) >= 2:
-        weights = poisson_weights(user_streams(users), _design_key(rng), n_resamples)
+        weights = poisson_weights(user_streams(users), design_key(rng), n_resamples)
         replicates = _personalization_replicates(user_code, item_code, len(items), weights)
         bounds = percentile_interval(replicates[:, None], confidence)
         low["personalization"], high["personalization"] = (float(b[0]) for b in bounds)
