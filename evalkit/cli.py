@@ -320,6 +320,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {"evaluate": _evaluate, "report": _report, "sample": _sample}[args.command]
     try:
         return handler(args)
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        kept = (f"'{args.out}' holds the earlier reports, unchanged" if args.command == "report"
+                else "every file is written whole or not at all")
+        print(f"evalkit {args.command}: interrupted; {kept}.", file=sys.stderr)
+        return 130
     except (ValueError, TypeError, OSError) as error:
         if args.debug:
             raise

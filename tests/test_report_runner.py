@@ -251,3 +251,82 @@ def test_sample_refuses_to_overwrite_and_keeps_the_example_reproducible(tmp_path
     assert _snapshot(tmp_path) == before
     assert _run("sample", "--out", str(tmp_path), "--users", "50", "--force").returncode == 0
     assert _snapshot(tmp_path) != before
+
+
+# -- the command as a user runs it: Ctrl-C and a second run, in real processes ---------------
+
+def _command(out: Path, notebooks: Path, k: int) -> list[str]:
+    return [sys.executable, "-m", "evalkit", "report", "--data", "sample", "--out", str(out),
+            "--notebooks", str(notebooks), "-p", "K", str(k)]
+
+
+def _wait_for(path: Path, process: subprocess.Popen, seconds: float = 60.0) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while not path.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < end, f"{path} never appeared"
+        time.sleep(0.1)
+
+
+def test_ctrl_c_during_a_run_over_earlier_reports_keeps_them_whole(tmp_path) -> None:
+    """SIGINT to the whole process group (as a terminal's Ctrl-C) while a notebook runs: the
+    command exits non-zero, and the earlier reports, index included, are as they were."""
+    import os
+    import signal
+
+    fast = _notebooks(tmp_path / "fast")
+    out = tmp_path / "out"
+    run_reports("sample", out=out, notebooks=fast, parameters={"K": 5}, progress=False)
+    before = _snapshot(out)
+    slow = _notebooks(tmp_path / "slow", body="import time\ntime.sleep(120)")
+    process = subprocess.Popen(_command(out, slow, 9), cwd=tmp_path, start_new_session=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(out / ".evalkit-report.lock", process)
+        staging = []
+        while not staging:  # the notebook is running once its staging folder exists
+            staging = list(out.glob(".staging-*"))
+            assert process.poll() is None
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode != 0
+    assert "Traceback" not in err, err[-2000:]
+    assert "evalkit report: " in err, err
+    # a failed run's partial output may be kept aside in .failed/ (see test_reports)
+    assert {k: v for k, v in _snapshot(out).items() if not k.startswith(".failed/")} == before
+    assert not list(out.glob(".staging-*")) and not (out / ".evalkit-report.lock").exists()
+    assert json.loads((out / "01-echo.json").read_text())["k"] == 5
+
+
+def test_a_second_command_into_a_folder_being_written_is_refused(tmp_path) -> None:
+    """Two real runs into one folder: the second exits 2 naming the first, writes nothing,
+    and the folder then holds the first run's results alone."""
+    import time
+
+    slow = _notebooks(tmp_path / "slow", body="import time\ntime.sleep(4)")
+    out = tmp_path / "out"
+    first = subprocess.Popen(_command(out, slow, 5), cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(out / ".evalkit-report.lock", first)
+        began = time.monotonic()
+        second = subprocess.run(_command(out, slow, 9), cwd=tmp_path, capture_output=True,
+                                text=True, timeout=120)
+        assert time.monotonic() - began < 30  # refused at once, not after running
+        assert second.returncode == 1, second.stderr  # as any run that did not happen
+        assert f"another report run (process {first.pid})" in second.stderr
+        assert "Traceback" not in second.stderr
+        _, err = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert first.returncode == 0, err[-2000:]
+    assert json.loads((out / "01-echo.json").read_text()) == {"dataset": "sample", "k": 5}
+    assert not (out / ".evalkit-report.lock").exists() and not list(out.glob(".staging-*"))

@@ -422,6 +422,21 @@ def run_reports(
         out / "index.html"]
 
 
+def _logged_kernels(log: Path) -> type:
+    """A kernel manager whose kernels write their own stderr (start-up notices, crashes, the
+    noise of a shutdown in the middle of a cell after Ctrl-C) to ``log`` instead of the
+    terminal; a failed run keeps it as ``.failed/kernel.log``."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class LoggedKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: object) -> None:
+            with open(log, "ab") as stream:  # the kernel keeps its own descriptor
+                kw["stderr"] = stream
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return LoggedKernelManager
+
+
 def _run_all(found: list[Path], declared: dict, params: dict, staging: Path, out: Path, *,
              show_code: bool, progress: bool, data: str) -> list[str]:
     import papermill as pm
@@ -441,6 +456,7 @@ def _run_all(found: list[Path], declared: dict, params: dict, staging: Path, out
                 progress_bar=False, kernel_name="python3", log_output=False,
                 # the kernel's own start-up notices would interleave with the progress bar
                 extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                kernel_manager_class=_logged_kernels(staging / "kernel.log"),
             )
         except pm.PapermillExecutionError as error:
             first_line = (error.source or "").strip().splitlines()[:1]
