@@ -7,8 +7,10 @@ system in a fresh subprocess (so that peak memory is the system's own):
   map, mrr, ndcg], threshold=4.0)``, bootstrap intervals included at the default 1,000
   resamples, and, labelled apart, the same call without intervals (``n_resamples=0``);
   ``ranking_curves(truth, recs, k_max=100)``, the suite plus curves in one call
-  (``evaluate(..., curves=100)``, intervals included) and as the two calls, and the single-k
-  suite ``k=[10]``; plus a breakdown into input validation, hit table, reductions and the
+  (``evaluate(..., curves=100)``, intervals included) and as the two calls, the single-k
+  suite ``k=[10]``, and the default call with ``ties="expected"`` on the lists without their
+  ranks, with ``gain="exponential"`` and with every registered ranking metric
+  (``metrics=None``); plus a breakdown into input validation, hit table, reductions and the
   bootstrap. ``compare`` of three systems (the lists and two re-rankings of them with noise)
   with paired tests, 10,000 randomization rounds and Holm, and its randomization alone. No
   conversion: evalkit reads the frames as they are.
@@ -264,6 +266,17 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     t_curves, _ = timed(curves, repeats)
     t_two_calls, _ = timed(two_calls, repeats)
     t_single, _ = timed(lambda: suite([10]), repeats)
+    # the options the engine must handle as fast (each with intervals, as a user calls it):
+    # ties averaged over tie groups (score-only lists), graded exponential gain, and every
+    # registered ranking metric (half-life utility, R-precision, DCG, ... included)
+    scored = recs.drop(columns="rank")
+    t_expected, _ = timed(lambda: evaluate(truth, scored, k=list(KS), metrics=METRICS,
+                                           threshold=THRESHOLD, ties="expected"), repeats)
+    t_exponential, _ = timed(lambda: evaluate(truth, recs, k=list(KS), metrics=METRICS,
+                                              threshold=THRESHOLD, gain="exponential"),
+                             repeats)
+    t_every, _ = timed(lambda: evaluate(truth, recs, k=list(KS), metrics=None,
+                                        threshold=THRESHOLD), repeats)
     t_validate, _ = timed(validate, repeats)
     t_hits, _ = timed(hits, repeats)
     t_reduce, _ = timed(reduce_suite, repeats)
@@ -304,6 +317,9 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
         "suite_and_curves_two_calls": t_two_calls,
         "curves": t_curves,
         "single_k_suite": t_single,
+        "ties_expected": t_expected,
+        "exponential_gain": t_exponential,
+        "every_metric": t_every,
         "validate": t_validate,
         "build_hits": t_hits,
         "reduce_suite": t_reduce,
@@ -555,7 +571,8 @@ def main(argv: list[str] | None = None) -> int:
         ev = results["evalkit"]
         print()
         for key in ("evaluate", "evaluate_no_intervals", "suite_plus_curves",
-                    "suite_and_curves_two_calls", "curves", "single_k_suite", "validate",
+                    "suite_and_curves_two_calls", "curves", "single_k_suite",
+                    "ties_expected", "exponential_gain", "every_metric", "validate",
                     "build_hits", "reduce_suite", "reduce_curves", "bootstrap",
                     "compare_3_systems", "randomization"):
             print(f"evalkit {key:26s} median {median(ev[key]):7.3f} s  "
