@@ -303,9 +303,13 @@ def _sample(args: argparse.Namespace) -> int:
     split = user_ratio_split(ratings, test_fraction=0.2, rng=args.seed)
     recs = EASE(l2=50.0).fit(split.train).recommend(split.test["user_id"].unique(), k=20)
     items = items.assign(genres=items["genres"].str.join("|"))
-    for name, frame in [("ratings", ratings), ("movies", items), ("train", split.train),
-                        ("test", split.test), ("recs", recs)]:
-        atomic_write_text(args.out / f"{name}.csv", frame.to_csv(index=False))
+    # every file's text first, then the writes one after another (each atomic), so that an
+    # interrupted --force run leaves no mix of old and new files but for a few milliseconds
+    texts = {f"{name}.csv": frame.to_csv(index=False)
+             for name, frame in [("ratings", ratings), ("movies", items),
+                                 ("train", split.train), ("test", split.test), ("recs", recs)]}
+    for name, text in texts.items():
+        atomic_write_text(args.out / name, text)
     print(f"wrote {', '.join(files)} to {args.out}")
     return 0
 

@@ -34,6 +34,11 @@ __all__ = ["RankingCurves", "mean_over_users"]
 _MAX_EXP_RATING = 1023
 
 
+#: Metrics whose row-wise form at chosen cutoffs holds under every definition (the others'
+#: shortcuts assume the default recall denominator, ideal, gain scope and precision users).
+_ANY_DEFINITIONS = ("r_precision_at_k", "half_life_utility")
+
+
 class RankingCurves:
     """Per-user values of every ranking metric at cutoffs ``1..k_max``.
 
@@ -412,12 +417,72 @@ class RankingCurves:
         ks = np.asarray(ks, dtype=np.int64)
         if self.compiled and name in _kernels.AT_METRICS:
             return self._compiled_at(name, ks)
-        fast = getattr(self, f"_at_{name}", None) if self._shortcuts else None
+        fast = getattr(self, f"_at_{name}", None) \
+            if self._shortcuts or name in _ANY_DEFINITIONS else None
         if fast is not None:
             return fast(ks)
         values, undefined = self.metric(name)
         cols = ks - 1
         return values[:, cols], None if undefined is None else np.asarray(undefined[:, cols])
+
+    def _per_user_at(self, ks: np.ndarray, rows: np.ndarray, user: np.ndarray,
+                     values: np.ndarray, limit: np.ndarray | None = None) -> np.ndarray:
+        """``(n_users, len(ks))``: per user, the sum of ``values`` over the rows whose
+        position ``rows`` is at most k (and at most ``limit``, per row, where given)."""
+        out = np.empty((self.table.n_users, ks.size))
+        longest = int(rows.max()) if rows.size else 0
+        for j, k in enumerate(ks):  # a loop over cutoffs, not users
+            if limit is None and k >= longest:
+                out[:, j] = np.bincount(user, weights=values, minlength=self.table.n_users)
+                continue
+            keep = rows <= k if limit is None else rows <= np.minimum(limit, k)
+            out[:, j] = np.bincount(user[keep], weights=values[keep],
+                                    minlength=self.table.n_users)
+        return out
+
+    def _scoring_rows(self, values: np.ndarray) -> np.ndarray | slice:
+        """The rows where per-row ``values`` (0 outside the test set) can be nonzero: the
+        rows of test items, or every row under ``ties="expected"``, which spreads values
+        over tie groups."""
+        return slice(None) if self.table.expected else np.flatnonzero(self.table.code > 0)
+
+    def _at_r_precision_at_k(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """R-precision cut at each k from the rows: hits in the top ``min(|R_u|, k)`` over
+        ``|R_u|``, without the full matrices."""
+        t = self.table
+        rows = self._scoring_rows(t.rel)
+        ucode = t.ucode[rows]
+        hits = self._per_user_at(ks, t.pos[rows], ucode, t.effective(t.rel)[rows],
+                                 t.n_rel[ucode])
+        undefined = self._no_relevant_at(ks)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hits /= t.n_rel[:, None]
+        np.copyto(hits, 0.0, where=undefined)
+        return hits, undefined
+
+    def _at_half_life_utility(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Half-life utility at each k from the rows and the ideal order (see
+        :meth:`half_life_parts`), without the full matrices."""
+        t = self.table
+        d, alpha = self.options.neutral, self.options.half_life
+        weight = np.exp2(-np.arange(int(ks.max())) / (alpha - 1.0))  # by position - 1
+        if t.expected:
+            utility = t.effective(np.where(t.in_truth, np.maximum(t.rating - d, 0.0), 0.0))
+            rows = slice(None)
+        else:
+            rows = np.flatnonzero(t.code > 0)
+            utility = np.maximum(t.code_rating[t.code[rows]] - d, 0.0)
+        pos = t.pos[rows]
+        shown = pos <= ks.max()
+        num = self._per_user_at(ks, pos[shown], t.ucode[rows][shown],
+                                utility[shown] * weight[pos[shown] - 1])
+        ranks = t.truth_rank
+        ideal = t.truth_rating - d
+        inside = (ranks <= ks.max()) & (ideal > 0)
+        den = self._per_user_at(ks, ranks[inside], t.truth_ucode[inside],
+                                ideal[inside] * weight[ranks[inside] - 1])
+        undefined = den <= 0
+        return self._ratio(num, den, undefined), undefined
 
     def _no_relevant_at(self, ks: np.ndarray) -> np.ndarray:
         return np.repeat((self.table.n_rel == 0)[:, None], ks.size, axis=1)
