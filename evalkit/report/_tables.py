@@ -275,17 +275,37 @@ def _interval_table(results: Mapping[str, pd.DataFrame], *, higher_is_better: bo
     return table
 
 
+def _rating_results(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                    seed: int) -> dict[str, pd.DataFrame]:
+    """:func:`evalkit.metrics.rating_errors` of each system (test pairs it does not predict
+    left out, as the tables say)."""
+    from ..metrics import rating_errors
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return {name: rating_errors(test, p, missing="drop", rng=seed)
+                for name, p in predictions.items()}
+
+
+def _classification_results(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
+                            threshold: float, seed: int) -> dict[str, pd.DataFrame]:
+    """:func:`evalkit.metrics.classification_scores` of each system at ``threshold``."""
+    from ..metrics import classification_scores
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 shows as an empty cell
+        return {name: classification_scores(test, p, threshold=threshold, missing="drop",
+                                            rng=seed)
+                for name, p in predictions.items()}
+
+
 def rating_error_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                          seed: int = 0, digits: int = 3) -> pd.DataFrame:
     """MAE and RMSE (over all predicted test ratings, and per user) as ``value [low, high]``
     per system, with 95% bootstrap intervals over users
     (:func:`evalkit.metrics.rating_errors`); the lowest error of each row marked ``*``."""
-    from ..metrics import rating_errors
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        results = {name: rating_errors(test, p, missing="drop", rng=seed)
-                   for name, p in predictions.items()}
+    results = _rating_results(test, predictions, seed=seed)
     return _interval_table(results, higher_is_better=False, digits=digits)
 
 
@@ -309,12 +329,7 @@ def rating_headline(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
                     seed: int = 0) -> dict[str, object]:
     """The rating report's headline: each system's RMSE over its predicted test ratings, with
     its 95% bootstrap interval over users (:func:`evalkit.metrics.rating_errors`)."""
-    from ..metrics import rating_errors
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        results = {name: rating_errors(test, p, missing="drop", rng=seed)
-                   for name, p in predictions.items()}
+    results = _rating_results(test, predictions, seed=seed)
     return _interval_headline(results, "RMSE", "RMSE")
 
 
@@ -323,14 +338,7 @@ def classification_headline(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
     """The classification report's headline: each system's F1 at ``threshold`` over its
     predicted test ratings, with its 95% bootstrap interval over users
     (:func:`evalkit.metrics.classification_scores`)."""
-    from ..metrics import classification_scores
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        results = {name: classification_scores(test, p, threshold=threshold, missing="drop",
-                                               rng=seed)
-                   for name, p in predictions.items()}
+    results = _classification_results(test, predictions, threshold=threshold, seed=seed)
     return _interval_headline(results, "f1", "F1")
 
 
@@ -339,14 +347,7 @@ def classification_summary(test: pd.DataFrame, predictions: Mapping[str, pd.Data
     """Precision, recall and F1 at ``threshold`` as ``value [low, high]`` per system, with
     95% bootstrap intervals over users (:func:`evalkit.metrics.classification_scores`); the
     highest of each row marked ``*``."""
-    from ..metrics import classification_scores
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 shows as an empty cell
-        results = {name: classification_scores(test, p, threshold=threshold, missing="drop",
-                                                rng=seed)
-                   for name, p in predictions.items()}
+    results = _classification_results(test, predictions, threshold=threshold, seed=seed)
     return _interval_table(results, higher_is_better=True, digits=digits)
 
 
@@ -363,15 +364,11 @@ def rating_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
     """The findings the rating report opens with: the lowest MAE and RMSE with their
     intervals, where the intervals do not settle the order, and the test ratings each system
     leaves out (:func:`evalkit.report.table_findings`)."""
-    from ..metrics import rating_errors
     from ._findings import table_findings
 
     if not predictions:
         return "## Findings\n\nNo system predicts ratings here: there is nothing to state."
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        results = {name: rating_errors(test, p, missing="drop", rng=seed)
-                   for name, p in predictions.items()}
+    results = _rating_results(test, predictions, seed=seed)
     return table_findings(results, better={"MAE": "lower", "RMSE": "lower"},
                           left_out=_left_out(test, predictions))
 
@@ -381,17 +378,11 @@ def classification_findings(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
     """The findings the classification report opens with: the highest precision, recall and
     F1 at ``threshold`` with their intervals, where the intervals do not settle the order,
     and the test ratings each system leaves out."""
-    from ..metrics import classification_scores
     from ._findings import table_findings
 
     if not predictions:
         return "## Findings\n\nNo system predicts ratings here: there is nothing to state."
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        results = {name: classification_scores(test, p, threshold=threshold, missing="drop",
-                                                rng=seed)
-                   for name, p in predictions.items()}
+    results = _classification_results(test, predictions, threshold=threshold, seed=seed)
     return table_findings(results, better={"precision": "higher", "recall": "higher",
                                            "f1": "higher"},
                           labels={"precision": "precision", "recall": "recall", "f1": "F1"},
