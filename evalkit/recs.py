@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data.interactions import ALIASES, _renaming, normalize_ids, read_table
-from .metrics._common import check_recs
+from .data.interactions import ALIASES, column_renaming, normalize_ids, read_table
+from ._checks import check_recs
 
 __all__ = ["read_recommendations"]
 
@@ -72,7 +72,8 @@ def read_recommendations(
     if not file.is_file():
         raise ValueError(f"{_FUNC}: 'path' must be an existing file; got '{file}'.")
     frame, kind = read_table(file, func=_FUNC)
-    mapping = _renaming(frame, columns, func=_FUNC, canonical=_CANONICAL, aliases=RECS_ALIASES)
+    mapping = column_renaming(frame, columns, func=_FUNC, canonical=_CANONICAL,
+                              aliases=RECS_ALIASES)
     frame = frame.rename(columns=mapping)
     keep = [c for c in _CANONICAL if c in frame.columns]
     frame = frame[keep].reset_index(drop=True)

@@ -77,3 +77,34 @@ def test_no_public_name_hides_a_module() -> None:
     for name in evalkit.__all__:
         if name in modules:
             assert getattr(evalkit, name) is importlib.import_module(modules[name]), name
+
+
+def test_public_modules_take_no_private_name_from_another_package() -> None:
+    """A public module (no ``_`` in its dotted path) imports private names (a ``_`` module or
+    a ``_`` name) only from its own package or from the shared modules at the top of evalkit
+    (``evalkit._checks``, ``evalkit._resample``, ...), never from another package's insides."""
+    import ast
+
+    package = ROOT / "evalkit"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        parts = ("evalkit",) + path.relative_to(package).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if any(p.startswith("_") for p in parts[1:]):
+            continue  # a private module may reach into its neighbours
+        own = parts[:-1] if path.name != "__init__.py" else parts
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = list(own[: len(own) - node.level + 1]) if node.level else []
+            target = tuple(base + (node.module.split(".") if node.module else []))
+            if target[:1] != ("evalkit",) or len(target) < 2:
+                continue
+            shared = len(target) == 2  # evalkit._checks and the like
+            same_package = target[:2] == parts[:2]
+            private = [a.name for a in node.names if a.name.startswith("_")]
+            if any(p.startswith("_") for p in target[1:]) or private:
+                if not shared and not same_package:
+                    found.append(f"{'.'.join(parts)} <- {'.'.join(target)} {private}")
+    assert found == [], found

@@ -187,7 +187,7 @@ def normalize_ids(series: pd.Series, column: str, *, where: str, text: bool) -> 
     return series
 
 
-def _renaming(
+def column_renaming(
     frame: pd.DataFrame,
     columns: Mapping[str, str] | None,
     *,
@@ -345,7 +345,7 @@ def load_interactions(
     if not file.is_file():
         raise ValueError(f"{_FUNC}: 'path' must be an existing file; got '{file}'.")
     frame, kind = read_table(file)
-    mapping = _renaming(frame, columns)
+    mapping = column_renaming(frame, columns)
     frame = frame.rename(columns=mapping)
     check_columns(frame, func=_FUNC, arg="path", required=["user_id", "item_id"])
     check_ids(frame, func=_FUNC, arg="path")

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_columns, check_ids
-from ._common import _id_kind
+from .._checks import _id_kind
 
 __all__ = [
     "catalog_items",

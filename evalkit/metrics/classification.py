@@ -19,7 +19,7 @@ import pandas as pd
 from .._checks import check_positive_int
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
 from ._topk import top_k
-from .rating import _join_predictions
+from .._checks import join_predictions
 
 __all__ = [
     "CONFUSION_LABELS",
@@ -60,7 +60,7 @@ def _classes(
 ) -> tuple[np.ndarray, np.ndarray, float | None]:
     """Validate; return (actual relevant, prediction) arrays over the evaluated test ratings."""
     threshold = check_threshold(threshold, func=func)
-    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing)
     rating = joined["rating"].to_numpy(np.float64)
     actual = np.ones(rating.size, dtype=bool) if threshold is None else rating >= threshold
     return actual, joined["prediction"].to_numpy(np.float64), threshold
@@ -539,7 +539,7 @@ def classification_scores(
     cut = _check_cutoff(cutoff, threshold, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
-    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing)
     rating = joined["rating"].to_numpy(np.float64)
     actual = np.ones(rating.size, dtype=bool) if threshold is None else rating >= threshold
     predicted = joined["prediction"].to_numpy(np.float64) >= cut

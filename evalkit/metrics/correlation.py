@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ._common import check_empty, finish_per_user
-from .rating import _join_predictions, _lost_users
+from .._checks import join_predictions
+from .rating import _lost_users
 
 __all__ = ["fcp", "fcp_global", "kendall", "spearman"]
 
@@ -26,7 +27,7 @@ class _Prepared:
     """Test ratings and predictions grouped by user (codes ascending, rows sorted by code)."""
 
     def __init__(self, truth: object, predictions: object, *, func: str, missing: str) -> None:
-        joined = _join_predictions(truth, predictions, func=func, missing=missing,
+        joined = join_predictions(truth, predictions, func=func, missing=missing,
                                    accept_score=True)
         codes, users = pd.factorize(joined["user_id"], sort=True)
         order = np.argsort(codes, kind="stable")

@@ -8,91 +8,22 @@ over users, so every user weighs the same.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from .._checks import check_choice
-from ._common import check_id_dtypes, check_predictions, check_truth, finish_per_user
+from .._checks import MISSING_POLICIES, check_choice, join_predictions
+from ._common import finish_per_user
 
 __all__ = ["AVERAGES", "ERROR_ROWS", "MISSING_POLICIES", "mae", "mae_per_user", "rating_errors", "rmse",
            "rmse_per_user"]
 
 #: Valid values of ``average``: over all test ratings, or the mean of per-user values.
 AVERAGES = ("micro", "user")
-#: Valid values of ``missing``: a test rating without a prediction is an error, or is dropped.
-MISSING_POLICIES = ("error", "drop")
-
-
-def _as_prediction_frame(frame: object, *, func: str, arg: str = "predictions") -> pd.DataFrame:
-    """Return ``user_id, item_id, prediction``; a ``score`` column stands in for ``prediction``."""
-    if isinstance(frame, pd.DataFrame) and "prediction" not in frame.columns:
-        if "score" not in frame.columns:
-            raise ValueError(
-                f"{func}: '{arg}' needs a 'prediction' or a 'score' column; it has "
-                f"{', '.join(map(str, frame.columns)) or 'no columns'}."
-            )
-        frame = frame.rename(columns={"score": "prediction"})
-    return check_predictions(frame, func=func, arg=arg)
-
-
-def _join_predictions(
-    truth: object,
-    predictions: object,
-    *,
-    func: str,
-    missing: str,
-    accept_score: bool = False,
-) -> pd.DataFrame:
-    """Validate ``truth`` and ``predictions`` and pair every test rating with its prediction.
-
-    Returns a new frame ``user_id, item_id, rating, prediction`` with one row per test rating
-    that has a prediction, in the order of ``truth``. Predictions of pairs that are not in
-    ``truth`` are ignored. A test rating without a prediction raises ``ValueError`` under
-    ``missing="error"``; under ``missing="drop"`` it is left out and a warning gives the count.
-    The frame's ``attrs`` hold that count (``"n_missing"``), the number of users in ``truth``
-    (``"n_truth_users"``) and of users in ``predictions`` but not in ``truth``
-    (``"recs_only"``).
-    """
-    missing = check_choice(missing, func=func, arg="missing", choices=MISSING_POLICIES)
-    truth = check_truth(truth, func=func)
-    if accept_score:
-        predictions = _as_prediction_frame(predictions, func=func)
-    else:
-        predictions = check_predictions(predictions, func=func)
-    check_id_dtypes(truth, predictions, func=func, other_arg="predictions")
-    left = truth[["user_id", "item_id", "rating"]]
-    right = predictions[["user_id", "item_id", "prediction"]]
-    joined = left.merge(right, on=["user_id", "item_id"], how="left", sort=False)
-    absent = joined["prediction"].isna().to_numpy()
-    n_missing = int(absent.sum())
-    if n_missing:
-        first_user, first_item = joined.loc[absent, ["user_id", "item_id"]].iloc[0].tolist()
-        pair = f"({first_user!r}, {first_item!r})"
-        if missing == "error":
-            raise ValueError(
-                f"{func}: {n_missing} of {len(joined)} test rating(s) have no prediction; "
-                f"first: (user_id, item_id) = {pair}. Predict every test pair, or pass "
-                "missing='drop' to leave them out."
-            )
-        warnings.warn(
-            f"{func}: dropped {n_missing} of {len(joined)} test rating(s) without a prediction "
-            f"(first: (user_id, item_id) = {pair}).",
-            UserWarning,
-            stacklevel=3,
-        )
-        joined = joined.loc[~absent].reset_index(drop=True)
-    joined.attrs["n_missing"] = n_missing
-    truth_users = pd.unique(truth["user_id"])
-    joined.attrs["n_truth_users"] = len(truth_users)
-    outside = ~pd.Index(pd.unique(predictions["user_id"])).isin(truth_users)
-    joined.attrs["recs_only"] = int(outside.sum())
-    return joined
 
 
 def _lost_users(joined: pd.DataFrame, n_evaluated: int) -> dict[str, int]:
-    """Counts of users left out, by reason, for a frame made by :func:`_join_predictions`."""
+    """Counts of users left out, by reason, for a frame made by :func:`join_predictions`."""
     counts = {
         "no_prediction": joined.attrs["n_truth_users"] - n_evaluated,
         "recs_only": joined.attrs["recs_only"],
@@ -109,7 +40,7 @@ def _per_user(
     missing: str,
     squared: bool,
 ) -> pd.Series:
-    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing)
     err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)
     values = err * err if squared else np.abs(err)
     codes, users = pd.factorize(joined["user_id"], sort=True)
@@ -143,7 +74,7 @@ def _summary(
         )
         values = per_user.to_numpy()
     else:
-        joined = _join_predictions(truth, predictions, func=func, missing=missing)
+        joined = join_predictions(truth, predictions, func=func, missing=missing)
         err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)
         values = err * err if squared else np.abs(err)
     if values.size == 0:
@@ -435,7 +366,7 @@ def rating_errors(
     func = "rating_errors"
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
-    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing)
     if len(joined) == 0:
         raise ValueError(f"{func}: no test rating to evaluate; 'truth' has no rows left.")
     err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)

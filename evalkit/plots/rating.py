@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
 from .._checks import check_choice, check_positive_int, describe
-from ..metrics.rating import _join_predictions
+from .._checks import join_predictions
 from ._style import (
     PALETTE,
     REFERENCE_COLOR,
@@ -80,7 +80,7 @@ def rating_errors(
     """
     func = "rating_errors"
     bins = check_positive_int(bins, func=func, arg="bins")
-    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing)
     error = joined["prediction"].to_numpy(np.float64) - joined["rating"].to_numpy(np.float64)
     if error.size == 0:
         raise ValueError(f"{func}: no test rating has a prediction; nothing to plot.")
@@ -175,7 +175,7 @@ def predicted_vs_actual(
     """
     func = "predicted_vs_actual"
     kind = check_choice(kind, func=func, arg="kind", choices=("box", "hexbin"))
-    joined = _join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing)
     rating = joined["rating"].to_numpy(np.float64)
     prediction = joined["prediction"].to_numpy(np.float64)
     if rating.size == 0:

@@ -614,7 +614,7 @@ def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: 
     """
     import html
 
-    from ..metrics._common import check_recs
+    from .._checks import check_recs
 
     test = inputs.test
     titles: dict = {}

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_positive_int, describe
-from ..metrics._common import check_recs
+from .._checks import check_recs
 from ._common import check_interactions
 
 __all__ = [
@@ -387,7 +387,7 @@ def recall_by_popularity(
     2     new   0.0         1     0
     """
     from .._checks import check_fraction, check_resamples
-    from ..metrics._common import check_threshold, check_truth
+    from .._checks import check_threshold, check_truth
     from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "recall_by_popularity"
