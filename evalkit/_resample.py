@@ -283,9 +283,9 @@ def poisson_weights(streams: np.ndarray, key: int, n_resamples: int, *,
     ``streams[u]``'s weight in each replicate, the weights of :func:`poisson_bootstrap_sums`
     under the same ``key`` (so ``weights.T @ values`` are its sums).
 
-    For statistics that are not sums of per-user values (the catalog coverage of the
-    replicate's lists, the Gini of its item exposures); ``n * B`` floats, so callers take the
-    users in chunks where there are many.
+    For statistics built from many weighted sums at once (personalization sums each item's
+    weighted users); ``n * B`` floats, so callers take the users in chunks where there are
+    many (weights depend on the user's stream alone, so chunks change nothing).
     """
     streams = _streams(streams, len(streams), func="poisson_weights", what="user")
     n = streams.size

@@ -440,8 +440,8 @@ class RankingCurves:
                                     minlength=self.table.n_users)
         return out
 
-    def _scoring_rows(self, values: np.ndarray) -> np.ndarray | slice:
-        """The rows where per-row ``values`` (0 outside the test set) can be nonzero: the
+    def _scoring_rows(self) -> np.ndarray | slice:
+        """The rows where a per-row value that is 0 outside the test set can be nonzero: the
         rows of test items, or every row under ``ties="expected"``, which spreads values
         over tie groups."""
         return slice(None) if self.table.expected else np.flatnonzero(self.table.code > 0)
@@ -450,7 +450,7 @@ class RankingCurves:
         """R-precision cut at each k from the rows: hits in the top ``min(|R_u|, k)`` over
         ``|R_u|``, without the full matrices."""
         t = self.table
-        rows = self._scoring_rows(t.rel)
+        rows = self._scoring_rows()
         ucode = t.ucode[rows]
         hits = self._per_user_at(ks, t.pos[rows], ucode, t.effective(t.rel)[rows],
                                  t.n_rel[ucode])
@@ -466,11 +466,10 @@ class RankingCurves:
         t = self.table
         d, alpha = self.options.neutral, self.options.half_life
         weight = np.exp2(-np.arange(int(ks.max())) / (alpha - 1.0))  # by position - 1
+        rows = self._scoring_rows()
         if t.expected:
             utility = t.effective(np.where(t.in_truth, np.maximum(t.rating - d, 0.0), 0.0))
-            rows = slice(None)
         else:
-            rows = np.flatnonzero(t.code > 0)
             utility = np.maximum(t.code_rating[t.code[rows]] - d, 0.0)
         pos = t.pos[rows]
         shown = pos <= ks.max()

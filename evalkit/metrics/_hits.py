@@ -183,7 +183,7 @@ class HitTable:
     n_recs_only: int  # users that appear only in the recommendations (ignored)
     n_without_recs: int  # evaluated users with no recommendation (they score 0)
     n_per_user: np.ndarray = field(repr=False)  # per user: recommendations
-    truth: TruthSide | None = field(default=None, repr=False)  # shared by tables of one truth
+    truth: TruthSide = field(repr=False)  # the coded truth, shared by tables of one truth
 
     @property
     def n_users(self) -> int:
@@ -205,11 +205,9 @@ class HitTable:
         """Per row: 1.0 if the item is relevant, else 0.0."""
         return self.code_rel[self.code]
 
-    @cached_property
+    @property
     def _ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if self.truth is not None:
-            return self.truth.ideal
-        return _ideal_order(self.truth_code, self.code_rating, self.n_truth, self.monotone)
+        return self.truth.ideal  # computed once per truth
 
     @property
     def truth_ucode(self) -> np.ndarray:
@@ -422,7 +420,6 @@ class TruthSide:
     """
 
     users: np.ndarray  # the evaluated users, sorted
-    user: np.ndarray  # per test row (grouped by user): its user id
     item: np.ndarray  # per test row (grouped by user): its item id
     code: np.ndarray  # per test row (grouped by user): its nonzero rating code
     code_rating: np.ndarray  # per code: the test rating (0 for code 0)
@@ -455,8 +452,8 @@ def truth_side(truth: pd.DataFrame, users: object = None) -> TruthSide:
     t_start = _kernels.group_starts(t_u, t_u, False, users.size)
     if not t_start.size:  # truth not grouped by user: a counting sort groups it
         order, t_start = _kernels.group_rows(t_u, users.size)
-        t_user, t_item, t_code = t_user[order], t_item[order], t_code[order]
-    return TruthSide(users=users, user=t_user, item=t_item, code=t_code,
+        t_item, t_code = t_item[order], t_code[order]
+    return TruthSide(users=users, item=t_item, code=t_code,
                      code_rating=code_rating, monotone=levels is not None, start=t_start)
 
 

@@ -278,7 +278,7 @@ def list_intervals(
     exposure_entropy  2.251629  3
     """
     from .._checks import check_fraction, check_resamples
-    from .._resample import design_key, poisson_weights, user_streams
+    from .._resample import CHUNK_USERS, design_key, poisson_weights, user_streams
     from ..stats import percentile_interval
     from ._common import check_recs
     from ._topk import top_k
@@ -303,8 +303,10 @@ def list_intervals(
     low = pd.Series(np.nan, index=list(LIST_BEYOND))
     high = low.copy()
     if n_resamples and len(users) >= 2:
-        weights = poisson_weights(user_streams(users), design_key(rng), n_resamples)
-        replicates = _personalization_replicates(user_code, item_code, len(items), weights)
+        streams, key = user_streams(users), design_key(rng)
+        chunks = ((u0, poisson_weights(streams[u0:u0 + CHUNK_USERS], key, n_resamples))
+                  for u0 in range(0, len(users), CHUNK_USERS))  # weights of 16,384 users
+        replicates = _personalization_replicates(user_code, item_code, len(items), chunks)
         bounds = percentile_interval(replicates[:, None], confidence)
         low["personalization"], high["personalization"] = (float(b[0]) for b in bounds)
     return pd.DataFrame({"mean": pd.Series(point, dtype=float), "ci_low": low, "ci_high": high,
@@ -313,20 +315,26 @@ def list_intervals(
 
 
 def _personalization_replicates(user_code: np.ndarray, item_code: np.ndarray, n_items: int,
-                                weights: np.ndarray) -> np.ndarray:
-    """Personalization in each replicate of ``weights`` (users x B), over the pairs of
-    distinct users (see :func:`list_intervals`), from the top-k rows' user and item codes;
-    NaN where fewer than two users have weight."""
+                                chunks: Iterable[tuple[int, np.ndarray]]) -> np.ndarray:
+    """Personalization in each bootstrap replicate, over the pairs of distinct users (see
+    :func:`list_intervals`), from the top-k rows' user and item codes and the weights of
+    consecutive users ``(first user code, (users x B) weights)``, taken chunk by chunk so
+    that memory stays items x B; NaN where fewer than two users have weight."""
     from scipy import sparse
 
-    n_users, n_resamples = weights.shape
+    n_users = int(user_code.max()) + 1 if user_code.size else 0
     sizes = np.bincount(user_code, minlength=n_users).astype(np.float64)
     # a_ib = sum_u w_ub x_ui / sqrt(s_u): sum_i a_ib^2 = sum_{u, v} w_u w_v cos(u, v)
-    scaled = sparse.csr_matrix((1.0 / np.sqrt(sizes[user_code]), (item_code, user_code)),
+    scaled = sparse.csc_matrix((1.0 / np.sqrt(sizes[user_code]), (item_code, user_code)),
                                shape=(n_items, n_users))
-    cosine = np.asarray(scaled @ weights, dtype=np.float64)
-    total = weights.sum(axis=0, dtype=np.float64)
-    squares = np.einsum("ub,ub->b", weights, weights, dtype=np.float64)  # u = v: cos 1
+    cosine = total = squares = 0.0
+    for u0, weights in chunks:  # one step per chunk of users
+        part = weights.astype(np.float64)
+        cosine = cosine + scaled[:, u0:u0 + len(part)] @ part
+        total = total + part.sum(axis=0)
+        squares = squares + np.einsum("ub,ub->b", part, part)  # u = v: cos 1
+    cosine = np.asarray(cosine)
+    n_resamples = cosine.shape[1]
     pairs = total * total - squares
     similar = (cosine * cosine).sum(axis=0) - squares
     mean = np.full(n_resamples, np.nan)

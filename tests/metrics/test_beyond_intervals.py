@@ -88,7 +88,10 @@ def test_personalization_replicates_weigh_the_pairs_of_distinct_users(seed) -> N
     weights = np.column_stack([np.ones(len(users)), gen.poisson(1.0, (len(users), 6))])
     weights[:, 2] = 0
     weights[3, 2] = 2  # one user drawn twice and nobody else: no pair of distinct users
-    got = _personalization_replicates(user_code, item_code, len(items), weights)
+    got = _personalization_replicates(user_code, item_code, len(items), [(0, weights)])
+    split = _personalization_replicates(user_code, item_code, len(items),
+                                        [(0, weights[:7]), (7, weights[7:])])
+    np.testing.assert_allclose(split, got, rtol=1e-12, equal_nan=True)  # chunks add up
     shown = np.zeros((len(users), len(items)))
     shown[user_code, item_code] = 1.0
     norms = np.sqrt(shown.sum(axis=1))
