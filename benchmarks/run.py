@@ -9,7 +9,8 @@ system in a fresh subprocess (so that peak memory is the system's own):
   ``ranking_curves(truth, recs, k_max=100)``, the suite plus curves in one call
   (``evaluate(..., curves=100)``, intervals included) and as the two calls, the single-k
   suite ``k=[10]``, and the default call with ``ties="expected"`` on the lists without their
-  ranks, with ``gain="exponential"`` and with every registered ranking metric
+  ranks (as generated, with distinct scores, and with the scores rounded to 0.1, so with tie
+  groups), with ``gain="exponential"`` and with every registered ranking metric
   (``metrics=None``); plus a breakdown into input validation, hit table, reductions and the
   bootstrap. ``compare`` of three systems (the lists and two re-rankings of them with noise)
   with paired tests, 10,000 randomization rounds and Holm, and its randomization alone. No
@@ -272,6 +273,11 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     scored = recs.drop(columns="rank")
     t_expected, _ = timed(lambda: evaluate(truth, scored, k=list(KS), metrics=METRICS,
                                            threshold=THRESHOLD, ties="expected"), repeats)
+    # the same on scores rounded to 0.1: real tie groups (the generated scores are distinct),
+    # listed in score order but in no order within a group
+    tied = scored.assign(score=scored["score"].round(1))
+    t_expected_tied, _ = timed(lambda: evaluate(truth, tied, k=list(KS), metrics=METRICS,
+                                                threshold=THRESHOLD, ties="expected"), repeats)
     t_exponential, _ = timed(lambda: evaluate(truth, recs, k=list(KS), metrics=METRICS,
                                               threshold=THRESHOLD, gain="exponential"),
                              repeats)
@@ -318,6 +324,7 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
         "curves": t_curves,
         "single_k_suite": t_single,
         "ties_expected": t_expected,
+        "ties_expected_tied_scores": t_expected_tied,
         "exponential_gain": t_exponential,
         "every_metric": t_every,
         "validate": t_validate,
@@ -572,7 +579,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
         for key in ("evaluate", "evaluate_no_intervals", "suite_plus_curves",
                     "suite_and_curves_two_calls", "curves", "single_k_suite",
-                    "ties_expected", "exponential_gain", "every_metric", "validate",
+                    "ties_expected", "ties_expected_tied_scores", "exponential_gain",
+                    "every_metric", "validate",
                     "build_hits", "reduce_suite", "reduce_curves", "bootstrap",
                     "compare_3_systems", "randomization"):
             print(f"evalkit {key:26s} median {median(ev[key]):7.3f} s  "

@@ -8,11 +8,11 @@ Three views of each metric: :meth:`RankingCurves.metric`, the per-user values at
 (the reference form); :meth:`RankingCurves.at`, per-user values at chosen cutoffs (what
 ``evaluate`` and the per-user functions use); :meth:`RankingCurves.means`, the mean over users
 at every cutoff (what ``ranking_curves`` uses). For P, R, F1, HR, RR, AP, DCG and NDCG the
-last two run a compiled kernel (:func:`._kernels.rank_reduce`): one walk over each user's
-positions, users in parallel chunks, no ``(n_users, k_max)`` matrix at all. Under
-``ties="expected"`` (values averaged over tie groups) and for the other metrics they reduce
-NumPy arrays, skipping the per-user matrices of ratios where the metric allows. Both routes
-are tested against :meth:`RankingCurves.metric`.
+last two run a compiled kernel (:func:`._kernels.rank_reduce`), under every definition and
+tie policy (``ties="expected"`` included): one walk over each user's positions, users in
+parallel chunks, no ``(n_users, k_max)`` matrix at all. R-precision at k and half-life utility
+at chosen cutoffs are summed from the rows that score; the other metrics and means take the
+full matrices. Every route is tested against :meth:`RankingCurves.metric`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..definitions import Definitions
 from . import _kernels
@@ -34,11 +33,6 @@ __all__ = ["RankingCurves", "mean_over_users"]
 _MAX_EXP_RATING = 1023
 
 
-#: Metrics whose row-wise form at chosen cutoffs holds under every definition (the others'
-#: shortcuts assume the default recall denominator, ideal, gain scope and precision users).
-_ANY_DEFINITIONS = ("r_precision_at_k", "half_life_utility")
-
-
 class RankingCurves:
     """Per-user values of every ranking metric at cutoffs ``1..k_max``.
 
@@ -46,22 +40,11 @@ class RankingCurves:
     paired with a boolean array marking users for whom it is undefined (see ``undefined``).
     """
 
-    def __init__(self, table: HitTable, k_max: int, options: Definitions, *,
-                 compiled: bool = True) -> None:
+    def __init__(self, table: HitTable, k_max: int, options: Definitions) -> None:
         self.table = table
         self.k_max = k_max
         self.options = options
         self.ks = np.arange(1, k_max + 1, dtype=np.float64)
-        # the compiled kernel serves `at` and `means` for the metrics it knows, except under
-        # ties="expected" (averages over tie groups); compiled=False keeps the array forms
-        self.compiled = compiled and not table.expected
-        # the NumPy shortcuts (_at_*, _mean_*) know the classic definitions only; with the
-        # others the array forms reduce the full matrices of metric()
-        self._shortcuts = (
-            options.recall_denominator == "relevant" and options.ideal == "truth"
-            and options.gain_scope == "rated" and options.precision_users == "all"
-            and options.ap_denominator != "k"
-        )
 
     # -- the compiled kernel -------------------------------------------------------------
     def _kernel(self, ks: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -81,6 +64,7 @@ class RankingCurves:
                 "ndcg_count": np.zeros(self.k_max, dtype=np.int64),
             }
             kernel_ks = np.zeros(0, dtype=np.int64) if ks is None else ks.astype(np.int64)
+            no_ties = np.zeros((4, 0))
             o = self.options
             rules = (_kernels.AP_RULES.index(o.ap_denominator),
                      _kernels.RECALL_RULES.index(o.recall_denominator),
@@ -89,9 +73,14 @@ class RankingCurves:
             def task(u0: int, u1: int) -> tuple[np.ndarray, np.ndarray]:
                 sums = np.zeros((len(_kernels.AT_METRICS), self.k_max))
                 count = np.zeros(self.k_max, dtype=np.int64)
+                tied = no_ties
+                if t.expected:  # the chunk's rows averaged over their tie groups
+                    tied = np.empty((4, t.row_start[u1] - t.row_start[u0]))
+                    _kernels.tied_values(t.row_start, t.pos, t.code, t.code_rel, gain_of,
+                                         t.tie_group, u0, u1, tied)
                 _kernels.rank_reduce(
                     t.row_start, t.pos, t.code, gain_of, t.code_rel, t.truth_start,
-                    t.truth_code, t.monotone, t.n_rel, self._disc, kernel_ks, self.k_max,
+                    t.truth_code, t.monotone, t.n_rel, self._disc, tied, kernel_ks, self.k_max,
                     *rules, out["at"], out["idcg_at"], ks is None, sums, count, u0, u1)
                 return sums, count
 
@@ -246,21 +235,6 @@ class RankingCurves:
     def _idcg(self) -> np.ndarray:
         return self._cumulative_ideal()
 
-    def _ideal_at(self, values: np.ndarray, divisor: np.ndarray, ks: np.ndarray) -> np.ndarray:
-        """``(n_users, len(ks))`` sums of ``values / divisor[rank - 1]`` over each user's
-        ideal list cut at k.
-
-        ``values`` holds one value per test item in the table's ideal order; the sums run in
-        rank order, so they equal the columns of the cumulative ideal matrices exactly.
-        """
-        t = self.table
-        out = np.empty((t.n_users, ks.size))
-        for j, k in enumerate(ks):  # a loop over cutoffs, not users
-            sel = np.flatnonzero(t.truth_rank <= k)
-            out[:, j] = np.bincount(t.truth_ucode[sel], minlength=t.n_users,
-                                    weights=values[sel] / divisor[t.truth_rank[sel] - 1])
-        return out
-
     @cached_property
     def _first(self) -> np.ndarray:
         t = self.table
@@ -408,17 +382,14 @@ class RankingCurves:
     def at(self, name: str, ks: Sequence[int]) -> tuple[np.ndarray, np.ndarray | None]:
         """Columns ``ks - 1`` of :meth:`metric` (each ``k <= k_max``), as ``(n_users, len(ks))``.
 
-        P, R, F1, HR, RR, AP, DCG and NDCG come from the compiled kernel. Without it (under
-        ``ties="expected"`` or ``compiled=False``) P, R, F1, AP, DCG and NDCG skip the full
-        matrices of ratios: hits and AP summands are summed over leading columns and the
-        ideal DCG is summed at the chosen cutoffs only; the others take the columns of
+        P, R, F1, HR, RR, AP, DCG and NDCG come from the compiled kernel; R-precision at k
+        and half-life utility from their rows (``_at_*``); the others take the columns of
         :meth:`metric`.
         """
         ks = np.asarray(ks, dtype=np.int64)
-        if self.compiled and name in _kernels.AT_METRICS:
+        if name in _kernels.AT_METRICS:
             return self._compiled_at(name, ks)
-        fast = getattr(self, f"_at_{name}", None) \
-            if self._shortcuts or name in _ANY_DEFINITIONS else None
+        fast = getattr(self, f"_at_{name}", None)
         if fast is not None:
             return fast(ks)
         values, undefined = self.metric(name)
@@ -486,26 +457,6 @@ class RankingCurves:
     def _no_relevant_at(self, ks: np.ndarray) -> np.ndarray:
         return np.repeat((self.table.n_rel == 0)[:, None], ks.size, axis=1)
 
-    def _hits_at(self, ks: np.ndarray) -> np.ndarray:
-        """Per user: (expected) relevant items in the top k, for each k in ``ks``."""
-        if "hits" in self.__dict__:
-            return self.hits[:, ks - 1]
-        rel = self.rel  # sums of leading columns: no cumulative matrix needed
-        out = np.empty((rel.shape[0], ks.size))
-        for j, k in enumerate(ks):  # a loop over cutoffs, not users
-            np.sum(rel[:, :k], axis=1, out=out[:, j])
-        return out
-
-    def _at_precision(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
-        return self._hits_at(ks) / ks, None
-
-    def _at_recall(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return self._hits_at(ks) / self.n_rel, self._no_relevant_at(ks)
-
-    def _at_f1(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self._f1(self._at_precision(ks)[0], *self._at_recall(ks))
-
     def _ap_numerator(self) -> np.ndarray:
         """Per position i: the summand of AP, ``rel_i * P@i`` (its expectation under ties)."""
         if self.table.expected and self.options.ap_denominator != "hits":
@@ -528,40 +479,16 @@ class RankingCurves:
             return np.broadcast_to(np.asarray(ks, dtype=np.float64), hits.shape)
         return np.minimum(ks, self.n_rel)
 
-    @cached_property
-    def _ap_summands(self) -> np.ndarray:
-        return self._ap_numerator()
-
-    def _at_map(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        summands = self._ap_summands
-        summed = np.empty((summands.shape[0], ks.size))
-        for j, k in enumerate(ks):  # a loop over cutoffs, not users
-            np.sum(summands[:, :k], axis=1, out=summed[:, j])
-        return self._ap(summed, ks, self._hits_at(ks)), self._no_relevant_at(ks)
-
-    def _at_dcg(self, ks: np.ndarray) -> tuple[np.ndarray, None]:
-        return self._dcg[:, ks - 1], None
-
-    def _at_ndcg(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        idcg = self._ideal_at(self._gain_of_truth(), self._disc, ks)
-        return self._ndcg(self._dcg[:, ks - 1], idcg)
-
     # -- means over users at every cutoff -------------------------------------------------
     def means(self, name: str) -> np.ndarray:
         """Mean over users of a metric at every cutoff ``1..k_max``, under the empty policy.
 
-        Equal to ``mean_over_users(*metric(name), empty)``. Where a metric is a per-user
-        weight times a cumulative sum, the weights are applied to column sums (grouping users
-        by their denominator), so no per-user matrix of ratios is built.
+        Equal to ``mean_over_users(*metric(name), empty)``: from the compiled kernel's sums
+        over users for the metrics it knows, else from the full matrices.
         """
-        if self.compiled and name in _kernels.AT_METRICS:
+        if name in _kernels.AT_METRICS:
             return self._compiled_means(name)
-        fast = getattr(self, f"_mean_{name}", None) if self._shortcuts else None
-        means = None if fast is None else fast()
-        if means is None:  # no cheaper route for this metric or these options
-            values, undefined = self.metric(name)
-            means = mean_over_users(values, undefined, self.options.empty)
-        return means
+        return mean_over_users(*self.metric(name), self.options.empty)
 
     def _n_counted(self) -> int:
         """Users in a mean of a metric undefined for users without relevant items."""
@@ -573,75 +500,6 @@ class RankingCurves:
     @staticmethod
     def _divide(sums: np.ndarray, n: int) -> np.ndarray:
         return np.full(sums.shape, np.nan) if n == 0 else sums / n
-
-    def _mean_precision(self) -> np.ndarray:
-        return self._divide(np.cumsum(self.rel.sum(axis=0)) / self.ks, self.table.n_users)
-
-    def _grouped(self, values: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rows of ``values`` summed per distinct key of the users with a relevant item.
-
-        Returns the distinct keys and a ``(n_keys, k_max)`` array of cumulative sums over the
-        positions.
-        """
-        counted = self.table.n_rel > 0
-        distinct, group = np.unique(keys[counted], return_inverse=True)
-        indicator = sp.csr_matrix(
-            (np.ones(group.size), (group, np.flatnonzero(counted))),
-            shape=(distinct.size, keys.size),
-        )
-        sums = np.asarray(indicator @ values)  # plain C loops: the same sums on every machine
-        return distinct, np.cumsum(sums, axis=1)
-
-    @cached_property
-    def _hits_by_n_rel(self) -> tuple[np.ndarray, np.ndarray]:
-        """Distinct ``n_rel`` values and the summed cumulative hits of their users."""
-        return self._grouped(self.rel, self.table.n_rel)
-
-    def _mean_recall(self) -> np.ndarray:
-        n_rel, sums = self._hits_by_n_rel
-        return self._divide((sums / n_rel[:, None]).sum(axis=0), self._n_counted())
-
-    def _mean_f1(self) -> np.ndarray:
-        n_rel, sums = self._hits_by_n_rel
-        return self._divide((2 * sums / (self.ks + n_rel[:, None])).sum(axis=0), self._n_counted())
-
-    def _first_sums(self) -> np.ndarray:
-        """Column sums of :meth:`first_relevant` as a dense matrix."""
-        return self._first.sum(axis=0)
-
-    def _mean_hit_rate(self) -> np.ndarray:
-        return self._divide(np.cumsum(self._first_sums()), self.table.n_users)
-
-    def _mean_mrr(self) -> np.ndarray:
-        return self._divide(np.cumsum(self._first_sums() / self.ks), self._n_counted())
-
-    def _mean_map(self) -> np.ndarray | None:
-        rule = self.options.ap_denominator
-        if rule == "hits":  # S(k) / hits(k) does not separate into per-user weights
-            return None
-        n_rel = self.table.n_rel
-        keys = n_rel if rule == "relevant" else np.minimum(n_rel, self.k_max)
-        distinct, sums = self._grouped(self._ap_summands, keys)
-        denominator = distinct[:, None]
-        if rule == "min":
-            denominator = np.minimum(self.ks, denominator)
-        return self._divide((sums / denominator).sum(axis=0), self._n_counted())
-
-    def _mean_dcg(self) -> np.ndarray:
-        return self._divide(self._dcg.sum(axis=0), self.table.n_users)
-
-    def _mean_ndcg(self) -> np.ndarray:
-        dcg = self._dcg
-        ratio = self._idcg.copy() if "_idcg" in self.__dict__ else self._cumulative_ideal()
-        defined = ratio > 0
-        np.divide(dcg, ratio, out=ratio, where=defined)
-        np.copyto(ratio, 0.0, where=~defined)
-        sums = ratio.sum(axis=0)
-        if self.options.empty == "zero":
-            return self._divide(sums, self.table.n_users)
-        counts = defined.sum(axis=0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(counts > 0, sums / counts, np.nan)
 
 
 def mean_over_users(values: np.ndarray, undefined: np.ndarray | None, empty: str) -> np.ndarray:

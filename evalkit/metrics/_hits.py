@@ -112,25 +112,6 @@ def _id_array(series: pd.Series) -> np.ndarray:
     return values.astype(object)
 
 
-def _is_sorted_by(*keys: np.ndarray) -> bool:
-    """True when rows are already in lexicographic order of ``keys`` (first key first)."""
-    n = keys[0].size
-    if n < 2:
-        return True
-    settled: np.ndarray | None = None  # pairs already ordered by an earlier key
-    for j, key in enumerate(keys):
-        before, after = key[:-1], key[1:]
-        descending = after < before
-        if settled is not None:
-            descending &= ~settled
-        if descending.any():
-            return False
-        if j + 1 < len(keys):
-            rising = after > before
-            settled = rising if settled is None else settled | rising
-    return True
-
-
 def _rating_levels(rating: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The distinct ratings (ascending) and each rating's index among them, as ``uint8``;
     None when there are more than ``_MAX_LEVELS`` of them.
@@ -363,9 +344,10 @@ class HitTable:
         """Users with a group of tied scores that straddles cutoff ``k``."""
         if self.tie_group is None:
             return 0  # every group is a single position
-        end = self.group_start + self.group_size - 1
-        mask = (self.group_start <= k) & (end > k)
-        return int(np.unique(self.group_user[mask]).size)
+        # lists ordered by score hold positions 1..n: a group straddles k when the rows at
+        # positions k and k + 1 share it
+        rows = self.row_start[:-1][self.n_per_user > k] + (k - 1)
+        return int(np.count_nonzero(self.tie_group[rows] == self.tie_group[rows + 1]))
 
 
 def _ideal_order(
@@ -505,15 +487,19 @@ def build_hits(
         rank = kept(recs["rank"].to_numpy()).astype(np.int64, copy=False)
         r_start = _kernels.group_starts(r_u, rank, True, n_users)  # empty: not sorted
         if not r_start.size:
-            order = np.lexsort((rank, r_u))
+            order, r_start = _kernels.order_by_group(r_u, rank, rank, n_users)
             r_u, r_i, rank = r_u[order], r_i[order], rank[order]
         score = None
     else:
         score = kept(recs["score"].to_numpy(dtype=np.float64))
         r_start = np.zeros(0, dtype=np.int64)
         tie_key = _tie_key(r_i, r_item, tie_order)
-        if not _is_sorted_by(r_u, -score, tie_key):
-            order = np.lexsort((tie_key, -score, r_u))
+        # averaged over each tie group, values do not depend on the order within it
+        by_key = ties != "expected"
+        if not _kernels.ordered_by_score(r_u, score, tie_key, by_key):
+            minus = -score
+            order, r_start = _kernels.order_by_group(r_u, minus, tie_key if by_key else minus,
+                                                     n_users)
             r_u, r_i, score, tie_key = r_u[order], r_i[order], score[order], tie_key[order]
     if not r_start.size:
         r_start = _kernels.group_starts(r_u, r_u, False, n_users)
@@ -529,16 +515,12 @@ def build_hits(
         t_start, t_i, t_code, r_start, r_i, item_low, n_items, code_rel, code, n_rel, u0, u1))
     del t_i
 
-    n = r_u.size
     per_user = np.diff(r_start)
     if ranked:
         pos = rank
         tie_group = None
     else:
-        pos = np.arange(1, n + 1) - r_start[:-1].repeat(per_user)
-        new = np.ones(n, dtype=bool)
-        new[1:] = (r_u[1:] != r_u[:-1]) | (score[1:] != score[:-1])
-        tie_group = np.cumsum(new) - 1
+        pos, tie_group = _kernels.score_positions(r_start, score)
         if ties in ("optimistic", "pessimistic"):
             sign = -1.0 if ties == "optimistic" else 1.0
             order = np.lexsort((tie_key, sign * code_rating[code], sign * code_rel[code],

@@ -73,6 +73,40 @@ def group_rows(codes, n_groups):  # pragma: no cover - compiled
 
 
 @njit(**_OPTIONS)
+def _sort_groups(order, starts, first, second, g0, g1):  # pragma: no cover - compiled
+    """Within each group ``g0..g1-1`` (``order[starts[g]:starts[g + 1]]``), reorder the rows
+    by ``first``, then ``second``, then their place (stable), in place."""
+    for g in range(g0, g1):
+        a, b = starts[g], starts[g + 1]
+        ordered = True
+        for j in range(a + 1, b):
+            x, y = order[j - 1], order[j]
+            if first[y] < first[x] or (first[y] == first[x] and second[y] < second[x]):
+                ordered = False
+                break
+        if ordered:
+            continue
+        rows = order[a:b]
+        rows = rows[np.argsort(second[rows], kind="mergesort")]
+        order[a:b] = rows[np.argsort(first[rows], kind="mergesort")]
+
+
+def order_by_group(groups: np.ndarray, first: np.ndarray, second: np.ndarray,
+                   n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """The stable row order by ``groups`` (codes ``0..n_groups-1``), then ``first``, then
+    ``second`` (``np.lexsort((second, first, groups))``), and each group's start in it: a
+    counting sort by group (none when rows are grouped already), then each group's few rows
+    sorted, groups in parallel chunks."""
+    starts = group_starts(groups, groups, False, n_groups)
+    if starts.size:
+        order = np.arange(groups.size)
+    else:
+        order, starts = group_rows(groups, n_groups)
+    over_users(n_groups, lambda g0, g1: _sort_groups(order, starts, first, second, g0, g1))
+    return order, starts
+
+
+@njit(**_OPTIONS)
 def group_starts(codes, key, by_key, n_groups):  # pragma: no cover - compiled
     """Start of each group's rows (``n_groups + 1`` entries) when rows are sorted by ``codes``
     (0..n_groups-1) and, with ``by_key``, by ``key`` within a group; else an empty array."""
@@ -93,6 +127,38 @@ def group_starts(codes, key, by_key, n_groups):  # pragma: no cover - compiled
         g += 1
         starts[g] = codes.size
     return starts
+
+
+@njit(**_OPTIONS)
+def ordered_by_score(user, score, key, by_key):  # pragma: no cover - compiled
+    """Whether rows are sorted by ``user``, then by descending ``score``, then (with
+    ``by_key``) by ``key``."""
+    for i in range(1, user.size):
+        if user[i] != user[i - 1]:
+            if user[i] < user[i - 1]:
+                return False
+        elif score[i] > score[i - 1] or (by_key and score[i] == score[i - 1]
+                                         and key[i] < key[i - 1]):
+            return False
+    return True
+
+
+@njit(**_OPTIONS)
+def score_positions(r_start, score):  # pragma: no cover - compiled
+    """Lists ordered by score (rows grouped by user, ``r_start``): each row's 1-based
+    position and its tie group, numbered 0, 1, ... over all rows (a group is a run of equal
+    scores within a user)."""
+    n = score.size
+    pos = np.empty(n, np.int64)
+    tie = np.empty(n, np.int64)
+    group = -1
+    for u in range(r_start.size - 1):
+        for row in range(r_start[u], r_start[u + 1]):
+            if row == r_start[u] or score[row] != score[row - 1]:
+                group += 1
+            pos[row] = row - r_start[u] + 1
+            tie[row] = group
+    return pos, tie
 
 
 @njit(**_OPTIONS)
@@ -245,7 +311,7 @@ def _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal):  #
 
 
 @njit(**_OPTIONS)
-def _emit(at, idcg_at, u, q, k, hits, nr, first, ap, dcg, idcg, ap_rule,
+def _emit(at, idcg_at, u, q, k, hits, nr, hr, rr, ap, dcg, idcg, ap_rule,
           recall_rule):  # pragma: no cover - compiled
     """Write user ``u``'s metrics at cutoff ``k`` (column ``q``), as the NumPy forms do."""
     precision = hits / k
@@ -254,8 +320,8 @@ def _emit(at, idcg_at, u, q, k, hits, nr, first, ap, dcg, idcg, ap_rule,
     at[0, u, q] = precision
     at[1, u, q] = recall
     at[2, u, q] = (2 * precision) * recall / total if total > 0 else 0.0
-    at[3, u, q] = 1.0 if 0 < first <= k else 0.0
-    at[4, u, q] = 1.0 / first if 0 < first <= k else 0.0
+    at[3, u, q] = hr
+    at[4, u, q] = rr
     if ap_rule == 0:
         at[5, u, q] = ap / min(float(k), nr) if nr > 0 else 0.0
     elif ap_rule == 1:
@@ -270,8 +336,55 @@ def _emit(at, idcg_at, u, q, k, hits, nr, first, ap, dcg, idcg, ap_rule,
 
 
 @njit(**_OPTIONS)
+def tied_values(r_start, pos, code, rel_of, gain_of, tie, u0, u1, out):  # pragma: no cover
+    """Each row's values averaged over the orders of its tie group (``ties="expected"``), for
+    the rows of users ``u0..u1-1`` (``out[:, row - r_start[u0]]``): relevance, gain,
+    ``E[rel * hits]`` (the numerator of AP's summand) and the chance that the row holds the
+    user's first relevant item.
+
+    A group of ``g`` rows (consecutive rows with one ``tie`` value) holding ``r`` relevant
+    items, after ``H`` relevant rows of the same user: each row has relevance ``r/g`` and the
+    group's mean gain; the row ``t`` places into it has
+    ``E[rel * hits] = (r/g)(1 + H) + t r (r - 1) / (g (g - 1))``; in the user's first group
+    with a relevant item it holds the first one with chance ``C(g-1-t, r-1) / C(g, r)``
+    (``r/g`` at ``t = 0``, then times ``(g - r - t) / (g - 1 - t)`` per place).
+    """
+    base = r_start[u0]
+    for u in range(u0, u1):
+        row, end = r_start[u], r_start[u + 1]
+        seen = 0.0  # relevant rows before the group
+        while row < end:
+            stop = row + 1
+            while stop < end and tie[stop] == tie[row]:
+                stop += 1
+            r = 0.0
+            s = 0.0
+            for j in range(row, stop):
+                r += rel_of[code[j]]
+                s += gain_of[code[j]]
+            size = float(stop - row)
+            rel = r / size
+            gain = s / size
+            pair = r * (r - 1) / (size * (size - 1)) if size > 1 else 0.0
+            first = rel if r > 0 and seen == 0 else 0.0
+            start = pos[row]
+            for j in range(row, stop):
+                t = pos[j] - start
+                i = j - base
+                out[0, i] = rel
+                out[1, i] = gain
+                out[2, i] = rel * (1.0 + seen) + t * pair
+                out[3, i] = first
+                if first > 0:  # the chance for the next place
+                    left = size - 1 - t
+                    first = first * (size - r - t) / left if left > 0 else 0.0
+            seen += r
+            row = stop
+
+
+@njit(**_OPTIONS)
 def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, n_rel, disc,
-                ks, k_max, ap_rule, recall_rule, ideal_rule, at, idcg_at, curves, sums,
+                tied, ks, k_max, ap_rule, recall_rule, ideal_rule, at, idcg_at, curves, sums,
                 ndcg_count, u0, u1):  # pragma: no cover - compiled
     """Per-user ranking metrics at cutoffs ``ks``, or their sums over users at ``1..k_max``.
 
@@ -283,6 +396,8 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
             with the code (rating levels), so the ideal list is read from a count per code;
             otherwise it is sorted.
         n_rel: relevant test items per user. disc: the discount at positions ``1..k_max``.
+        tied: under ``ties="expected"``, the :func:`tied_values` of the rows of users
+            ``u0..u1-1`` (read in place of the codes' values), else empty.
         ks: increasing cutoffs, each ``<= k_max``. ap_rule: the index of the AP denominator
             in :data:`AP_RULES`; recall_rule: of recall's in :data:`RECALL_RULES` (with "min"
             the recall sums are per-position values, not increments); ideal_rule: 1 makes the
@@ -299,8 +414,14 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
             reciprocals, so sums may differ from the NumPy forms in the last bits.
 
     Only users ``u0..u1-1`` are computed (and added to ``sums``).
+
+    Under ``ties="expected"`` AP's summands are their exact expectations (``E[rel * hits]``)
+    except with the "hits" denominator, where AP takes the expected relevances.
     """
     depth = k_max if curves else (ks[-1] if ks.size else 0)
+    expected = tied.shape[1] > 0
+    exact_ap = expected and ap_rule != 2
+    base = r_start[u0]
     counts = np.zeros(gain_of.size, np.int64)
     ideal = np.zeros(depth)
     icum = np.zeros(depth)  # the user's cumulative ideal DCG
@@ -331,33 +452,40 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
         hits = 0.0
         ap = 0.0
         dcg = 0.0
-        first = 0
+        hr = 0.0  # chance that a relevant item is shown (1 or 0 without expected ties)
+        rr = 0.0  # reciprocal rank of the first one (expected)
         row, end = r_start[u], r_start[u + 1]
         if not curves:
             q = 0
             while row < end and pos[row] <= depth:
                 p = pos[row]
                 while q < ks.size and ks[q] < p:
-                    _emit(at, idcg_at, u, q, ks[q], hits, nr, first, ap, dcg,
-                          icum[min(ks[q], m) - 1] if m else 0.0, ap_rule,
-                          recall_rule)
+                    _emit(at, idcg_at, u, q, ks[q], hits, nr, hr, rr, ap, dcg,
+                          icum[min(ks[q], m) - 1] if m else 0.0, ap_rule, recall_rule)
                     q += 1
-                c = code[row]
-                if c != 0:
-                    rel = rel_of[c]
-                    if rel > 0:
-                        hits += rel
-                        ap += rel * hits / p
-                        if first == 0:
-                            first = p
-                    g = gain_of[c]
-                    if g != 0:
-                        dcg += g / disc[p - 1]
-                row += 1
+                if expected:
+                    i = row - base
+                    rel, g, both, first = tied[0, i], tied[1, i], tied[2, i], tied[3, i]
+                else:
+                    c = code[row]
+                    row += 1
+                    if c == 0:
+                        continue
+                    rel, g, both = rel_of[c], gain_of[c], 0.0
+                    first = 1.0 if rel > 0 and hr == 0 else 0.0
+                if rel > 0:
+                    hits += rel
+                    ap += (both if exact_ap else rel * hits) / p
+                if first > 0:
+                    hr += first
+                    rr += first / p
+                if g != 0:
+                    dcg += g / disc[p - 1]
+                if expected:
+                    row += 1
             while q < ks.size:
-                _emit(at, idcg_at, u, q, ks[q], hits, nr, first, ap, dcg,
-                      icum[min(ks[q], m) - 1] if m else 0.0, ap_rule,
-                          recall_rule)
+                _emit(at, idcg_at, u, q, ks[q], hits, nr, hr, rr, ap, dcg,
+                      icum[min(ks[q], m) - 1] if m else 0.0, ap_rule, recall_rule)
                 q += 1
             continue
         inv_nr = 1.0 / nr if nr > 0 else 0.0
@@ -365,23 +493,28 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
         inv_idcg = 0.0
         for p in range(1, k_max + 1):
             if row < end and pos[row] == p:
-                c = code[row]
-                if c != 0:
-                    rel = rel_of[c]
-                    if rel > 0:
-                        hits += rel
-                        inv_hits = 1.0 / hits
-                        ap += rel * hits / p
-                        rel_col[p - 1] += rel
-                        if recall_rule == 0:
-                            rec_col[p - 1] += rel * inv_nr
-                        if first == 0:
-                            first = p
-                    g = gain_of[c]
-                    if g != 0:
-                        step = g / disc[p - 1]
-                        dcg += step
-                        dcg_col[p - 1] += step
+                if expected:
+                    i = row - base
+                    rel, g, both, first = tied[0, i], tied[1, i], tied[2, i], tied[3, i]
+                else:
+                    c = code[row]
+                    rel, g, both = rel_of[c], gain_of[c], 0.0
+                    first = 1.0 if rel > 0 and hr == 0 else 0.0
+                if rel > 0:
+                    hits += rel
+                    inv_hits = 1.0 / hits
+                    ap += (both if exact_ap else rel * hits) / p
+                    rel_col[p - 1] += rel
+                    if recall_rule == 0:
+                        rec_col[p - 1] += rel * inv_nr
+                if first > 0:
+                    hr += first
+                    first_col[p - 1] += first
+                    rr_col[p - 1] += first / p
+                if g != 0:
+                    step = g / disc[p - 1]
+                    dcg += step
+                    dcg_col[p - 1] += step
                 row += 1
             if nr > 0:
                 if recall_rule == 1 and hits > 0:
@@ -402,6 +535,3 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
             if inv_idcg > 0:
                 sums[7, p - 1] += dcg * inv_idcg
                 ndcg_count[p - 1] += 1
-        if first > 0:
-            first_col[first - 1] += 1.0
-            rr_col[first - 1] += 1.0 / first

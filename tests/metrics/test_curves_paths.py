@@ -3,10 +3,9 @@
 ``metric(name)`` builds every per-user value at every cutoff; it is the form the naive
 reference checks (through the per-user functions). ``at`` (the chosen cutoffs, used by
 ``evaluate`` and the per-user functions) and ``means`` (the column means, used by
-``ranking_curves``) take cheaper routes: numerators cumulated once, ideal lists summed at the
-cutoffs, users grouped by their denominator; or the compiled kernel, one walk over each
-user's positions (the default, except under ``ties="expected"``). Both paths are run here and
-must give the same numbers as the full matrices for every
+``ranking_curves``) take cheaper routes: the compiled kernel, one walk over each user's
+positions, for P, R, F1, HR, RR, AP, DCG and NDCG under every tie policy, and sums over the
+scoring rows for R-precision at k and half-life utility. They must give the same numbers as the full matrices for every
 metric, every option combination, every ``empty`` policy and several layouts (full
 rectangles, ragged lists, ranks with gaps, ties, users with nothing relevant).
 """
@@ -64,11 +63,8 @@ DATA = {
 }
 
 
-PATHS = {"compiled": True, "arrays": False}  # the compiled kernel, or the NumPy forms
-
-
 def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dict,
-               compiled: bool = True, tables: dict | None = None) -> RankingCurves:
+               tables: dict | None = None) -> RankingCurves:
     """``tables`` keeps one hit table per (threshold, ties), shared by the option sets that
     differ only in the reductions, as ``evaluate`` shares one across its metrics."""
     opts = dict(options)
@@ -80,9 +76,9 @@ def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dic
         table = build_hits(check_truth(truth, func="t"), check_recs(recs, func="t"),
                            threshold=o.threshold, ties=o.ties)
         if tables is None:
-            return RankingCurves(table, k_max, o, compiled=compiled)
+            return RankingCurves(table, k_max, o)
         tables[key] = table
-    return RankingCurves(tables[key], k_max, o, compiled=compiled)
+    return RankingCurves(tables[key], k_max, o)
 
 
 def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object) -> None:
@@ -103,10 +99,9 @@ def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object
                                    err_msg=str(context))
 
 
-@pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("layout", list(DATA))
 @pytest.mark.parametrize("name", CURVE_NAMES)
-def test_at_and_means_equal_the_full_matrices(layout: str, name: str, path: str) -> None:
+def test_at_and_means_equal_the_full_matrices(layout: str, name: str) -> None:
     truth, recs = DATA[layout]
     keys = list(GRID)
     tables: dict = {}
@@ -114,22 +109,21 @@ def test_at_and_means_equal_the_full_matrices(layout: str, name: str, path: str)
         options = dict(zip(keys, values))
         if layout != "score" and options["ties"] != "deterministic":
             continue  # ties only matter for score-only lists
-        curves = curves_for(truth, recs, 7, options, PATHS[path], tables)
+        curves = curves_for(truth, recs, 7, options, tables)
         assert_same(curves, name, [1, 3, 7], (layout, options))
         # cutoffs in any order, repeated: the columns follow the request
         assert_same(curves, name, [7, 1, 7, 3], (layout, options))
 
 
-@pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("name", CURVE_NAMES)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_at_and_means_on_random_cases(name: str, path: str, data: st.DataObject) -> None:
+def test_at_and_means_on_random_cases(name: str, data: st.DataObject) -> None:
     truth, recs = data.draw(cases(), label="frames")
     options = {key: data.draw(st.sampled_from(values), label=key) for key, values in GRID.items()}
     k_max = data.draw(st.integers(1, 12), label="k_max")
     ks = sorted(data.draw(st.sets(st.integers(1, k_max), min_size=1, max_size=3), label="ks"))
-    assert_same(curves_for(truth, recs, k_max, options, PATHS[path]), name, ks,
+    assert_same(curves_for(truth, recs, k_max, options), name, ks,
                 (options, k_max, ks))
 
 
@@ -138,8 +132,7 @@ def test_no_users_gives_nan_means() -> None:
                           "item_id": pd.Series([], dtype="int64"),
                           "rating": pd.Series([], dtype="float64")})
     recs = pd.DataFrame({"user_id": [1], "item_id": [2], "rank": [1]})
-    for compiled in PATHS.values():
-        curves = curves_for(truth, recs, 3, {}, compiled)
-        for name in CURVE_NAMES:
-            assert np.isnan(curves.means(name)).all(), name
-            assert curves.at(name, [1, 3])[0].shape == (0, 2), name
+    curves = curves_for(truth, recs, 3, {})
+    for name in CURVE_NAMES:
+        assert np.isnan(curves.means(name)).all(), name
+        assert curves.at(name, [1, 3])[0].shape == (0, 2), name

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from evalkit.metrics import _kernels
 from evalkit.metrics._common import check_recs, check_truth
-from evalkit.metrics._curves import RankingCurves
+from evalkit.metrics._curves import RankingCurves, mean_over_users
 from evalkit.metrics._hits import build_hits
 from evalkit.metrics.ranking import make_options
 from tests.metrics.naive import random_frames
@@ -45,6 +45,65 @@ def test_group_starts_when_sorted_and_empty_otherwise(codes: np.ndarray, key: li
             np.testing.assert_array_equal(got, np.searchsorted(codes, np.arange(8)))
         else:
             assert got.size == 0
+
+
+lists = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 5)),
+                 max_size=60)
+
+
+@pytest.mark.parametrize("chunk_users", [1 << 14, 2])
+@settings(max_examples=150, deadline=None)
+@given(rows=lists, grouped=st.booleans())
+def test_order_by_group_is_a_lexsort(chunk_users: int, rows: list, grouped: bool) -> None:
+    frame = pd.DataFrame(rows, columns=["g", "a", "b"], dtype=np.int64)
+    if grouped:  # rows grouped already: no counting sort, only each group's rows
+        frame = frame.sort_values("g", kind="stable", ignore_index=True)
+    g, a, b = (frame[c].to_numpy() for c in "gab")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_kernels, "CHUNK_USERS", chunk_users)
+        order, starts = _kernels.order_by_group(g, -a.astype(float), b, 5)
+    np.testing.assert_array_equal(order, np.lexsort((b, -a.astype(float), g)))
+    np.testing.assert_array_equal(starts, np.searchsorted(np.sort(g), np.arange(6)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=lists)
+def test_ordered_by_score_and_positions(rows: list) -> None:
+    frame = pd.DataFrame(rows, columns=["user", "score", "key"], dtype=np.int64)
+    user, key = frame["user"].to_numpy(), frame["key"].to_numpy()
+    score = frame["score"].to_numpy(dtype=float)
+    for by_key in (False, True):
+        keys = [user, -score] + ([key] if by_key else [])
+        want = all(np.array_equal(keys[j], keys[j][np.lexsort(keys[::-1])]) for j in
+                   range(len(keys)))
+        assert _kernels.ordered_by_score(user, score, key, by_key) == want
+    frame = frame.sort_values(["user", "score"], ascending=[True, False], kind="stable",
+                              ignore_index=True)
+    starts = np.searchsorted(frame["user"].to_numpy(), np.arange(6))
+    pos, tie = _kernels.score_positions(starts, frame["score"].to_numpy(dtype=float))
+    np.testing.assert_array_equal(pos, frame.groupby("user").cumcount().to_numpy() + 1)
+    np.testing.assert_array_equal(tie, frame.groupby(["user", "score"], sort=False).ngroup())
+
+
+@pytest.mark.parametrize("ap_denominator", ["min", "hits"])
+def test_tied_values_are_the_array_forms_averages(ap_denominator: str) -> None:
+    truth, recs = random_frames(np.random.default_rng(5), n_users=80, order="score")
+    curves = _curves(truth, recs, ties="expected", gain="exponential",
+                     ap_denominator=ap_denominator)
+    t = curves.table
+    assert t.expected and np.bincount(t.tie_group).max() > 2  # groups of several rows
+    gain = curves._gain(t.rating, t.rel > 0, t.in_truth)
+    got = np.empty((4, t.pos.size))
+    for u0, u1 in [(0, 30), (30, 31), (31, t.n_users)]:  # chunks: rows offset by the first
+        part = got[:, t.row_start[u0]:t.row_start[u1]]
+        _kernels.tied_values(t.row_start, t.pos, t.code, t.code_rel,
+                             curves._gain(t.code_rating, t.code_rel > 0,
+                                          np.arange(t.code_rating.size) > 0),
+                             t.tie_group, u0, u1, part)
+    np.testing.assert_allclose(got[0], t.effective(t.rel), rtol=1e-13)
+    np.testing.assert_allclose(got[1], t.effective(gain), rtol=1e-13)
+    np.testing.assert_allclose(got[2], curves._expected_rel_times_hits(), rtol=1e-13)
+    np.testing.assert_allclose(got[3], t.first_relevant(), rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("chunk_rows", [1 << 21, 7, 2])
@@ -91,16 +150,18 @@ def _curves(truth: pd.DataFrame, recs: pd.DataFrame, **options) -> RankingCurves
     return RankingCurves(table, 6, o)
 
 
+@pytest.mark.parametrize("ties", ["deterministic", "expected"])
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_results_do_not_depend_on_threads_or_chunking(monkeypatch: pytest.MonkeyPatch,
-                                                      threads: int) -> None:
-    truth, recs = random_frames(np.random.default_rng(11), n_users=60, order="rank")
-    reference = _curves(truth, recs)
+                                                      threads: int, ties: str) -> None:
+    truth, recs = random_frames(np.random.default_rng(11), n_users=60,
+                                order="rank" if ties == "deterministic" else "score")
+    reference = _curves(truth, recs, ties=ties)
     want_at = {name: reference.at(name, [2, 6])[0] for name in _kernels.AT_METRICS}
     want_means = {name: reference.means(name) for name in _kernels.AT_METRICS}
     monkeypatch.setattr(_kernels, "_threads", lambda: threads)
     monkeypatch.setattr(_kernels, "CHUNK_USERS", 7)  # many chunks, users cut mid-way
-    curves = _curves(truth, recs)
+    curves = _curves(truth, recs, ties=ties)
     for name in _kernels.AT_METRICS:
         np.testing.assert_array_equal(curves.at(name, [2, 6])[0], want_at[name], err_msg=name)
         np.testing.assert_allclose(curves.means(name), want_means[name], rtol=1e-13,
@@ -115,11 +176,11 @@ def test_negative_and_zero_gains_keep_ndcg_defined_only_where_ideal_dcg_is_posit
                          "rank": [1, 2, 1, 2, 1, 1, 2]})
     for empty in ("drop", "zero", "nan"):
         compiled = _curves(truth, recs, threshold=None, empty=empty)
-        arrays = RankingCurves(compiled.table, 6, compiled.options, compiled=False)
-        full, undefined = arrays.metric("ndcg")
+        full, undefined = compiled.metric("ndcg")
         got, got_undefined = compiled.at("ndcg", [1, 2, 6])
         np.testing.assert_allclose(got, full[:, [0, 1, 5]], rtol=1e-13)
         np.testing.assert_array_equal(got_undefined, undefined[:, [0, 1, 5]])
-        np.testing.assert_allclose(compiled.means("ndcg"), arrays.means("ndcg"), rtol=1e-13,
+        np.testing.assert_allclose(compiled.means("ndcg"),
+                                   mean_over_users(full, undefined, empty), rtol=1e-13,
                                    equal_nan=True)
         assert undefined[:, 1].any() and not undefined[:, 1].all()  # the case is exercised
