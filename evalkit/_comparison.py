@@ -3,6 +3,7 @@ and cross-validate a model factory."""
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable, Mapping
 
@@ -17,7 +18,7 @@ from .metrics.ranking import SharedTruth
 from .split import kfold_split
 from ._paired import PairedSums, paired_results, paired_sums
 from ._resample import user_streams
-from .stats import _check_resamples, _design_key, holm
+from .stats import _check_resamples, _design_key, bootstrap_ci_frame, holm
 
 __all__ = ["PAIRS", "CrossValidation", "compare", "compare_evaluations", "cross_validate",
            "format_pvalue"]
@@ -95,8 +96,11 @@ def compare(
     -----
     Every system is evaluated with :func:`evalkit.evaluate` (so every definition matches
     it) and the evaluations are compared by :func:`compare_evaluations`, whose Notes give
-    the tests, the correction and the intervals. One generator, seeded by ``rng``, serves
-    the evaluations' bootstraps and then the comparison.
+    the tests, the correction and the intervals. Every system's interval comes from one
+    resampling design (the same users resampled in each replicate, for every system), so
+    with an integer ``rng`` each system's ``mean``, ``ci_low`` and ``ci_high`` are those of
+    ``evaluate(truth, recs, ..., rng=rng)``; the generator seeded by ``rng`` then serves the
+    comparison.
 
     Examples
     --------
@@ -116,21 +120,26 @@ def compare(
     alpha = check_fraction(alpha, func=func, arg="alpha")
     _check_ks(k, func=func)
     check_rng(rng, func=func)
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
     generator = np.random.default_rng(rng)
+    design = systems_design(generator, n_resamples)
     shared = SharedTruth(truth)  # validated and coded once for every system
     results: dict[str, Evaluation] = {}
     for name in names:
         try:
+            # the intervals come after, for every system in one pass
             results[name] = evaluate(
                 shared, systems[name], k=k, metrics=metrics, train=train,
-                definitions=definitions, confidence=confidence, n_resamples=n_resamples,
-                rng=generator,
+                definitions=definitions, confidence=confidence, n_resamples=0,
             )
         except (ValueError, TypeError) as exc:
             if type(exc) not in (ValueError, TypeError):
                 raise
             # evaluate names its own arguments ('recs' is systems[name]); say which system
             raise type(exc)(f"{func}: evaluating systems[{name!r}]: {exc}") from exc
+    if n_resamples:
+        _shared_intervals(results, names, confidence, n_resamples, design)
     return _compare(results, order, pairs=pairs, alpha=alpha, confidence=confidence,
                     n_resamples=n_resamples, n_permutations=n_permutations,
                     generator=generator, func=func)
@@ -267,6 +276,36 @@ def compare_evaluations(
     return _compare(dict(evaluations), order, pairs=pairs, alpha=alpha, confidence=confidence,
                     n_resamples=n_resamples, n_permutations=n_permutations,
                     generator=np.random.default_rng(rng), func=func)
+
+
+def systems_design(generator: np.random.Generator, n_resamples: int) -> np.random.Generator:
+    """The generator every system's interval draws its resampling design from: a copy of
+    ``generator`` as it is, which then moves past that one draw (none without resamples).
+
+    Every system of a comparison thus resamples the same users in each replicate, and with
+    an integer seed each system's interval is the one ``evaluate(..., rng=seed)`` gives.
+    """
+    design = copy.deepcopy(generator)
+    if n_resamples:
+        _design_key(generator)
+    return design
+
+
+def _shared_intervals(results: dict[str, Evaluation], names: list[str], confidence: float,
+                      n_resamples: int, design: np.random.Generator) -> None:
+    """Fill each system's interval columns from one bootstrap pass over every system's
+    per-user table (one design: see :func:`systems_design`); column by column, the values
+    of each system's own ``bootstrap_ci_frame`` with that design."""
+    stacked = pd.concat([results[name].per_user.set_axis(
+        [f"{i}\x1f{c}" for c in results[name].per_user.columns], axis=1)
+        for i, name in enumerate(names)], axis=1)
+    ci = bootstrap_ci_frame(stacked, confidence=confidence, n_resamples=n_resamples,
+                            rng=copy.deepcopy(design))
+    for i, name in enumerate(names):
+        summary = results[name].summary
+        part = ci.iloc[i * len(summary):(i + 1) * len(summary)]
+        summary["ci_low"] = part["ci_low"].to_numpy()
+        summary["ci_high"] = part["ci_high"].to_numpy()
 
 
 def _check_systems(systems: object, *, func: str, arg: str) -> list[str]:

@@ -10,6 +10,7 @@ from scipy import stats as sps
 
 from evalkit import compare, compare_evaluations
 from evalkit import evaluate
+from evalkit._resample import design_key
 from evalkit.stats import bootstrap_ci_frame, holm
 
 
@@ -32,8 +33,12 @@ def make_systems(seed: int = 0):
 
 
 def _evaluations(truth, systems, *, rng=0, metrics=("ndcg", "precision"), k=(3, 5)):
+    """Each system evaluated with the seed itself (compare resamples every system with one
+    design, the seed's), and the generator as compare leaves it for the comparison: past
+    that one draw."""
     generator = np.random.default_rng(rng)
-    return {n: evaluate(truth, r, k=list(k), metrics=list(metrics), rng=generator)
+    design_key(generator)
+    return {n: evaluate(truth, r, k=list(k), metrics=list(metrics), rng=rng)
             for n, r in systems.items()}, generator
 
 

@@ -212,20 +212,21 @@ def join(t_start, t_item, t_code, r_start, r_item, low, n_items, rel_of, out, n_
 @njit(**_OPTIONS)
 def _scan_groups(groups, values, r0, r1):  # pragma: no cover - compiled
     """Rows ``r0:r1``: ``(state, low, high)`` with state -1 if ``groups`` decreases, 1 if
-    ``values`` increase within every group, else 0; low and high bound ``values``."""
+    ``values`` increase within every group, else 0; low and high bound ``values``.
+
+    No branch in the loop (flags are or-ed, bounds are min / max), so it compiles to vector
+    instructions."""
     low, high = values[r0], values[r0]
-    increasing = True
+    decreasing = False
+    repeated = False  # a value not above the one before it in its group
     for row in range(r0 + 1, r1):
-        g, v = groups[row], values[row]
-        if g < groups[row - 1]:
-            return -1, low, high
-        if g == groups[row - 1] and v <= values[row - 1]:
-            increasing = False
-        if v < low:
-            low = v
-        elif v > high:
-            high = v
-    return (1 if increasing else 0), low, high
+        g, before = groups[row], groups[row - 1]
+        v = values[row]
+        decreasing |= g < before
+        repeated |= (g == before) & (v <= values[row - 1])
+        low = min(low, v)
+        high = max(high, v)
+    return (-1 if decreasing else 0 if repeated else 1), low, high
 
 
 @njit(**_OPTIONS)

@@ -1,7 +1,8 @@
 """Paired comparison of systems held in Spark DataFrames, as :func:`evalkit.compare` does.
 
-Each system is evaluated by :func:`evalkit.spark.evaluate` (one generator, seeded by ``rng``,
-serves the evaluations and then the comparison, as in memory). The per-user tables stay in
+Each system is evaluated by :func:`evalkit.spark.evaluate`, its interval drawn from the
+resampling design every system shares (:func:`evalkit._comparison.systems_design`, as in
+memory), and one generator, seeded by ``rng``, then serves the comparison. The per-user tables stay in
 Spark: they are joined by user, and each partition of the joined table returns the additive
 statistics of its users' paired differences (:class:`evalkit._paired.PairedSums`: counts,
 moments, the counts of each distinct ``|d|`` by sign, the sign-flip and the Poisson-bootstrap
@@ -11,6 +12,7 @@ in-memory comparison forms it from the whole per-user table.
 
 from __future__ import annotations
 
+import copy
 import pickle
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ import pandas as pd
 from .._checks import check_choice, check_fraction, check_positive_int
 from .._paired import PairedSums, paired_sums
 from .._resample import user_streams
-from .._comparison import PAIRS, _check_systems, _compare, _order
+from .._comparison import PAIRS, _check_systems, _compare, _order, systems_design
 from ..definitions import Definitions, takes_definitions
 from ._evaluate import FUNC as _EVALUATE, SparkEvaluation, _pyspark
 from ._evaluate import evaluate as spark_evaluate
@@ -153,6 +155,7 @@ def compare(
     alpha = check_fraction(alpha, func=func, arg="alpha")
     check_positive_int(n_permutations, func=func, arg="n_permutations")
     generator = np.random.default_rng(rng)
+    design = systems_design(generator, n_resamples)  # one design for every system's interval
     results: dict[str, SparkEvaluation] = {}
     try:
         for name in names:
@@ -160,7 +163,7 @@ def compare(
                 results[name] = spark_evaluate(
                     truth, systems[name], k=k, metrics=metrics, train=train,
                     definitions=definitions, confidence=confidence, n_resamples=n_resamples,
-                    rng=generator, columns=columns, partitions=partitions)
+                    rng=copy.deepcopy(design), columns=columns, partitions=partitions)
             except (ValueError, TypeError) as error:
                 message = str(error).replace(f"{_EVALUATE}:", f"{func}:", 1)
                 raise type(error)(f"{message} (system {name!r})") from None
