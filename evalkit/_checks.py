@@ -235,7 +235,7 @@ def as_rng(rng: int | np.random.Generator | None) -> np.random.Generator:
 _MAX_RANK = 2.0**53  # whole numbers are exact in float64 below this
 
 
-def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
+def has_duplicate_pairs(first: pd.Series | np.ndarray, second: pd.Series | np.ndarray) -> bool:
     """Whether any (first, second) pair repeats, without hashing every row where possible.
 
     Integer columns grouped by ``first`` (recommendations listed user by user) are checked by
@@ -245,7 +245,7 @@ def _has_duplicate_pairs(first: pd.Series, second: pd.Series) -> bool:
     duplicate, and a sort of the keys finds equal neighbours. Other dtypes fall back to
     ``DataFrame.duplicated``.
     """
-    a, b = first.to_numpy(), second.to_numpy()
+    a, b = np.asarray(first), np.asarray(second)
     if a.size < 2:
         return False
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
@@ -301,7 +301,7 @@ def _duplicates_within_groups(values: np.ndarray, low: int, span: int,
 
 def _check_unique_pairs(frame: pd.DataFrame, columns: tuple[str, str], *, func: str, arg: str,
                         what: str) -> None:
-    if not _has_duplicate_pairs(frame[columns[0]], frame[columns[1]]):
+    if not has_duplicate_pairs(frame[columns[0]], frame[columns[1]]):
         return
     dup = frame.duplicated(list(columns))
     first, second = frame.loc[dup, list(columns)].iloc[0].tolist()
@@ -342,11 +342,14 @@ def check_truth(truth: object, *, func: str, arg: str = "truth",
     return frame
 
 
-def check_recs(recs: object, *, func: str, arg: str = "recs") -> pd.DataFrame:
+def check_recs(recs: object, *, func: str, arg: str = "recs",
+               item_pairs: bool = True) -> pd.DataFrame:
     """Validate a recommendations frame.
 
     Requires ``user_id, item_id`` and ``rank`` and/or ``score``. Scores must be finite; ranks
-    positive integers, unique within a user; (user, item) pairs unique.
+    positive integers, unique within a user; (user, item) pairs unique. ``item_pairs=False``
+    leaves the last check to the caller, who must then call :func:`check_item_pairs` when
+    its own pass over the lists finds a repeat (the join of the ranking metrics does).
     """
     frame = check_columns(recs, func=func, arg=arg, required=("user_id", "item_id"))
     has_rank = "rank" in frame.columns
@@ -381,9 +384,15 @@ def check_recs(recs: object, *, func: str, arg: str = "recs") -> pd.DataFrame:
             rank=values.astype(np.int64))
         _check_unique_pairs(rank_frame, ("user_id", "rank"), func=func, arg=arg,
                             what="duplicate rank(s) within a user")
+    if item_pairs:
+        check_item_pairs(frame, func=func, arg=arg)
+    return frame
+
+
+def check_item_pairs(frame: pd.DataFrame, *, func: str, arg: str = "recs") -> None:
+    """Refuse a recommendations frame that lists an item twice for a user."""
     _check_unique_pairs(frame, ("user_id", "item_id"), func=func, arg=arg,
                         what="duplicate (user_id, item_id) pair(s)")
-    return frame
 
 
 def check_predictions(predictions: object, *, func: str, arg: str = "predictions") -> pd.DataFrame:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._checks import (  # the frame checks live with the other argument checks
     _RATING_NEEDED,
-    _has_duplicate_pairs,
+    has_duplicate_pairs,
     _id_kind,
     check_choice,
     check_id_dtypes,

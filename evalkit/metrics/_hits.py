@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
+from .._checks import has_duplicate_pairs
 from . import _kernels
 
 __all__ = ["HitTable", "TruthSide", "build_hits", "truth_side"]
@@ -165,6 +166,7 @@ class HitTable:
     n_without_recs: int  # evaluated users with no recommendation (they score 0)
     n_per_user: np.ndarray = field(repr=False)  # per user: recommendations
     truth: TruthSide = field(repr=False)  # the coded truth, shared by tables of one truth
+    repeats_item: bool = False  # a list names an item twice (the caller refuses the lists)
 
     @property
     def n_users(self) -> int:
@@ -477,7 +479,12 @@ def build_hits(
     def kept(values: np.ndarray) -> np.ndarray:
         return values if all_kept else values[keep]
 
-    r_item = kept(_id_array(recs["item_id"]))
+    all_items = _id_array(recs["item_id"])
+    # the rows left out (users only in the lists) are checked for repeated items here, the
+    # others by the join
+    repeats = not all_kept and has_duplicate_pairs(r_user[~keep], all_items[~keep])
+    r_item = kept(all_items)
+    del all_items
     t_i, r_i, item_low, n_items = _item_keys(side.item, r_item, known)
     del known
     r_u = kept(r_u)
@@ -511,8 +518,8 @@ def build_hits(
 
     code = np.empty(r_u.size, dtype=t_code.dtype)
     n_rel = np.empty(n_users)
-    _kernels.over_users(n_users, lambda u0, u1: _kernels.join(
-        t_start, t_i, t_code, r_start, r_i, item_low, n_items, code_rel, code, n_rel, u0, u1))
+    repeats |= any(_kernels.over_users(n_users, lambda u0, u1: _kernels.join(
+        t_start, t_i, t_code, r_start, r_i, item_low, n_items, code_rel, code, n_rel, u0, u1)))
     del t_i
 
     per_user = np.diff(r_start)
@@ -546,4 +553,5 @@ def build_hits(
         n_without_recs=int(n_users - np.count_nonzero(per_user)),
         n_per_user=per_user,
         truth=side,
+        repeats_item=repeats,
     )

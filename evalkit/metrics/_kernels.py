@@ -190,11 +190,14 @@ def join(t_start, t_item, t_code, r_start, r_item, low, n_items, rel_of, out, n_
          u0, u1):  # pragma: no cover - compiled
     """``out[j]`` = the code of the test row of recommendation ``j``'s (user, item), 0 if none,
     and ``n_rel[u]`` = the relevant test items of user ``u`` (``rel_of[code]`` summed).
+    Returns whether a user's recommendations list an item twice.
 
     Truth rows are grouped by user (``t_start``), recommendations too (``r_start``); codes
     are nonzero; ``item - low`` is in ``0..n_items-1`` for every item. Users ``u0..u1-1``.
     """
     lookup = np.zeros(n_items, t_code.dtype)
+    listed = np.zeros(n_items, np.int32)  # per item: 1 + the last user (in 0..u1-u0) to list it
+    repeats = False
     for u in range(u0, u1):
         a, b = t_start[u], t_start[u + 1]
         c, d = r_start[u], r_start[u + 1]
@@ -203,10 +206,15 @@ def join(t_start, t_item, t_code, r_start, r_item, low, n_items, rel_of, out, n_
             lookup[t_item[j] - low] = t_code[j]
             relevant += rel_of[t_code[j]]
         n_rel[u] = relevant
+        mark = u - u0 + 1
         for j in range(c, d):
-            out[j] = lookup[r_item[j] - low]
+            key = r_item[j] - low
+            out[j] = lookup[key]
+            repeats |= listed[key] == mark
+            listed[key] = mark
         for j in range(a, b):
             lookup[t_item[j] - low] = 0
+    return repeats
 
 
 @njit(**_OPTIONS)

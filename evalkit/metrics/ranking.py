@@ -27,7 +27,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from .._checks import as_dataframe, check_columns, check_cutoff, check_positive_int
+from .._checks import (as_dataframe, check_columns, check_cutoff, check_item_pairs,
+                       check_positive_int)
 from ..definitions import Definitions, resolve, takes_definitions
 from ._common import (
     check_id_dtypes,
@@ -101,7 +102,7 @@ def prepare(
     shared = truth if isinstance(truth, SharedTruth) else None
     truth = shared.frame(options.threshold, func=func) if shared is not None else \
         check_truth(truth, func=func, threshold=options.threshold)
-    recs = check_recs(recs, func=func)
+    recs = check_recs(recs, func=func, item_pairs=False)  # the join finds repeated items
     check_id_dtypes(truth, recs, func=func)
     warn_id_formats(truth, recs, func=func, stacklevel=stacklevel)
     users = None
@@ -122,8 +123,11 @@ def prepare(
         truth = truth[pd.MultiIndex.from_frame(truth[["user_id", "item_id"]]).isin(listed)]
     if shared is not None and users is None:  # the truth as validated: coded once
         truth = shared.side(options.threshold)
-    return build_hits(truth, recs, threshold=options.threshold, ties=options.ties,
-                      tie_order=options.tie_order, users=users)
+    table = build_hits(truth, recs, threshold=options.threshold, ties=options.ties,
+                       tie_order=options.tie_order, users=users)
+    if table.repeats_item:
+        check_item_pairs(recs, func=func)  # raises, naming the first repeated pair
+    return table
 
 
 def tie_check(

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import evalkit
 from evalkit.metrics import RANKING_METRICS, TieWarning, ranking_curves
 from evalkit.metrics._common import (
     AP_DENOMINATORS,
@@ -116,6 +117,37 @@ def test_duplicate_pairs(func: Callable) -> None:
     raises(func, "'recs'", "duplicate", "(user_id, item_id)", recs=r, k=2)
     t = pd.concat([truth(), truth().iloc[[0]]], ignore_index=True)
     raises(func, "'truth'", "duplicate", truth=t, k=2)
+
+
+@pytest.mark.parametrize("order", ["rank", "score"])
+@pytest.mark.parametrize("ids", ["int", "str"])
+@pytest.mark.parametrize("who", ["evaluated", "recs only", "both"])
+def test_repeated_items_are_found_wherever_they_are(order: str, ids: str, who: str) -> None:
+    # the ranking metrics find a repeated (user, item) in the join's pass over the lists (users
+    # of the truth) and by a check of the rows left out (users only in the lists)
+    r = pd.DataFrame({"user_id": [1, 1, 2, 2, 3, 3], "item_id": [10, 12, 11, 10, 13, 14],
+                      "rank": [1, 2, 1, 2, 1, 2], "score": [0.9, 0.5, 0.8, 0.1, 0.7, 0.6]})
+    first = {"evaluated": (2, 11), "recs only": (3, 14), "both": (2, 11)}[who]
+    if who != "recs only":
+        r.loc[3, "item_id"] = 11  # user 2 lists item 11 twice
+    if who != "evaluated":
+        r.loc[4, "item_id"] = 14  # user 3 (not in the truth) lists item 14 twice
+    r = r.drop(columns="score" if order == "rank" else "rank")
+    t = truth()
+    if ids == "str":
+        r = r.astype({"user_id": str, "item_id": str})
+        t = t.astype({"user_id": str, "item_id": str})
+        first = tuple(map(str, first))
+    n = 2 if who == "both" else 1
+    for func in (RANKING_METRICS["ndcg"].func, ranking_curves):
+        raises(func, "'recs'", f"has {n} duplicate (user_id, item_id) pair(s); first: "
+               f"({first[0]!r}, {first[1]!r})", truth=t, recs=r, k=2)
+    with pytest.raises(ValueError, match=r"^evaluate: 'recs' has \d duplicate \(user_id, "):
+        evalkit.evaluate(t, r, k=2)
+    # and lists without a repeat pass
+    fine = r.drop_duplicates(["user_id", "item_id"])
+    with pytest.warns(UserWarning, match="1 user\\(s\\) appear only in 'recs'"):
+        evalkit.evaluate(t, fine, k=2, n_resamples=0)
 
 
 @pytest.mark.parametrize("func", FUNCS, ids=IDS)
@@ -291,7 +323,7 @@ def test_duplicate_detection_matches_pandas(groups, big, spread, grouped, seed) 
     # Grouped rows (users listed one after another) take the compiled passes, or, with values
     # too spread for the kernel's table, the per-group sort (uneven groups: a padded matrix);
     # ungrouped rows the sorted packed keys: all must agree with pandas.
-    from evalkit.metrics._common import _has_duplicate_pairs
+    from evalkit._checks import has_duplicate_pairs
 
     first = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
     second = np.array([v for g in groups for v in g], dtype=np.int64) * spread + big
@@ -299,4 +331,4 @@ def test_duplicate_detection_matches_pandas(groups, big, spread, grouped, seed) 
         order = np.random.default_rng(seed).permutation(first.size)
         first, second = first[order], second[order]
     frame = pd.DataFrame({"a": first, "b": second})
-    assert _has_duplicate_pairs(frame["a"], frame["b"]) == frame.duplicated().any()
+    assert has_duplicate_pairs(frame["a"], frame["b"]) == frame.duplicated().any()
