@@ -96,15 +96,20 @@ def paired_sums(diffs: np.ndarray, streams: np.ndarray, *, sign_key: int, n_perm
     signs = sign_flip_sums(filled, sign_key, n_permutations, streams=streams)
     boot = None
     if n_resamples:
-        values = np.ascontiguousarray(np.vstack([filled, filled * filled]).T)
+        # a comparison whose differences are all 0 here adds 0 to its sums: left out
+        active = np.flatnonzero(np.any(filled != 0.0, axis=1))
+        part = filled[active]
+        values = np.ascontiguousarray(np.vstack([part, part * part]).T)
         seen: dict[bytes, int] = {}
         which = np.array([seen.setdefault(np.packbits(row).tobytes(), len(seen))
                           for row in present], dtype=np.int64)  # one step per comparison
         first = {code: j for j, code in reversed(list(enumerate(which)))}
         mask = np.ascontiguousarray(present[[first[c] for c in range(len(seen))]].T,
                                     dtype=np.uint8)
-        sums, weights = poisson_bootstrap_sums(values, mask, boot_key, n_resamples,
-                                               streams=streams)
+        found, weights = poisson_bootstrap_sums(values, mask, boot_key, n_resamples,
+                                                streams=streams)
+        sums = np.zeros((2 * c, n_resamples))
+        sums[np.concatenate([active, c + active])] = found
         boot = (sums, weights[np.concatenate([which, which])])
     return PairedSums(n=n, total=total, abs_total=np.abs(filled).sum(axis=1), mean=mean, m2=m2,
                       low=low, high=high, ranks=ranks, signs=signs, boot=boot)

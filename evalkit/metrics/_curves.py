@@ -7,11 +7,11 @@ all of them at every cutoff costs one pass.
 Three views of each metric: :meth:`RankingCurves.metric`, the per-user values at every cutoff
 (the reference form); :meth:`RankingCurves.at`, per-user values at chosen cutoffs (what
 ``evaluate`` and the per-user functions use); :meth:`RankingCurves.means`, the mean over users
-at every cutoff (what ``ranking_curves`` uses). For P, R, F1, HR, RR, AP, DCG and NDCG the
-last two run a compiled kernel (:func:`._kernels.rank_reduce`), under every definition and
-tie policy (``ties="expected"`` included): one walk over each user's positions, users in
-parallel chunks, no ``(n_users, k_max)`` matrix at all. R-precision at k and half-life utility
-at chosen cutoffs are summed from the rows that score; the other metrics and means take the
+at every cutoff (what ``ranking_curves`` uses). For P, R, F1, HR, RR, AP, DCG, NDCG and
+half-life utility the last two run a compiled kernel (:func:`._kernels.rank_reduce`), under
+every definition and tie policy (``ties="expected"`` included): one walk over each user's
+positions, users in parallel chunks, no ``(n_users, k_max)`` matrix at all. R-precision at k
+at chosen cutoffs is summed from the rows that score; the other metrics and means take the
 full matrices. Every route is tested against :meth:`RankingCurves.metric`.
 """
 
@@ -28,6 +28,10 @@ from ._hits import HitTable
 
 __all__ = ["RankingCurves", "mean_over_users"]
 
+
+#: The metrics the compiled kernel computes (half-life utility as a ratio of discounted sums
+#: with its own gains and discounts, see ``RankingCurves._kernel``).
+_COMPILED = _kernels.AT_METRICS + ("half_life_utility",)
 
 #: The largest rating whose exponential gain, 2**rating - 1, is finite in float64.
 _MAX_EXP_RATING = 1023
@@ -47,16 +51,32 @@ class RankingCurves:
         self.ks = np.arange(1, k_max + 1, dtype=np.float64)
 
     # -- the compiled kernel -------------------------------------------------------------
-    def _kernel(self, ks: np.ndarray | None) -> dict[str, np.ndarray]:
+    def _kernel(self, ks: np.ndarray | None, half_life: bool = False) -> dict[str, np.ndarray]:
         """:func:`._kernels.rank_reduce` at increasing cutoffs ``ks``, or (None) its sums over
-        users at every cutoff; each computed once."""
+        users at every cutoff; each computed once.
+
+        With ``half_life`` the gains and discounts are those of Breese's half-life utility
+        (``max(rating - neutral, 0)``, weight ``2^(-(i - 1) / (alpha - 1))`` at position i,
+        the ideal list from every test item), whose ratio the kernel returns as its NDCG.
+        """
         cache = self.__dict__.setdefault("_kernel_cache", {})
-        key = None if ks is None else tuple(ks.tolist())
+        key = (half_life, None if ks is None else tuple(ks.tolist()))
         if key not in cache:
             t = self.table
             n_ks = 0 if ks is None else ks.size
-            gain_of = self._gain(t.code_rating, t.code_rel > 0,
-                                 np.arange(t.code_rating.size) > 0)
+            o = self.options
+            if half_life:
+                gain_of = np.maximum(t.code_rating - o.neutral, 0.0)
+                gain_of[0] = 0.0  # code 0: not in the test set
+                disc = np.exp2((self.ks - 1.0) / (o.half_life - 1.0))
+                rules = (0, 0, 0)  # only the DCG-like rows are read; ideal from the truth
+            else:
+                gain_of = self._gain(t.code_rating, t.code_rel > 0,
+                                     np.arange(t.code_rating.size) > 0)
+                disc = self._disc
+                rules = (_kernels.AP_RULES.index(o.ap_denominator),
+                         _kernels.RECALL_RULES.index(o.recall_denominator),
+                         _kernels.IDEAL_RULES.index(o.ideal))
             out = {
                 "at": np.empty((len(_kernels.AT_METRICS), t.n_users, n_ks)),
                 "idcg_at": np.empty((t.n_users, n_ks)),
@@ -65,10 +85,6 @@ class RankingCurves:
             }
             kernel_ks = np.zeros(0, dtype=np.int64) if ks is None else ks.astype(np.int64)
             no_ties = np.zeros((4, 0))
-            o = self.options
-            rules = (_kernels.AP_RULES.index(o.ap_denominator),
-                     _kernels.RECALL_RULES.index(o.recall_denominator),
-                     _kernels.IDEAL_RULES.index(o.ideal))
 
             def task(u0: int, u1: int) -> tuple[np.ndarray, np.ndarray]:
                 sums = np.zeros((len(_kernels.AT_METRICS), self.k_max))
@@ -80,7 +96,7 @@ class RankingCurves:
                                          t.tie_group, u0, u1, tied)
                 _kernels.rank_reduce(
                     t.row_start, t.pos, t.code, gain_of, t.code_rel, t.truth_start,
-                    t.truth_code, t.monotone, t.n_rel, self._disc, tied, kernel_ks, self.k_max,
+                    t.truth_code, t.monotone, t.n_rel, disc, tied, kernel_ks, self.k_max,
                     *rules, out["at"], out["idcg_at"], ks is None, sums, count, u0, u1)
                 return sums, count
 
@@ -96,9 +112,10 @@ class RankingCurves:
 
     def _compiled_at(self, name: str, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         distinct, cols = np.unique(ks, return_inverse=True)
-        out = self._kernel(distinct)
-        values = out["at"][_kernels.AT_METRICS.index(name)][:, cols]
-        if name == "ndcg":
+        out = self._kernel(distinct, half_life=name == "half_life_utility")
+        row = "ndcg" if name == "half_life_utility" else name
+        values = out["at"][_kernels.AT_METRICS.index(row)][:, cols]
+        if row == "ndcg":  # undefined where the ideal sum is 0
             return values, out["idcg_at"][:, cols] <= 0
         if name in self._undefined_without_relevant:
             return values, self._no_relevant_at(ks)
@@ -112,7 +129,10 @@ class RankingCurves:
         return ("recall", "f1", "mrr", "map")
 
     def _compiled_means(self, name: str) -> np.ndarray:
-        out = self._kernel(None)
+        half_life = name == "half_life_utility"
+        out = self._kernel(None, half_life=half_life)
+        if half_life:
+            name = "ndcg"  # the kernel's ratio of discounted sums, as for NDCG
         sums = out["sums"][_kernels.AT_METRICS.index(name)]
         n_users = self.table.n_users
         # users without a relevant item add 0 to every sum: only the divisor depends on them
@@ -351,9 +371,11 @@ class RankingCurves:
     def r_precision(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-user R-precision, P@|R_u| (not a curve: the cutoff is each user's own)."""
         t = self.table
-        rel = t.effective(t.rel)
-        sel = t.pos <= t.n_rel[t.ucode]
-        hits = np.bincount(t.ucode[sel], weights=rel[sel], minlength=t.n_users)
+        rows = self._scoring_rows()
+        ucode = t.ucode[rows]
+        sel = t.pos[rows] <= t.n_rel[ucode]
+        hits = np.bincount(ucode[sel], weights=self._scoring_rel(rows)[sel],
+                           minlength=t.n_users)
         undefined = t.n_rel == 0
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(undefined, 0.0, hits / t.n_rel), undefined
@@ -382,12 +404,12 @@ class RankingCurves:
     def at(self, name: str, ks: Sequence[int]) -> tuple[np.ndarray, np.ndarray | None]:
         """Columns ``ks - 1`` of :meth:`metric` (each ``k <= k_max``), as ``(n_users, len(ks))``.
 
-        P, R, F1, HR, RR, AP, DCG and NDCG come from the compiled kernel; R-precision at k
-        and half-life utility from their rows (``_at_*``); the others take the columns of
-        :meth:`metric`.
+        P, R, F1, HR, RR, AP, DCG, NDCG and half-life utility come from the compiled kernel;
+        R-precision at k from its rows (``_at_r_precision_at_k``); the others take the columns
+        of :meth:`metric`.
         """
         ks = np.asarray(ks, dtype=np.int64)
-        if name in _kernels.AT_METRICS:
+        if name in _COMPILED:
             return self._compiled_at(name, ks)
         fast = getattr(self, f"_at_{name}", None)
         if fast is not None:
@@ -417,42 +439,24 @@ class RankingCurves:
         over tie groups."""
         return slice(None) if self.table.expected else np.flatnonzero(self.table.code > 0)
 
+    def _scoring_rel(self, rows: np.ndarray | slice) -> np.ndarray:
+        """The (expected) relevance of :meth:`_scoring_rows`."""
+        t = self.table
+        return t.effective(t.rel)[rows] if t.expected else t.code_rel[t.code[rows]]
+
     def _at_r_precision_at_k(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """R-precision cut at each k from the rows: hits in the top ``min(|R_u|, k)`` over
         ``|R_u|``, without the full matrices."""
         t = self.table
         rows = self._scoring_rows()
         ucode = t.ucode[rows]
-        hits = self._per_user_at(ks, t.pos[rows], ucode, t.effective(t.rel)[rows],
+        hits = self._per_user_at(ks, t.pos[rows], ucode, self._scoring_rel(rows),
                                  t.n_rel[ucode])
         undefined = self._no_relevant_at(ks)
         with np.errstate(divide="ignore", invalid="ignore"):
             hits /= t.n_rel[:, None]
         np.copyto(hits, 0.0, where=undefined)
         return hits, undefined
-
-    def _at_half_life_utility(self, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Half-life utility at each k from the rows and the ideal order (see
-        :meth:`half_life_parts`), without the full matrices."""
-        t = self.table
-        d, alpha = self.options.neutral, self.options.half_life
-        weight = np.exp2(-np.arange(int(ks.max())) / (alpha - 1.0))  # by position - 1
-        rows = self._scoring_rows()
-        if t.expected:
-            utility = t.effective(np.where(t.in_truth, np.maximum(t.rating - d, 0.0), 0.0))
-        else:
-            utility = np.maximum(t.code_rating[t.code[rows]] - d, 0.0)
-        pos = t.pos[rows]
-        shown = pos <= ks.max()
-        num = self._per_user_at(ks, pos[shown], t.ucode[rows][shown],
-                                utility[shown] * weight[pos[shown] - 1])
-        ranks = t.truth_rank
-        ideal = t.truth_rating - d
-        inside = (ranks <= ks.max()) & (ideal > 0)
-        den = self._per_user_at(ks, ranks[inside], t.truth_ucode[inside],
-                                ideal[inside] * weight[ranks[inside] - 1])
-        undefined = den <= 0
-        return self._ratio(num, den, undefined), undefined
 
     def _no_relevant_at(self, ks: np.ndarray) -> np.ndarray:
         return np.repeat((self.table.n_rel == 0)[:, None], ks.size, axis=1)
@@ -486,7 +490,7 @@ class RankingCurves:
         Equal to ``mean_over_users(*metric(name), empty)``: from the compiled kernel's sums
         over users for the metrics it knows, else from the full matrices.
         """
-        if name in _kernels.AT_METRICS:
+        if name in _COMPILED:
             return self._compiled_means(name)
         return mean_over_users(*self.metric(name), self.options.empty)
 
