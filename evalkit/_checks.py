@@ -6,8 +6,10 @@ argument, the rule and what was received::
 
     ndcg_at_k: 'k' must be a positive integer; got 0.
 
-Checkers never modify their input. The frames every metric family takes (test truth,
-recommendations, rating predictions, and their id kinds) are checked here too, at the end.
+Checkers never modify their input. The frames every function takes are checked here too:
+interactions (ids, ratings, timestamps), and the frames of the metrics at the end (test
+truth, recommendations, rating predictions, and their id kinds). A wrong type raises
+``TypeError``, a value out of its domain ``ValueError``.
 """
 
 from __future__ import annotations
@@ -27,11 +29,27 @@ __all__ = [
     "check_cutoff",
     "check_finite",
     "check_fraction",
+    "check_id_dtypes",
     "check_ids",
+    "check_interactions",
+    "check_item_pairs",
+    "check_nonnegative_int",
+    "check_one_of",
     "check_positive_int",
-    "check_rng",
+    "check_predictions",
+    "check_real",
+    "check_recs",
     "check_resamples",
+    "check_rng",
+    "check_same_kind",
+    "check_threshold",
+    "check_timestamps",
+    "check_truth",
     "describe",
+    "has_duplicate_pairs",
+    "join_predictions",
+    "seed_of",
+    "warn_id_formats",
 ]
 
 
@@ -225,9 +243,100 @@ def check_rng(value: object, *, func: str, arg: str = "rng") -> object:
     return value
 
 
+def check_nonnegative_int(value: object, *, func: str, arg: str) -> int:
+    """Check that ``value`` is an integer >= 0 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{func}: '{arg}' must be a non-negative integer; got {describe(value)}.")
+    if value < 0:
+        raise ValueError(f"{func}: '{arg}' must be a non-negative integer; got {int(value)}.")
+    return int(value)
+
+
+def check_real(
+    value: object,
+    *,
+    func: str,
+    arg: str,
+    minimum: float | None = None,
+    strict: bool = False,
+    allow_none: bool = False,
+) -> float | None:
+    """Check that ``value`` is a finite real number (optionally >= or > ``minimum``)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        kind = "a real number or None" if allow_none else "a real number"
+        raise TypeError(f"{func}: '{arg}' must be {kind}; got {describe(value)}.")
+    number = float(value)
+    if not np.isfinite(number):
+        raise ValueError(f"{func}: '{arg}' must be finite; got {number!r}.")
+    if minimum is not None and (number <= minimum if strict else number < minimum):
+        rule = f"> {minimum:g}" if strict else f">= {minimum:g}"
+        raise ValueError(f"{func}: '{arg}' must be {rule}; got {number!r}.")
+    return number
+
+
+def check_one_of(func: str, **options: object) -> str:
+    """Exactly one of ``options`` must be given (not None); return its name."""
+    given = [name for name, value in options.items() if value is not None]
+    if len(given) != 1:
+        names = " or ".join(f"'{name}'" for name in options)
+        got = ", ".join(f"{name}={value!r}" for name, value in options.items())
+        raise ValueError(f"{func}: exactly one of {names} must be given; got {got}.")
+    return given[0]
+
+
+def seed_of(rng: object, *, func: str, arg: str = "rng") -> int | None:
+    """Check ``rng`` (:func:`check_rng`) and return the integer seed to record (None for a
+    Generator or None)."""
+    check_rng(rng, func=func, arg=arg)
+    return None if rng is None or isinstance(rng, np.random.Generator) else int(rng)
+
+
 def as_rng(rng: int | np.random.Generator | None) -> np.random.Generator:
     """Return a ``np.random.Generator`` from a seed, a generator or None (fresh entropy)."""
     return np.random.default_rng(rng)
+
+
+def check_timestamps(frame: pd.DataFrame, *, func: str, arg: str,
+                     column: str = "timestamp") -> None:
+    """Timestamps that order events: numeric (not bool) or datetime, none missing or
+    infinite."""
+    series = frame[column]
+    dtype = series.dtype
+    numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    if not (numeric or pd.api.types.is_datetime64_any_dtype(dtype)):
+        raise TypeError(
+            f"{func}: '{arg}' column '{column}' must be numeric or datetime; got dtype {dtype}."
+        )
+    missing = int(series.isna().sum())
+    if missing:
+        raise ValueError(f"{func}: '{arg}' column '{column}' has {missing} missing value(s).")
+    if numeric:
+        infinite = int(np.isinf(series.to_numpy(dtype=np.float64, na_value=np.nan)).sum())
+        if infinite:
+            raise ValueError(
+                f"{func}: '{arg}' column '{column}' has {infinite} infinite value(s); "
+                "timestamps must be finite."
+            )
+
+
+def check_interactions(data: object, *, func: str, arg: str = "data",
+                       ids: Sequence[str] = ("user_id", "item_id"), ratings: bool = False,
+                       timestamp: bool = False, nonempty: bool = False) -> pd.DataFrame:
+    """Validate a frame of interactions: the ``ids`` columns hold usable ids; with ``ratings``
+    a ``rating`` column, where present, is finite; with ``timestamp`` a ``timestamp`` column
+    is required and checked (:func:`check_timestamps`); with ``nonempty`` it has a row."""
+    required = tuple(ids) + (("timestamp",) if timestamp else ())
+    frame = check_columns(data, func=func, arg=arg, required=required)
+    check_ids(frame, func=func, arg=arg, columns=tuple(ids))
+    if ratings and "rating" in frame.columns:
+        check_finite(frame, "rating", func=func, arg=arg)
+    if timestamp:
+        check_timestamps(frame, func=func, arg=arg)
+    if nonempty and len(frame) == 0:
+        raise ValueError(f"{func}: '{arg}' must have at least one row; got an empty frame.")
+    return frame
 
 
 # -- the frames of the metrics: truth, recommendations, predictions -------------------------
@@ -418,6 +527,19 @@ def _id_kind(series: pd.Series) -> str:
     if len(series) and pd.api.types.is_integer_dtype(pd.Series(series.iloc[:1].tolist()).dtype):
         return "integer"
     return "string"
+
+
+def check_same_kind(
+    a: pd.Series, a_arg: str, b: pd.Series, b_arg: str, *, func: str, column: str
+) -> None:
+    """Refuse id columns of different kinds (integer vs string): no id would ever match."""
+    if len(a) and len(b):
+        ka, kb = _id_kind(a), _id_kind(b)
+        if ka != kb:
+            raise TypeError(
+                f"{func}: '{column}' holds {ka} ids in '{a_arg}' but {kb} ids in '{b_arg}' "
+                f"(dtypes {a.dtype} and {b.dtype}); convert one so they match."
+            )
 
 
 def check_id_dtypes(

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._version import __version__
-from ._checks import check_cutoff, check_fraction, check_positive_int, check_rng
+from ._checks import check_cutoff, check_fraction, check_rng
 from .definitions import Definitions, takes_definitions
 from .profiles import check_covered, covers
 from .metrics._registry import RANKING_METRICS, get_metric

@@ -13,9 +13,6 @@ import numpy as np
 import pandas as pd
 
 from .._checks import (  # the frame checks live with the other argument checks
-    _RATING_NEEDED,
-    has_duplicate_pairs,
-    _id_kind,
     check_choice,
     check_id_dtypes,
     check_predictions,

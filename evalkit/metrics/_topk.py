@@ -8,12 +8,9 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_columns, check_ids
-from .._checks import _id_kind
 
 __all__ = [
     "catalog_items",
-    "check_interactions",
-    "check_same_kind",
     "in_popular_baseline",
     "nan_warning",
     "top_k",
@@ -38,25 +35,6 @@ def top_k(recs: pd.DataFrame, *, k: int) -> pd.DataFrame:
         rank = frame.groupby("user_id", sort=False, observed=True).cumcount().to_numpy() + 1
         frame = frame.assign(rank=rank).loc[rank <= k, ["user_id", "item_id", "rank"]]
     return frame.reset_index(drop=True)
-
-
-def check_same_kind(
-    a: pd.Series, a_arg: str, b: pd.Series, b_arg: str, *, func: str, column: str
-) -> None:
-    """Refuse id columns of different kinds (integer vs string): no id would ever match."""
-    if len(a) and len(b):
-        ka, kb = _id_kind(a), _id_kind(b)
-        if ka != kb:
-            raise TypeError(
-                f"{func}: '{column}' holds {ka} ids in '{a_arg}' but {kb} ids in '{b_arg}' "
-                f"(dtypes {a.dtype} and {b.dtype}); convert one so they match."
-            )
-
-
-def check_interactions(frame: object, *, func: str, arg: str) -> pd.DataFrame:
-    frame = check_columns(frame, func=func, arg=arg, required=("user_id", "item_id"))
-    check_ids(frame, func=func, arg=arg)
-    return frame
 
 
 def catalog_items(catalog: object, *, func: str) -> pd.Index:

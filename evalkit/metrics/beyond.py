@@ -18,7 +18,8 @@ import pandas as pd
 from scipy import sparse
 
 from ..definitions import choices, uses_definitions
-from .._checks import check_choice, check_columns, check_ids, check_positive_int, describe
+from .._checks import (check_choice, check_columns, check_ids, check_interactions,
+                       check_positive_int, check_same_kind, describe)
 from ._common import (
     check_empty,
     check_recs,
@@ -28,8 +29,6 @@ from ._common import (
 )
 from ._topk import (
     catalog_items,
-    check_interactions,
-    check_same_kind,
     in_popular_baseline,
     nan_warning,
     top_k,

@@ -10,13 +10,12 @@ per-user precision and recall of top-k lists are ranking metrics (``precision_at
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int
+from .._checks import check_positive_int, check_real
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
 from ._topk import top_k
 from .._checks import join_predictions
@@ -43,11 +42,7 @@ def _check_cutoff(cutoff: object, threshold: float | None, *, func: str) -> floa
                 f"{func}: 'cutoff' must be given when 'threshold' is None; got None."
             )
         return threshold
-    if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Real):
-        raise TypeError(f"{func}: 'cutoff' must be a number or None; got {cutoff!r}.")
-    if not np.isfinite(cutoff):
-        raise ValueError(f"{func}: 'cutoff' must be finite; got {cutoff!r}.")
-    return float(cutoff)
+    return check_real(cutoff, func=func, arg="cutoff", allow_none=True)
 
 
 def _classes(

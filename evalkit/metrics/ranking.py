@@ -38,7 +38,7 @@ from ._common import (
     finish_per_user,
     warn_ties,
 )
-from ._curves import RankingCurves, mean_over_users
+from ._curves import RankingCurves
 from ._hits import HitTable, TruthSide, build_hits, truth_side
 
 __all__ = [

@@ -26,7 +26,8 @@ from .beyond import (
     user_coverage,
 )
 from .classification import confusion
-from .ranking import make_options, mean_over_users, prepare
+from ._curves import mean_over_users
+from .ranking import make_options, prepare
 
 __all__ = ["LIST_BEYOND", "PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",
            "classification_by_threshold", "list_intervals", "tie_report"]

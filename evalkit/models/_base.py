@@ -7,7 +7,6 @@ items in blocks of users with :func:`top_k`, which breaks score ties by ascendin
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Self
 
@@ -21,30 +20,6 @@ __all__: list[str] = []
 
 # Upper bound on the number of cells of one dense (users x items) score block.
 BLOCK_CELLS = 1 << 22
-
-
-def check_real(
-    value: object,
-    *,
-    func: str,
-    arg: str,
-    minimum: float | None = None,
-    strict: bool = False,
-    allow_none: bool = False,
-) -> float | None:
-    """Check that ``value`` is a finite real number (optionally >= or > ``minimum``)."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        kind = "a real number or None" if allow_none else "a real number"
-        raise TypeError(f"{func}: '{arg}' must be {kind}; got {describe(value)}.")
-    number = float(value)
-    if not np.isfinite(number):
-        raise ValueError(f"{func}: '{arg}' must be finite; got {number!r}.")
-    if minimum is not None and (number <= minimum if strict else number < minimum):
-        rule = f"> {minimum:g}" if strict else f">= {minimum:g}"
-        raise ValueError(f"{func}: '{arg}' must be {rule}; got {number!r}.")
-    return number
 
 
 def block_rows(n_cols: int) -> int:

@@ -6,7 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, get_blas_funcs, get_lapack_funcs
 
-from evalkit.models._base import Recommender, block_rows, check_real
+from evalkit._checks import check_real
+from evalkit.models._base import Recommender, block_rows
 
 __all__ = ["EASE"]
 

@@ -6,7 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from evalkit._checks import check_positive_int
-from evalkit.models._base import Recommender, block_rows, check_real, top_k
+from evalkit._checks import check_real
+from evalkit.models._base import Recommender, block_rows, top_k
 
 __all__ = ["ItemKNN"]
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from evalkit._checks import check_columns, check_ids, describe
-from evalkit.models._base import Recommender, _id_kind, check_real
+from evalkit._checks import check_real
+from evalkit.models._base import Recommender, _id_kind
 
 __all__ = ["BiasBaseline", "MostPopular", "Random"]
 

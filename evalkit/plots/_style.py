@@ -203,11 +203,6 @@ def legend_outside(ax: Axes, *, extra: Sequence[object] = (), title: str | None 
                   borderaxespad=0.0, title=title)
 
 
-def check_frame(frame: object, *, func: str, arg: str, required: Sequence[str]) -> pd.DataFrame:
-    """A DataFrame with the required columns (see :func:`evalkit._checks.check_columns`)."""
-    return check_columns(frame, func=func, arg=arg, required=required)
-
-
 def numeric(frame: pd.DataFrame, column: str, *, func: str, arg: str) -> np.ndarray:
     """``frame[column]`` as float64 (NaN allowed); TypeError when it is not numeric."""
     series = frame[column]
@@ -226,7 +221,7 @@ def check_tables(
     With ``allow_frame`` a single DataFrame is accepted too, under the name ``""``.
     """
     if allow_frame and isinstance(tables, pd.DataFrame):
-        return {"": check_frame(tables, func=func, arg=arg, required=required)}
+        return {"": check_columns(tables, func=func, arg=arg, required=required)}
     if not isinstance(tables, Mapping) or not tables:
         kind = "a DataFrame or " if allow_frame else ""
         raise TypeError(
@@ -234,7 +229,7 @@ def check_tables(
             f"{describe(tables)}."
         )
     return {
-        str(name): check_frame(frame, func=func, arg=f"{arg}[{name!r}]", required=required)
+        str(name): check_columns(frame, func=func, arg=f"{arg}[{name!r}]", required=required)
         for name, frame in tables.items()
     }
 

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from ._style import PALETTE, check_frame, new_axes, styled
+from .._checks import check_columns
+from ._style import PALETTE, new_axes, styled
 
 __all__ = ["rating_distribution", "user_activity"]
 
@@ -37,7 +38,7 @@ def rating_distribution(table: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     >>> plt.close("all")
     """
     func = "rating_distribution"
-    table = check_frame(table, func=func, arg="table", required=("rating", "share"))
+    table = check_columns(table, func=func, arg="table", required=("rating", "share"))
     ratings = table["rating"].to_numpy(dtype=np.float64)
     steps = np.diff(np.sort(ratings))
     width = 0.8 * (steps[steps > 0].min() if (steps > 0).any() else 1.0)

@@ -10,12 +10,11 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_choice, check_positive_int, describe
+from .._checks import check_choice, check_columns, check_positive_int, describe
 from .._checks import join_predictions
 from ._style import (
     PALETTE,
     REFERENCE_COLOR,
-    check_frame,
     legend_outside,
     new_axes,
     numeric,
@@ -258,7 +257,7 @@ def pr_curve_cutoff(
     >>> plt.close("all")
     """
     func = "pr_curve_cutoff"
-    curve = check_frame(curve, func=func, arg="curve", required=("cutoff", "precision", "recall"))
+    curve = check_columns(curve, func=func, arg="curve", required=("cutoff", "precision", "recall"))
     cutoff = numeric(curve, "cutoff", func=func, arg="curve")
     order = np.argsort(cutoff, kind="stable")
     cutoff = cutoff[order]

@@ -8,12 +8,12 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 
+from .._checks import check_columns
 from ._style import (
     BUCKET_COLORS,
     FIGSIZE,
     PALETTE,
     REFERENCE_COLOR,
-    check_frame,
     legend_outside,
     metric_label,
     new_axes,
@@ -95,7 +95,7 @@ def metric_by_segment(
     >>> plt.close("all")
     """
     func = "metric_by_segment"
-    table = check_frame(table, func=func, arg="table",
+    table = check_columns(table, func=func, arg="table",
                         required=("segment", "column", "mean", "ci_low", "ci_high"))
     rows = table.loc[table["column"].astype(str).to_numpy() == str(column)]
     if rows.empty:
@@ -191,7 +191,7 @@ def long_tail(
     >>> plt.close("all")
     """
     func = "long_tail"
-    curve = check_frame(curve, func=func, arg="curve", required=("rank", "count"))
+    curve = check_columns(curve, func=func, arg="curve", required=("rank", "count"))
     rank = numeric(curve, "rank", func=func, arg="curve")
     count = numeric(curve, "count", func=func, arg="curve")
     order = np.argsort(rank, kind="stable")
@@ -267,7 +267,7 @@ def exposure_shares(exposure: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     >>> plt.close("all")
     """
     func = "exposure_shares"
-    exposure = check_frame(exposure, func=func, arg="exposure",
+    exposure = check_columns(exposure, func=func, arg="exposure",
                            required=("system", "bucket", "share"))
     share = numeric(exposure, "share", func=func, arg="exposure")
     systems = [str(s) for s in _ordered(exposure["system"].astype(str))]
@@ -341,7 +341,7 @@ def accuracy_tradeoff(points: pd.DataFrame, *, x: str, y: str, ax: Axes | None =
     >>> plt.close("all")
     """
     func = "accuracy_tradeoff"
-    frame = check_frame(points, func=func, arg="points", required=(x, y))
+    frame = check_columns(points, func=func, arg="points", required=(x, y))
     xs = numeric(frame, x, func=func, arg="points")
     ys = numeric(frame, y, func=func, arg="points")
 

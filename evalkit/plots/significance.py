@@ -9,10 +9,10 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from .._comparison import format_pvalue
+from .._checks import check_columns
 from ._style import (
     FIGSIZE,
     REFERENCE_COLOR,
-    check_frame,
     legend_outside,
     metric_label,
     new_axes,
@@ -77,7 +77,7 @@ def comparison(
     func = "comparison"
     required = ("system", "column", "mean", "ci_low", "ci_high", "significant",
                 "permutation_pvalue_holm")
-    table = check_frame(table, func=func, arg="table", required=required)
+    table = check_columns(table, func=func, arg="table", required=required)
     rows = table.loc[table["column"].astype(str).to_numpy() == str(column)]
     if rows.empty:
         have = ", ".join(map(repr, pd.unique(table["column"].astype(str))))
@@ -189,7 +189,7 @@ def paired_differences(
     func = "paired_differences"
     required = ("system", "against", "column", "diff", "diff_ci_low", "diff_ci_high",
                 "significant", "permutation_pvalue_holm", "p_at_floor")
-    table = check_frame(table, func=func, arg="table", required=required)
+    table = check_columns(table, func=func, arg="table", required=required)
     rows = table.loc[table["column"].astype(str).to_numpy() == str(column)]
     if rows.empty:
         have = ", ".join(map(repr, pd.unique(table["column"].astype(str))))

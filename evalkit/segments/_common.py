@@ -1,18 +1,8 @@
-"""Checks shared by the segment functions."""
+"""Helpers shared by the segment functions."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-
-from .._checks import check_columns, check_ids
-
-
-def check_interactions(frame: object, *, func: str, arg: str, column: str) -> pd.DataFrame:
-    """A DataFrame whose ``column`` holds usable ids (see :func:`evalkit._checks.check_ids`)."""
-    frame = check_columns(frame, func=func, arg=arg, required=(column,))
-    check_ids(frame, func=func, arg=arg, columns=(column,))
-    return frame
 
 
 def plain(value: object) -> object:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._checks import check_positive_int, describe
 from .._checks import check_recs
-from ._common import check_interactions
+from .._checks import check_interactions
 
 __all__ = [
     "NEW_ITEMS",
@@ -125,7 +125,7 @@ def item_popularity_buckets(
     {1: 'head', 2: 'mid', 3: 'tail', 4: 'tail'}
     """
     func = "item_popularity_buckets"
-    train = check_interactions(train, func=func, arg="train", column="item_id")
+    train = check_interactions(train, func=func, arg="train", ids=("item_id",))
     head = _share(head, func=func, arg="head", low_open=True)
     tail = _share(tail, func=func, arg="tail", low_open=False)
     if head + tail > 1.0 + 1e-12:
@@ -175,7 +175,7 @@ def popularity_curve(
     3     4        4      1               1.0   tail
     """
     func = "popularity_curve"
-    train = check_interactions(train, func=func, arg="train", column="item_id")
+    train = check_interactions(train, func=func, arg="train", ids=("item_id",))
     head = _share(head, func=func, arg="head", low_open=True)
     tail = _share(tail, func=func, arg="tail", low_open=False)
     if head + tail > 1.0 + 1e-12:
@@ -292,7 +292,7 @@ def exposure_by_popularity(
             raise ValueError(
                 f"{func}: a system is named 'train', which 'train' also uses; rename it."
             )
-        train = check_interactions(train, func=func, arg="train", column="item_id")
+        train = check_interactions(train, func=func, arg="train", ids=("item_id",))
         groups["train"] = _bucket_codes(train["item_id"].to_numpy(), buckets)
     for name, frame in systems.items():
         frame = check_recs(frame, func=func, arg=f"recs[{name!r}]")

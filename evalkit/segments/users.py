@@ -10,7 +10,8 @@ import pandas as pd
 
 from .._checks import check_positive_int, describe
 from ..stats import bootstrap_ci_frame
-from ._common import check_interactions, plain
+from .._checks import check_interactions
+from ._common import plain
 
 __all__ = ["DEFAULT_ACTIVITY_BINS", "metrics_by_segment", "user_activity_bins"]
 
@@ -123,7 +124,7 @@ def user_activity_bins(
     ['cold (<20)', 'light (20-49)', 'medium (50-149)', 'cold (<20)']
     """
     func = "user_activity_bins"
-    train = check_interactions(train, func=func, arg="train", column="user_id")
+    train = check_interactions(train, func=func, arg="train", ids=("user_id",))
     per_user = train["user_id"].value_counts(sort=False)
     if users is None:
         index = per_user.index.sort_values()

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_columns, check_ids
+from evalkit._checks import check_columns, check_ids, check_timestamps
 
-from ._base import Split, _check_timestamps
+from ._base import Split
 
 __all__ = ["audit"]
 
@@ -168,7 +168,7 @@ def _time_checks(
 ) -> list[tuple[str, int, int, str, str]]:
     """Per-user and global time-order checks (datetimes compared through their order codes)."""
     for name, frame in (("train", split.train), ("test", split.test)):
-        _check_timestamps(frame, func=func, arg=f"split.{name}")
+        check_timestamps(frame, func=func, arg=f"split.{name}")
     n_train = len(split.train)
     stamps = pd.concat([split.train["timestamp"], split.test["timestamp"]], ignore_index=True)
     if pd.api.types.is_integer_dtype(stamps.dtype):

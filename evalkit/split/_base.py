@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_columns, check_finite, check_ids, describe
 
 __all__ = ["Split"]
 
@@ -71,74 +69,6 @@ class Split:
 def _rows(frame: pd.DataFrame) -> str:
     n = len(frame)
     return f"{n} row" if n == 1 else f"{n} rows"
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _check_interactions(data: object, *, func: str, timestamp: bool = False) -> pd.DataFrame:
-    """Validate an interactions frame: id columns, numeric ratings, timestamps when needed."""
-    required = ("user_id", "item_id", "timestamp") if timestamp else ("user_id", "item_id")
-    frame = check_columns(data, func=func, arg="data", required=required)
-    check_ids(frame, func=func, arg="data")
-    if "rating" in frame.columns:
-        check_finite(frame, "rating", func=func, arg="data")
-    if timestamp:
-        _check_timestamps(frame, func=func, arg="data")
-    if len(frame) == 0:
-        raise ValueError(f"{func}: 'data' must have at least one row; got an empty frame.")
-    return frame
-
-
-def _check_timestamps(frame: pd.DataFrame, *, func: str, arg: str) -> None:
-    series = frame["timestamp"]
-    dtype = series.dtype
-    numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
-    if not (numeric or pd.api.types.is_datetime64_any_dtype(dtype)):
-        raise TypeError(
-            f"{func}: '{arg}' column 'timestamp' must be numeric or datetime; got dtype {dtype}."
-        )
-    missing = int(series.isna().sum())
-    if missing:
-        raise ValueError(f"{func}: '{arg}' column 'timestamp' has {missing} missing value(s).")
-    if numeric:
-        infinite = int(np.isinf(series.to_numpy(dtype=np.float64, na_value=np.nan)).sum())
-        if infinite:
-            raise ValueError(
-                f"{func}: '{arg}' column 'timestamp' has {infinite} infinite value(s); "
-                "timestamps must be finite."
-            )
-
-
-def _check_rng(rng: object, *, func: str) -> int | None:
-    """Check ``rng`` and return the integer seed to record (None for a Generator or None)."""
-    if rng is None or isinstance(rng, np.random.Generator):
-        return None
-    if isinstance(rng, bool) or not isinstance(rng, numbers.Integral):
-        raise TypeError(
-            f"{func}: 'rng' must be an int seed, a numpy Generator or None; got {describe(rng)}."
-        )
-    if rng < 0:
-        raise ValueError(f"{func}: 'rng' seed must be non-negative; got {int(rng)}.")
-    return int(rng)
-
-
-def _check_nonnegative_int(value: object, *, func: str, arg: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{func}: '{arg}' must be a non-negative integer; got {describe(value)}.")
-    if value < 0:
-        raise ValueError(f"{func}: '{arg}' must be a non-negative integer; got {int(value)}.")
-    return int(value)
-
-
-def _check_one_of(func: str, **options: object) -> str:
-    """Exactly one of ``options`` must be given (not None); return its name."""
-    given = [name for name, value in options.items() if value is not None]
-    if len(given) != 1:
-        names = " or ".join(f"'{name}'" for name in options)
-        got = ", ".join(f"{name}={value!r}" for name, value in options.items())
-        raise ValueError(f"{func}: exactly one of {names} must be given; got {got}.")
-    return given[0]
 
 
 # --------------------------------------------------------------------------- array helpers

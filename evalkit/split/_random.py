@@ -8,13 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import as_rng, check_choice, check_fraction, describe
+from evalkit._checks import (as_rng, check_choice, check_fraction, check_interactions,
+                             check_nonnegative_int, describe, seed_of)
 
 from ._base import (
     Split,
-    _check_interactions,
-    _check_nonnegative_int,
-    _check_rng,
     _group_ranks,
     _make,
     _round_half_up,
@@ -69,9 +67,9 @@ def random_split(
     (3, 2)
     """
     func = "random_split"
-    data = _check_interactions(data, func=func)
+    data = check_interactions(data, func=func, ratings=True, nonempty=True)
     f = check_fraction(test_fraction, func=func, arg="test_fraction")
-    seed = _check_rng(rng, func=func)
+    seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     n = len(data)
     n_test = int(_round_half_up(f * n))
@@ -144,10 +142,10 @@ def user_ratio_split(
     [1, 2]
     """
     func = "user_ratio_split"
-    data = _check_interactions(data, func=func)
+    data = check_interactions(data, func=func, ratings=True, nonempty=True)
     f = check_fraction(test_fraction, func=func, arg="test_fraction")
-    min_train = _check_nonnegative_int(min_train, func=func, arg="min_train")
-    seed = _check_rng(rng, func=func)
+    min_train = check_nonnegative_int(min_train, func=func, arg="min_train")
+    seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     codes, n_users = _user_codes(data)
     ranks, counts = _group_ranks(codes, n_users, gen.permutation(len(data)))
@@ -213,11 +211,11 @@ def train_dev_test_split(
     (24, 3, 3)
     """
     func = "train_dev_test_split"
-    data = _check_interactions(data, func=func)
+    data = check_interactions(data, func=func, ratings=True, nonempty=True)
     f_train, f_dev, f_test = _check_fractions(fractions, func=func)
     by = check_choice(by, func=func, arg="by", choices=("user", "global"))
-    min_train = _check_nonnegative_int(min_train, func=func, arg="min_train")
-    seed = _check_rng(rng, func=func)
+    min_train = check_nonnegative_int(min_train, func=func, arg="min_train")
+    seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     n = len(data)
     key = gen.permutation(n)
@@ -290,13 +288,13 @@ def kfold_split(
     [5, 5, 5]
     """
     func = "kfold_split"
-    data = _check_interactions(data, func=func)
+    data = check_interactions(data, func=func, ratings=True, nonempty=True)
     if isinstance(folds, bool) or not isinstance(folds, numbers.Integral):
         raise TypeError(f"{func}: 'folds' must be an integer >= 2; got {describe(folds)}.")
     if folds < 2:
         raise ValueError(f"{func}: 'folds' must be an integer >= 2; got {int(folds)}.")
     k = int(folds)
-    seed = _check_rng(rng, func=func)
+    seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     codes, n_users = _user_codes(data)
     ranks, counts = _group_ranks(codes, n_users, gen.permutation(len(data)))

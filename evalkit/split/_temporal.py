@@ -7,13 +7,11 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_fraction, check_positive_int, describe
+from evalkit._checks import (check_fraction, check_interactions, check_nonnegative_int,
+                             check_one_of, check_positive_int, describe)
 
 from ._base import (
     Split,
-    _check_interactions,
-    _check_nonnegative_int,
-    _check_one_of,
     _group_ranks,
     _make,
     _round_half_up,
@@ -84,9 +82,9 @@ def user_temporal_split(
     4        2        2          5
     """
     func = "user_temporal_split"
-    data = _check_interactions(data, func=func, timestamp=True)
-    which = _check_one_of(func, test_fraction=test_fraction, n_test=n_test)
-    min_train = _check_nonnegative_int(min_train, func=func, arg="min_train")
+    data = check_interactions(data, func=func, ratings=True, timestamp=True, nonempty=True)
+    which = check_one_of(func, test_fraction=test_fraction, n_test=n_test)
+    min_train = check_nonnegative_int(min_train, func=func, arg="min_train")
     codes, n_users = _user_codes(data)
     ranks, counts = _group_ranks(
         codes, n_users, _sort_codes(data["timestamp"]), _sort_codes(data["item_id"])
@@ -159,8 +157,8 @@ def global_temporal_split(
     (40, [1, 3])
     """
     func = "global_temporal_split"
-    data = _check_interactions(data, func=func, timestamp=True)
-    which = _check_one_of(func, cutoff=cutoff, test_fraction=test_fraction)
+    data = check_interactions(data, func=func, ratings=True, timestamp=True, nonempty=True)
+    which = check_one_of(func, cutoff=cutoff, test_fraction=test_fraction)
     ts = data["timestamp"]
     params: dict[str, object]
     if which == "test_fraction":

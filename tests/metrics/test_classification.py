@@ -265,7 +265,7 @@ def test_bad_predictions(func):
 
 def test_bad_cutoff():
     truth, predictions = seed_classification()
-    with pytest.raises(TypeError, match="'cutoff' must be a number"):
+    with pytest.raises(TypeError, match="'cutoff' must be a real number or None"):
         confusion(truth, predictions, cutoff="4")
     with pytest.raises(ValueError, match="'cutoff' must be finite"):
         precision(truth, predictions, cutoff=np.nan)
