@@ -86,15 +86,20 @@ def finish_per_user(
     return series
 
 
-def warn_ties(n_users: int, k: int, *, func: str, stacklevel: int = 3) -> None:
+def warn_ties(n_users: int, k: int, *, func: str, stacklevel: int = 3,
+              tie_order: str | None = None) -> None:
     """Warn that ``n_users`` users have a group of tied scores straddling cutoff ``k``.
 
     ``stacklevel`` counts from this function, so the warning points at the caller's line.
+    With ``tie_order`` (the metrics of top-k lists, which have no relevance to order ties
+    by) the message names the order that decided.
     """
     if n_users:
+        rule = ("the tie policy decides which of the tied items count (see 'ties')"
+                if tie_order is None else
+                f"tie_order={tie_order!r} decides which of the tied items are in the top k")
         warnings.warn(
-            f"{func}: {n_users} user(s) have tied scores straddling the cutoff k={k}; "
-            "the tie policy decides which of the tied items count (see 'ties').",
+            f"{func}: {n_users} user(s) have tied scores straddling the cutoff k={k}; {rule}.",
             TieWarning,
             stacklevel=stacklevel,
         )

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_columns, check_ids
+from ._common import warn_ties
 
 __all__ = [
     "catalog_items",
@@ -18,22 +19,33 @@ __all__ = [
 ]
 
 
-def top_k(recs: pd.DataFrame, *, k: int) -> pd.DataFrame:
+def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | None = None,
+          stacklevel: int = 4) -> pd.DataFrame:
     """The top ``k`` of each user's list of a validated ``recs`` frame.
 
     Returns a new frame ``user_id, item_id, rank`` sorted by user and rank. With a ``rank``
     column the rows with ``rank <= k`` are kept; with only ``score``, rank is by descending
-    score within the user, ties broken by ``item_id`` ascending.
+    score within the user, tied scores in ``tie_order`` (as the ranking metrics order them
+    under ``ties="deterministic"``: item id ascending or descending, or the ids as strings).
+    With ``func``, a :class:`TieWarning` names the users whose tied scores straddle ``k``
+    (``stacklevel`` counts from this function).
     """
     if "rank" in recs.columns:
         frame = recs.loc[recs["rank"].to_numpy() <= k, ["user_id", "item_id", "rank"]]
-        frame = frame.sort_values(["user_id", "rank"], kind="stable")
-    else:
-        frame = recs[["user_id", "item_id", "score"]].sort_values(
-            ["user_id", "score", "item_id"], ascending=[True, False, True], kind="stable"
-        )
-        rank = frame.groupby("user_id", sort=False, observed=True).cumcount().to_numpy() + 1
-        frame = frame.assign(rank=rank).loc[rank <= k, ["user_id", "item_id", "rank"]]
+        return frame.sort_values(["user_id", "rank"], kind="stable").reset_index(drop=True)
+    key = recs["item_id"].astype(str) if tie_order.startswith("item_str") else recs["item_id"]
+    frame = recs[["user_id", "item_id", "score"]].assign(_key=key).sort_values(
+        ["user_id", "score", "_key"], ascending=[True, False, not tie_order.endswith("_desc")],
+        kind="stable")
+    rank = frame.groupby("user_id", sort=False, observed=True).cumcount().to_numpy() + 1
+    if func is not None:
+        # a user's rows at ranks k and k + 1 with one score: the tie straddles the cutoff
+        at_k = np.flatnonzero(rank[:-1] == k)
+        user, score = frame["user_id"].to_numpy(), frame["score"].to_numpy()
+        straddling = (user[at_k + 1] == user[at_k]) & (score[at_k + 1] == score[at_k])
+        warn_ties(int(np.count_nonzero(straddling)), k, func=func, tie_order=tie_order,
+                  stacklevel=stacklevel + 1)
+    frame = frame.assign(rank=rank).loc[rank <= k, ["user_id", "item_id", "rank"]]
     return frame.reset_index(drop=True)
 
 
@@ -62,17 +74,20 @@ def catalog_items(catalog: object, *, func: str) -> pd.Index:
 
 
 def warn_outside(n: int, *, func: str, what: str) -> None:
+    """Warn that ``n`` recommended items are outside ``what``; called by a public function
+    under :func:`evalkit.definitions.uses_definitions`, whose caller the warning names."""
     if n:
         warnings.warn(
             f"{func}: {n} recommended item(s) are not in {what} and were left out.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
 
-def nan_warning(func: str, why: str, *, stacklevel: int = 3) -> float:
+def nan_warning(func: str, why: str, *, stacklevel: int = 4) -> float:
     """Warn that ``func``'s value is undefined and return NaN. ``stacklevel`` counts from this
-    function: 3 points at the caller of the public function that calls it directly."""
+    function: 4 points at the caller of a public function under
+    :func:`evalkit.definitions.uses_definitions` that calls it directly."""
     warnings.warn(
         f"{func}: undefined ({why}); returning NaN.", RuntimeWarning, stacklevel=stacklevel
     )

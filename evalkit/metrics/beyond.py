@@ -3,7 +3,11 @@ novelty, diversity, personalization and serendipity.
 
 Every function here reads the top ``k`` of each user's recommendation list. When ``recs`` has
 a ``rank`` column, the top k are the rows with ``rank <= k``; otherwise ranks come from the
-``score`` column, descending within the user, ties broken by ``item_id`` ascending.
+``score`` column, descending within the user, tied scores in ``tie_order`` (item id ascending
+by default), as the ranking metrics order them under ``ties="deterministic"``; a
+:class:`~evalkit.metrics.TieWarning` counts the users whose tied scores straddle ``k``. The
+relevance-based tie policies (``"optimistic"``, ``"pessimistic"``, ``"expected"``) have no
+meaning for lists judged without relevance, so these metrics take ``tie_order`` only.
 
 Other libraries define several of these metrics differently (SPEC 16); each difference that
 changes a number is a keyword here, and each docstring names the library, version and source
@@ -73,9 +77,10 @@ EXPOSURE_WEIGHTS = ("geometric", "log", "uniform")
 # coverage and exposure
 
 
-@uses_definitions("coverage_unit")
+@uses_definitions("coverage_unit", "tie_order")
 def catalog_coverage(
-    recs: pd.DataFrame, *, k: int = 10, catalog: object, coverage_unit: str = "share"
+    recs: pd.DataFrame, *, k: int = 10, catalog: object, coverage_unit: str = "share",
+    tie_order: str = "item",
 ) -> float:
     """Share (or number) of the catalog's items that appear in at least one top-k list (higher
     is better).
@@ -94,6 +99,10 @@ def catalog_coverage(
         ``"share"`` divides by the catalog size; ``"count"`` returns the number of distinct
         recommended catalog items (rectools ``CatalogCoverage()``, whose default is a count).
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     float
@@ -145,7 +154,7 @@ def catalog_coverage(
     check_same_kind(
         recs["item_id"], "recs", pd.Series(items), "catalog", func=func, column="item_id"
     )
-    recommended = pd.Index(pd.unique(top_k(recs, k=k)["item_id"]))
+    recommended = pd.Index(pd.unique(top_k(recs, k=k, tie_order=tie_order, func=func)["item_id"]))
     inside = recommended.isin(items)
     warn_outside(int((~inside).sum()), func=func, what="the catalog")
     if coverage_unit == "count":
@@ -153,7 +162,9 @@ def catalog_coverage(
     return float(inside.sum() / len(items))
 
 
-def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10) -> float:
+@uses_definitions("tie_order")
+def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
+                  tie_order: str = "item") -> float:
     """Share of test users who receive at least one recommendation (higher is better).
 
     Parameters
@@ -165,6 +176,10 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10) -> fl
     k : int, default 10
         Cutoff of each user's list (a user counts when their top k is not empty).
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     float
@@ -200,17 +215,18 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10) -> fl
     users = pd.Index(pd.unique(truth["user_id"]))
     if len(users) == 0:
         return nan_warning(func, "'truth' has no users")
-    served = users.isin(pd.unique(top_k(recs, k=k)["user_id"]))
+    served = users.isin(pd.unique(top_k(recs, k=k, tie_order=tie_order, func=func)["user_id"]))
     return float(served.sum() / len(users))
 
 
-@uses_definitions("gini_scale")
+@uses_definitions("gini_scale", "tie_order")
 def gini_index(
     recs: pd.DataFrame,
     *,
     k: int = 10,
     catalog: object | None = None,
     gini_scale: str = "standard",
+    tie_order: str = "item",
 ) -> float:
     """Gini index of how often each item is shown in the top-k lists (lower is more equal).
 
@@ -228,6 +244,10 @@ def gini_index(
         ``"unbiased"`` multiplies the Gini by n / (n - 1), so that one item receiving all
         exposure gives 1 (Evidently's ``PopularityBias`` Gini).
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     float
@@ -285,7 +305,7 @@ def gini_index(
     recs = check_recs(recs, func=func)
     k = check_positive_int(k, func=func, arg="k")
     gini_scale = check_choice(gini_scale, func=func, arg="gini_scale", choices=GINI_SCALES)
-    counts = top_k(recs, k=k)["item_id"].value_counts(sort=False)
+    counts = top_k(recs, k=k, tie_order=tie_order, func=func)["item_id"].value_counts(sort=False)
     if catalog is not None:
         items = catalog_items(catalog, func=func)
         check_same_kind(
@@ -302,14 +322,15 @@ def _gini(x: np.ndarray, *, func: str, scale: str = "standard") -> float:
     x = np.sort(x)
     n, total = x.size, x.sum()
     if total == 0:
-        return nan_warning(func, "no item is recommended", stacklevel=4)
+        return nan_warning(func, "no item is recommended", stacklevel=5)
     if scale == "unbiased" and n < 2:
-        return nan_warning(func, "one item only: n / (n - 1) divides by zero", stacklevel=4)
+        return nan_warning(func, "one item only: n / (n - 1) divides by zero", stacklevel=5)
     weights = 2.0 * np.arange(1, n + 1) - n - 1.0
     denominator = (n - 1 if scale == "unbiased" else n) * total
     return float(np.dot(weights, x) / denominator)
 
 
+@uses_definitions("tie_order")
 def exposure_gini(
     recs: pd.DataFrame,
     *,
@@ -317,6 +338,7 @@ def exposure_gini(
     weight: str = "geometric",
     patience: float = 0.85,
     catalog: object | None = None,
+    tie_order: str = "item",
 ) -> float:
     """Gini index of the rank-weighted exposure of items in the top-k lists (lower is more
     equal).
@@ -340,6 +362,10 @@ def exposure_gini(
         ``items``); recommended items outside it are left out with a warning. When None,
         over the recommended items.
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     float
@@ -395,7 +421,7 @@ def exposure_gini(
             raise ValueError(
                 f"{func}: 'patience' must be in the open interval (0, 1); got {patience!r}."
             )
-    top = top_k(recs, k=k)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
     rank = top["rank"].to_numpy(dtype=np.float64)
     if weight == "geometric":
         w = np.exp(np.log(float(patience)) * (rank - 1.0))  # LensKit's log-space form
@@ -416,7 +442,8 @@ def exposure_gini(
     return _gini(exposure.to_numpy(dtype=np.float64), func=func)
 
 
-def exposure_entropy(recs: pd.DataFrame, *, k: int = 10) -> float:
+@uses_definitions("tie_order")
+def exposure_entropy(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item") -> float:
     """Shannon entropy, in bits, of how the top-k slots are shared among items (higher is more
     even).
 
@@ -427,6 +454,10 @@ def exposure_entropy(recs: pd.DataFrame, *, k: int = 10) -> float:
     k : int, default 10
         Cutoff of each user's list.
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     float
@@ -467,7 +498,8 @@ def exposure_entropy(recs: pd.DataFrame, *, k: int = 10) -> float:
     func = "exposure_entropy"
     recs = check_recs(recs, func=func)
     k = check_positive_int(k, func=func, arg="k")
-    counts = top_k(recs, k=k)["item_id"].value_counts(sort=False).to_numpy(dtype=np.float64)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
+    counts = top["item_id"].value_counts(sort=False).to_numpy(dtype=np.float64)
     if counts.size == 0:
         return nan_warning(func, "no item is recommended")
     share = counts / counts.sum()
@@ -478,12 +510,14 @@ def exposure_entropy(recs: pd.DataFrame, *, k: int = 10) -> float:
 # popularity of what is recommended
 
 
+@uses_definitions("tie_order")
 def average_recommended_popularity(
     recs: pd.DataFrame,
     train: pd.DataFrame,
     *,
     k: int = 10,
     popularity: str = "interactions",
+    tie_order: str = "item",
 ) -> pd.Series:
     """Mean training popularity of the items in each user's top-k list (lower recommends less
     popular items).
@@ -501,6 +535,10 @@ def average_recommended_popularity(
         Evidently's ARP). ``"users"``: the share of training users who interacted with the item
         (repeated pairs count once; rs_metrics ``popularity``).
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     pandas.Series
@@ -560,17 +598,19 @@ def average_recommended_popularity(
     counts, total, _ = _item_popularity(train, unit=popularity, func=func)
     if popularity == "users":
         counts = counts / total
-    top = top_k(recs, k=k)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
     value = top["item_id"].map(counts).to_numpy(dtype=np.float64, na_value=np.nan)
     return _per_user_mean(top, np.nan_to_num(value, nan=0.0), name=func)
 
 
+@uses_definitions("tie_order")
 def mean_pop_rank(
     recs: pd.DataFrame,
     train: pd.DataFrame,
     *,
     k: int = 10,
     popularity: str = "users",
+    tie_order: str = "item",
 ) -> pd.Series:
     """Mean popularity quantile of the items in each user's top-k list (lower recommends less
     popular items; LensKit's ``MeanPopRank``).
@@ -587,6 +627,10 @@ def mean_pop_rank(
         What item popularity is ranked by: distinct training users (LensKit's default
         ``count="users"``) or training rows (``count="interactions"``).
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     pandas.Series
@@ -640,7 +684,7 @@ def mean_pop_rank(
     quantile = pd.Series(
         counts.rank(method="average").to_numpy() / len(counts), index=counts.index
     )
-    top = top_k(recs, k=k)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
     value = top["item_id"].map(quantile).to_numpy(dtype=np.float64, na_value=np.nan)
     return _per_user_mean(top, np.nan_to_num(value, nan=0.0), name=func)
 
@@ -659,7 +703,7 @@ def _per_user_mean(top: pd.DataFrame, value: np.ndarray, *, name: str) -> pd.Ser
 # novelty and diversity
 
 
-@uses_definitions("novelty_norm", "popularity")
+@uses_definitions("novelty_norm", "popularity", "tie_order")
 def novelty(
     recs: pd.DataFrame,
     train: pd.DataFrame,
@@ -667,6 +711,7 @@ def novelty(
     k: int = 10,
     novelty_norm: str = "none",
     popularity: str = "users",
+    tie_order: str = "item",
 ) -> pd.Series:
     """Mean self-information of each user's top-k items (higher is more novel).
 
@@ -686,6 +731,10 @@ def novelty(
         pairs count once). ``"interactions"``: the item's share of the training rows (every
         row counts; Microsoft recommenders' ``novelty``).
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     pandas.Series
@@ -767,7 +816,7 @@ def novelty(
             f"{func}: novelty_norm='log2_users' divides by log2 of the number of training "
             f"users, which must be at least 2; got {n_users}."
         )
-    top = top_k(recs, k=k)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
     count = top["item_id"].map(counts).to_numpy(dtype=np.float64, na_value=np.nan)
     share = np.where(np.isnan(count), 1.0 / (total + 1), count / total)
     info = -np.log2(share)
@@ -796,7 +845,7 @@ def _item_popularity(
     return train["item_id"].value_counts(sort=False), len(train), n_users
 
 
-@uses_definitions("empty", "diversity_norm")
+@uses_definitions("empty", "diversity_norm", "tie_order")
 def intra_list_diversity(
     recs: pd.DataFrame,
     items: pd.DataFrame,
@@ -804,6 +853,7 @@ def intra_list_diversity(
     k: int = 10,
     empty: str = "drop",
     diversity_norm: str = "pairs",
+    tie_order: str = "item",
 ) -> pd.Series:
     """One minus the mean pairwise cosine similarity of genres within each top-k list
     (higher is more diverse).
@@ -824,6 +874,10 @@ def intra_list_diversity(
         :math:`n(n-1)/2` (a mean dissimilarity) or the list length :math:`n` (Evidently's
         ``Diversity``).
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     pandas.Series
@@ -899,7 +953,7 @@ def intra_list_diversity(
             f"{func}: 'items' column 'genres' must hold a list of genres per item; got "
             f"{items['genres'].loc[~list_like.fillna(True).astype(bool)].iloc[0]!r}."
         )
-    top = top_k(recs, k=k)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
     user_codes, users = pd.factorize(top["user_id"], sort=True)
     item_codes, rec_items = pd.factorize(top["item_id"])
     warn_outside(int((~pd.Index(rec_items).isin(items["item_id"])).sum()), func=func,
@@ -932,7 +986,8 @@ def intra_list_diversity(
     )
 
 
-def personalization(recs: pd.DataFrame, *, k: int = 10) -> float:
+@uses_definitions("tie_order")
+def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item") -> float:
     """One minus the mean cosine similarity between the top-k lists of two different users
     (higher is more personalized).
 
@@ -943,6 +998,10 @@ def personalization(recs: pd.DataFrame, *, k: int = 10) -> float:
     k : int, default 10
         Cutoff of each user's list.
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     float
@@ -997,7 +1056,7 @@ def personalization(recs: pd.DataFrame, *, k: int = 10) -> float:
     func = "personalization"
     recs = check_recs(recs, func=func)
     k = check_positive_int(k, func=func, arg="k")
-    top = top_k(recs, k=k)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
     user_codes, users = pd.factorize(top["user_id"])
     item_codes, rec_items = pd.factorize(top["item_id"])
     m = len(users)
@@ -1015,6 +1074,7 @@ def personalization(recs: pd.DataFrame, *, k: int = 10) -> float:
 # serendipity
 
 
+@uses_definitions("tie_order")
 def serendipity(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -1023,6 +1083,7 @@ def serendipity(
     k: int = 10,
     threshold: float | None = 4.0,
     baseline: pd.DataFrame | None = None,
+    tie_order: str = "item",
 ) -> pd.Series:
     """Share of each top-k list that is relevant and that a primitive baseline would not
     recommend (higher is better).
@@ -1045,6 +1106,10 @@ def serendipity(
         None: most popular over ``train`` (by distinct users, ties by item_id ascending),
         skipping each user's own training items, as a popularity recommender does.
 
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
+        whose tied scores straddle ``k``.
     Returns
     -------
     pandas.Series
@@ -1100,14 +1165,14 @@ def serendipity(
         for col in ("user_id", "item_id"):
             check_same_kind(recs[col], "recs", baseline[col], "baseline", func=func, column=col)
     users = pd.Index(pd.unique(truth["user_id"])).sort_values()
-    top = top_k(recs, k=k)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
     in_truth = top["user_id"].isin(users).to_numpy()
     n_outside = int(top.loc[~in_truth, "user_id"].nunique())
     top = top.loc[in_truth].reset_index(drop=True)
     if baseline is None:
         in_base = in_popular_baseline(top, train, k=k)
     else:
-        base = top_k(baseline, k=k)[["user_id", "item_id"]].assign(_base=True)
+        base = top_k(baseline, k=k, tie_order=tie_order)[["user_id", "item_id"]].assign(_base=True)
         in_base = top.merge(base, on=["user_id", "item_id"], how="left")["_base"].notna()
         in_base = in_base.to_numpy()
     relevant = truth if threshold is None else truth.loc[truth["rating"] >= threshold]

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_positive_int, check_real
+from ..definitions import uses_definitions
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
 from ._topk import top_k
 from .._checks import join_predictions
@@ -154,12 +155,14 @@ def confusion(
     )
 
 
+@uses_definitions("tie_order")
 def confusion_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
     *,
     k: int,
     threshold: float | None = 4.0,
+    tie_order: str = "item",
 ) -> pd.Series:
     """Confusion counts when the predicted-relevant items are each user's top-k list.
 
@@ -168,13 +171,18 @@ def confusion_at_k(
     truth : pandas.DataFrame
         Test ratings ``user_id, item_id, rating``.
     recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score`` (rank by descending score, ties by
-        item_id ascending, when only ``score`` is given).
+        ``user_id, item_id`` and ``rank`` and/or ``score`` (rank by descending score, tied
+        scores in ``tie_order``, when only ``score`` is given).
     k : int
         Cutoff of each user's list.
     threshold : float or None, default 4.0
         A test item is relevant when its rating >= threshold; None makes every test item
         relevant.
+    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
+        With scores only, the order of tied scores, as under the ranking metrics'
+        ``ties="deterministic"`` (the counts are whole numbers, so ties are not averaged);
+        a :class:`~evalkit.metrics.TieWarning` counts the users whose tied scores straddle
+        ``k``.
 
     Returns
     -------
@@ -214,7 +222,7 @@ def confusion_at_k(
     k = check_positive_int(k, func=func, arg="k")
     threshold = check_threshold(threshold, func=func)
     check_id_dtypes(truth, recs, func=func)
-    top = top_k(recs, k=k)
+    top = top_k(recs, k=k, tie_order=tie_order, func=func)
     known = top["user_id"].isin(truth["user_id"]).to_numpy()
     n_outside = int(top.loc[~known, "user_id"].nunique())
     top = top.loc[known, ["user_id", "item_id"]]

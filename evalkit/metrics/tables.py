@@ -3,14 +3,14 @@ classification across thresholds. Notebooks show them; the logic is tested here.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .._checks import check_positive_int
-from ._common import TIE_POLICIES, TieWarning
+from ..definitions import resolve
+from ._common import TIE_POLICIES, check_recs
 from ._curves import RankingCurves
 from .beyond import (
     average_recommended_popularity,
@@ -27,6 +27,7 @@ from .beyond import (
 )
 from .classification import confusion
 from ._curves import mean_over_users
+from ._topk import top_k
 from .ranking import make_options, prepare
 
 __all__ = ["LIST_BEYOND", "PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",
@@ -103,6 +104,14 @@ def tie_report(
     return out
 
 
+def _cut_once(recs: pd.DataFrame, k: int, definitions: object, *, func: str) -> pd.DataFrame:
+    """Each user's top ``k`` (tied scores in the definitions' ``tie_order``), cut once for
+    every metric of a table, with one :class:`~evalkit.metrics.TieWarning` for the table's caller."""
+    tie_order = resolve(definitions, func=func).tie_order
+    return top_k(check_recs(recs, func=func), k=check_positive_int(k, func=func, arg="k"),
+                 tie_order=tie_order, func=func, stacklevel=4)
+
+
 def beyond_accuracy(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -142,22 +151,21 @@ def beyond_accuracy(
         ``serendipity``.
     """
     d = {"definitions": definitions}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TieWarning)
-        values = {
-            "catalog_coverage": catalog_coverage(recs, k=k, catalog=train, **d),
-            "user_coverage": user_coverage(truth, recs, k=k),
-            "gini_index": gini_index(recs, k=k, catalog=train, **d),
-            "personalization": personalization(recs, k=k),
-            "exposure_entropy": exposure_entropy(recs, k=k),
-            "exposure_gini": exposure_gini(recs, k=k, catalog=train),
-            "novelty": novelty(recs, train, k=k, **d).mean(),
-            "average_recommended_popularity":
-                average_recommended_popularity(recs, train, k=k).mean(),
-            "mean_pop_rank": mean_pop_rank(recs, train, k=k).mean(),
-            "intra_list_diversity": intra_list_diversity(recs, items, k=k, **d).mean(),
-            "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold).mean(),
-        }
+    recs = _cut_once(recs, k, definitions, func="beyond_accuracy")
+    values = {
+        "catalog_coverage": catalog_coverage(recs, k=k, catalog=train, **d),
+        "user_coverage": user_coverage(truth, recs, k=k),
+        "gini_index": gini_index(recs, k=k, catalog=train, **d),
+        "personalization": personalization(recs, k=k),
+        "exposure_entropy": exposure_entropy(recs, k=k),
+        "exposure_gini": exposure_gini(recs, k=k, catalog=train),
+        "novelty": novelty(recs, train, k=k, **d).mean(),
+        "average_recommended_popularity":
+            average_recommended_popularity(recs, train, k=k).mean(),
+        "mean_pop_rank": mean_pop_rank(recs, train, k=k).mean(),
+        "intra_list_diversity": intra_list_diversity(recs, items, k=k, **d).mean(),
+        "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold).mean(),
+    }
     return pd.Series(values, name=f"@{k}", dtype=np.float64)
 
 
@@ -204,16 +212,15 @@ def beyond_intervals(
     from ..stats import bootstrap_ci_frame
 
     d = {"definitions": definitions}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TieWarning)
-        columns = {
-            "novelty": novelty(recs, train, k=k, **d),
-            "average_recommended_popularity": average_recommended_popularity(recs, train, k=k),
-            "mean_pop_rank": mean_pop_rank(recs, train, k=k),
-            "intra_list_diversity": (None if items is None else
-                                     intra_list_diversity(recs, items, k=k, **d)),
-            "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold),
-        }
+    recs = _cut_once(recs, k, definitions, func="beyond_intervals")
+    columns = {
+        "novelty": novelty(recs, train, k=k, **d),
+        "average_recommended_popularity": average_recommended_popularity(recs, train, k=k),
+        "mean_pop_rank": mean_pop_rank(recs, train, k=k),
+        "intra_list_diversity": (None if items is None else
+                                 intra_list_diversity(recs, items, k=k, **d)),
+        "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold),
+    }
     frame = pd.DataFrame({name: values for name, values in columns.items()
                           if values is not None})
     return bootstrap_ci_frame(frame, confidence=confidence, n_resamples=n_resamples, rng=rng)
@@ -281,24 +288,18 @@ def list_intervals(
     from .._checks import check_fraction, check_resamples
     from .._resample import CHUNK_USERS, design_key, poisson_weights, user_streams
     from ..stats import percentile_interval
-    from ._common import check_recs
-    from ._topk import top_k
 
     func = "list_intervals"
-    recs = check_recs(recs, func=func)
-    k = check_positive_int(k, func=func, arg="k")
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func, allow_zero=True)
     d = {"definitions": definitions}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TieWarning)
-        point = {
-            "catalog_coverage": catalog_coverage(recs, k=k, catalog=train, **d),
-            "gini_index": gini_index(recs, k=k, catalog=train, **d),
-            "personalization": personalization(recs, k=k),
-            "exposure_entropy": exposure_entropy(recs, k=k),
-        }
-    top = top_k(recs, k=k)
+    top = _cut_once(recs, k, definitions, func=func)
+    point = {
+        "catalog_coverage": catalog_coverage(top, k=k, catalog=train, **d),
+        "gini_index": gini_index(top, k=k, catalog=train, **d),
+        "personalization": personalization(top, k=k),
+        "exposure_entropy": exposure_entropy(top, k=k),
+    }
     user_code, users = pd.factorize(top["user_id"])
     item_code, items = pd.factorize(top["item_id"])
     low = pd.Series(np.nan, index=list(LIST_BEYOND))
