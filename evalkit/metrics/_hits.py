@@ -55,12 +55,12 @@ def _codes(values: np.ndarray, uniques: np.ndarray, known: dict | None = None) -
         and uniques[-1] < max(4 * uniques.size, 1 << 20)
     ):
         if values.size:
+            if values.dtype.kind == "i" and int(uniques[-1]) - int(uniques[0]) + 1 == uniques.size:
+                # ids first..last, all present: an offset, when every value is among them
+                codes = np.empty(values.shape, dtype=dtype)
+                if _kernels.offset_codes(values, int(uniques[0]), int(uniques[-1]), codes):
+                    return codes
             low, high = _bounds(values, known)
-            contiguous = int(uniques[-1]) - int(uniques[0]) + 1 == uniques.size
-            if contiguous and low >= uniques[0] and high <= uniques[-1]:
-                codes = values.astype(dtype)  # ids first..last, all present: an offset
-                codes -= uniques[0].astype(dtype)
-                return codes
         lookup = np.full(int(uniques[-1]) + 1, -1, dtype=dtype)
         lookup[uniques] = np.arange(uniques.size, dtype=dtype)
         if values.size and low >= 0 and high <= uniques[-1]:

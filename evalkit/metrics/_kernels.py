@@ -162,6 +162,18 @@ def score_positions(r_start, score):  # pragma: no cover - compiled
 
 
 @njit(**_OPTIONS)
+def offset_codes(values, first, last, out):  # pragma: no cover - compiled
+    """``out = values - first`` where every value is in ``first..last``; returns False (``out``
+    then partly written) as soon as one is not."""
+    for i in range(values.size):
+        v = values[i]
+        if v < first or v > last:
+            return False
+        out[i] = v - first
+    return True
+
+
+@njit(**_OPTIONS)
 def half_star_levels(rating):  # pragma: no cover - compiled
     """Ratings on a half-star grid spanning under 128 stars: ``(index, present, low)``, where
     ``index`` is each rating's position on the grid from ``low / 2`` and ``present`` marks the

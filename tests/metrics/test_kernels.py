@@ -134,6 +134,17 @@ def test_grouped_duplicates_declines_a_wide_value_range() -> None:
     assert _kernels.grouped_duplicates(groups, np.array([0, 2**40, 0])) == -1  # caller sorts
 
 
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.integers(-3, 12), max_size=40))
+def test_offset_codes_when_every_value_is_in_range(values: list) -> None:
+    values = np.array(values, dtype=np.int64)
+    out = np.empty(values.size, dtype=np.int32)
+    inside = bool(np.all((values >= 2) & (values <= 9)))
+    assert _kernels.offset_codes(values, 2, 9, out) == inside
+    if inside:
+        np.testing.assert_array_equal(out, values - 2)
+
+
 def test_half_star_levels() -> None:
     index, present, low = _kernels.half_star_levels(np.array([4.5, 0.5, 3.0, -1.0]))
     assert low == -2.0
