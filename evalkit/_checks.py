@@ -129,7 +129,8 @@ def check_ids(
                 f"{func}: '{arg}' column '{col}' must hold integer or string ids; got dtype "
                 f"{series.dtype}."
             )
-        if series.isna().any():
+        numpy_int = isinstance(series.dtype, np.dtype) and series.dtype.kind in "iu"
+        if not numpy_int and series.isna().any():  # a NumPy integer column holds no NaN
             n = int(series.isna().sum())
             raise ValueError(f"{func}: '{arg}' column '{col}' has {n} missing (NaN) id(s).")
         if pd.api.types.is_object_dtype(series.dtype):
