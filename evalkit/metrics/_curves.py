@@ -104,7 +104,8 @@ class RankingCurves:
                 out["sums"] += sums
                 out["ndcg_count"] += count
             # per-position increments: cumulate (recall capped at k sums its values)
-            increments = (0, 1, 3, 4, 6) if rules[1] == 0 else (0, 3, 4, 6)
+            increments = tuple(row for row in _kernels.INCREMENTS
+                               if rules[1] == 0 or row != _kernels.R)
             for row in increments:
                 np.cumsum(out["sums"][row], out=out["sums"][row])
             cache[key] = out

@@ -29,8 +29,13 @@ from .._parallel import available_threads, run_parallel
 __all__ = ["AT_METRICS", "group_rows", "grouped_duplicates", "join", "over_users",
            "rank_reduce"]
 
-# Rows of rank_reduce's outputs. HR, RR and AP are the names the registry uses for them.
+# Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
+# AP per user), and their indices, named for the kernels (numba reads them as constants).
 AT_METRICS = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg")
+P, R, F1, HR, RR, AP, DCG, NDCG = range(len(AT_METRICS))
+#: The rows of the kernel's sums that hold increments per position, cumulated by the caller
+#: (recall's only when its denominator is the number of relevant items).
+INCREMENTS = (P, R, HR, RR, DCG)
 AP_RULES = ("min", "relevant", "hits", "k")
 RECALL_RULES = ("relevant", "min")
 IDEAL_RULES = ("truth", "k")
@@ -338,21 +343,21 @@ def _emit(at, idcg_at, u, q, k, hits, nr, hr, rr, ap, dcg, idcg, ap_rule,
     precision = hits / k
     recall = hits / (min(float(k), nr) if recall_rule == 1 else nr)
     total = precision + recall
-    at[0, u, q] = precision
-    at[1, u, q] = recall
-    at[2, u, q] = (2 * precision) * recall / total if total > 0 else 0.0
-    at[3, u, q] = hr
-    at[4, u, q] = rr
+    at[P, u, q] = precision
+    at[R, u, q] = recall
+    at[F1, u, q] = (2 * precision) * recall / total if total > 0 else 0.0
+    at[HR, u, q] = hr
+    at[RR, u, q] = rr
     if ap_rule == 0:
-        at[5, u, q] = ap / min(float(k), nr) if nr > 0 else 0.0
+        at[AP, u, q] = ap / min(float(k), nr) if nr > 0 else 0.0
     elif ap_rule == 1:
-        at[5, u, q] = ap / nr if nr > 0 else 0.0
+        at[AP, u, q] = ap / nr if nr > 0 else 0.0
     elif ap_rule == 2:
-        at[5, u, q] = ap / hits if hits > 0 else 0.0
+        at[AP, u, q] = ap / hits if hits > 0 else 0.0
     else:
-        at[5, u, q] = ap / k if nr > 0 else 0.0
-    at[6, u, q] = dcg
-    at[7, u, q] = dcg / idcg if idcg > 0 else 0.0
+        at[AP, u, q] = ap / k if nr > 0 else 0.0
+    at[DCG, u, q] = dcg
+    at[NDCG, u, q] = dcg / idcg if idcg > 0 else 0.0
     idcg_at[u, q] = idcg
 
 
@@ -428,9 +433,10 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
         at: ``(8, n_users, len(ks))``, rows in :data:`AT_METRICS` order, computed with the
             operations of the NumPy forms; undefined values are 0, except recall's ``0/0``
             (NaN). idcg_at: ``(n_users, len(ks))`` ideal DCG (NDCG is undefined where 0).
-        With ``curves``: sums: ``(8, k_max)`` sums over users of F1, AP and NDCG (rows 2, 5,
-            7) at every cutoff, over the users for whom each is defined, and of the increments
-            at each position of the others (to be cumulated: hits, recall, HR, RR, DCG), and
+        With ``curves``: sums: ``(8, k_max)`` sums over users of F1, AP and NDCG (rows
+            ``F1``, ``AP``, ``NDCG``) at every cutoff, over the users for whom each is defined,
+            and of the increments at each position of the others (rows :data:`INCREMENTS`, to
+            be cumulated: hits, recall, HR, RR, DCG), and
             ndcg_count: users with a defined NDCG at every cutoff. Ratios here multiply by
             reciprocals, so sums may differ from the NumPy forms in the last bits.
 
@@ -453,7 +459,7 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
         max_rel = max(max_rel, int(n_rel[u]))
     scratch = np.empty(0 if monotone else longest)
     # per-position increments summed over users (cumulated by the caller)
-    rel_col, rec_col, first_col, rr_col, dcg_col = sums[0], sums[1], sums[3], sums[4], sums[6]
+    rel_col, rec_col, first_col, rr_col, dcg_col = sums[P], sums[R], sums[HR], sums[RR], sums[DCG]
     inv_p = np.zeros(k_max + max_rel + 1)
     for i in range(1, inv_p.size):
         inv_p[i] = 1.0 / i
@@ -542,17 +548,17 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
                     rec_col[p - 1] += hits * (inv_p[p] if p < nr else inv_nr)
                 if hits > 0:
                     d = int(nr) if recall_rule == 0 else min(p, int(nr))
-                    sums[2, p - 1] += 2 * hits * inv_p[p + d]
+                    sums[F1, p - 1] += 2 * hits * inv_p[p + d]
                 if ap_rule == 0:
-                    sums[5, p - 1] += ap * (inv_p[p] if p < nr else inv_nr)
+                    sums[AP, p - 1] += ap * (inv_p[p] if p < nr else inv_nr)
                 elif ap_rule == 1:
-                    sums[5, p - 1] += ap * inv_nr
+                    sums[AP, p - 1] += ap * inv_nr
                 elif ap_rule == 2:
-                    sums[5, p - 1] += ap * inv_hits
+                    sums[AP, p - 1] += ap * inv_hits
                 else:
-                    sums[5, p - 1] += ap * inv_p[p]
+                    sums[AP, p - 1] += ap * inv_p[p]
             if p <= m:  # past the ideal list the ideal DCG stays as it is
                 inv_idcg = 1.0 / icum[p - 1] if icum[p - 1] > 0 else 0.0
             if inv_idcg > 0:
-                sums[7, p - 1] += dcg * inv_idcg
+                sums[NDCG, p - 1] += dcg * inv_idcg
                 ndcg_count[p - 1] += 1
