@@ -17,6 +17,7 @@ from ._version import __version__
 from ._checks import check_cutoff, check_fraction, check_rng
 from .definitions import Definitions, takes_definitions
 from .profiles import check_covered, covers
+from .metrics._common import fill_undefined, n_dropped
 from .metrics._registry import RANKING_METRICS, get_metric
 from .metrics.ranking import SharedTruth, curves_frame, prepare, tie_check
 from .metrics._curves import RankingCurves
@@ -301,18 +302,15 @@ def evaluate(
             ]
         for kk, vals, undef in spec:
             col = metric_column(name, kk)
-            vals = np.asarray(vals, dtype=np.float64).copy()
             n_undefined = 0 if undef is None else int(undef.sum())
-            if undef is not None:
-                vals[undef] = 0.0 if defs.empty == "zero" else np.nan
-            columns[col] = vals
+            columns[col] = fill_undefined(vals, undef, defs.empty)
             rows.append(
                 {
                     "column": col,
                     "metric": name,
                     "k": kk,
                     "label": metric.label,
-                    "dropped_undefined": n_undefined if defs.empty == "drop" else 0,
+                    "dropped_undefined": n_dropped(n_undefined, defs.empty),
                     "undefined": n_undefined,
                     "tied_users": tied[kk] if kk is not None else 0,
                 }

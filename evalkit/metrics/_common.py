@@ -45,6 +45,32 @@ TIE_POLICIES = choices("ties")
 GAINS = choices("gain")
 DISCOUNTS = choices("discount")
 AP_DENOMINATORS = choices("ap_denominator")
+
+
+# -- the empty policy: what a user for whom a metric is undefined counts as -----------------
+# (no relevant test item, an ideal DCG of 0, ...): every table, mean and curve applies it
+# through these three functions.
+
+def fill_undefined(values: np.ndarray, undefined: np.ndarray | None, empty: str) -> np.ndarray:
+    """A float64 copy of per-user ``values`` whose undefined entries score as ``empty`` says:
+    0 under ``"zero"``, NaN under ``"nan"`` and ``"drop"`` (a table keeps every user's row;
+    ``"drop"`` then leaves them out of the Series and of every mean, as NaN does)."""
+    out = np.array(values, dtype=np.float64)
+    if undefined is not None:
+        out[np.asarray(undefined)] = 0.0 if empty == "zero" else np.nan
+    return out
+
+
+def n_counted(n_users: int, n_undefined: int, empty: str) -> int:
+    """Users a mean counts: every user under ``"zero"``, the defined ones otherwise."""
+    return n_users if empty == "zero" else n_users - n_undefined
+
+
+def n_dropped(n_undefined: int, empty: str) -> int:
+    """Users a per-user result leaves out: the undefined ones under ``"drop"``."""
+    return n_undefined if empty == "drop" else 0
+
+
 def check_empty(empty: object, *, func: str) -> str:
     """``empty`` is one of :data:`EMPTY_POLICIES`."""
     return check_choice(empty, func=func, arg="empty", choices=EMPTY_POLICIES)
@@ -66,20 +92,14 @@ def finish_per_user(
     they stay as NaN. The Series carries ``attrs["dropped"]``: counts of users left out, by
     reason, and ``attrs["n_users"]``: users evaluated.
     """
-    values = np.asarray(values, dtype=np.float64)
     dropped: dict[str, int] = dict(extra_counts or {})
-    if undefined is not None and undefined.any():
-        n_undefined = int(undefined.sum())
-        values = values.copy()
-        if empty == "zero":
-            values[undefined] = 0.0
-        else:
-            values[undefined] = np.nan
-        if empty == "drop":
-            keep = ~undefined
-            values = values[keep]
-            users = users[keep]
-            dropped["undefined"] = n_undefined
+    values = fill_undefined(values, undefined, empty)
+    n_undefined = 0 if undefined is None else int(np.count_nonzero(undefined))
+    if n_dropped(n_undefined, empty):
+        keep = ~undefined
+        values = values[keep]
+        users = users[keep]
+        dropped["undefined"] = n_undefined
     series = pd.Series(values, index=users.rename("user_id"), name=name)
     series.attrs["dropped"] = dropped
     series.attrs["n_users"] = int(series.notna().sum())

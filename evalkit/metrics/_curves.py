@@ -24,6 +24,7 @@ import numpy as np
 
 from ..definitions import Definitions
 from . import _kernels
+from ._common import n_counted
 from ._hits import HitTable
 
 __all__ = ["RankingCurves", "mean_over_users"]
@@ -142,8 +143,8 @@ class RankingCurves:
                                 if "precision" in self._undefined_without_relevant else n_users)
         if name in self._undefined_without_relevant:
             return self._divide(sums, self._n_counted())
-        if name == "ndcg" and self.options.empty != "zero":
-            counts = out["ndcg_count"]
+        if name == "ndcg":  # undefined where the ideal DCG is 0, counted per cutoff
+            counts = n_counted(n_users, n_users - out["ndcg_count"], self.options.empty)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.where(counts > 0, sums / counts, np.nan)
         return self._divide(sums, n_users)
@@ -498,9 +499,7 @@ class RankingCurves:
     def _n_counted(self) -> int:
         """Users in a mean of a metric undefined for users without relevant items."""
         t = self.table
-        if self.options.empty == "zero":
-            return t.n_users
-        return int(t.n_users - np.count_nonzero(t.n_rel == 0))
+        return n_counted(t.n_users, int(np.count_nonzero(t.n_rel == 0)), self.options.empty)
 
     @staticmethod
     def _divide(sums: np.ndarray, n: int) -> np.ndarray:
@@ -513,9 +512,7 @@ def mean_over_users(values: np.ndarray, undefined: np.ndarray | None, empty: str
         return np.full(values.shape[1], np.nan)
     if undefined is None:
         return values.mean(axis=0)
-    if empty == "zero":
-        return np.where(undefined, 0.0, values).mean(axis=0)
-    counts = (~undefined).sum(axis=0)
-    sums = np.where(undefined, 0.0, values).sum(axis=0)
+    counts = n_counted(values.shape[0], np.count_nonzero(undefined, axis=0), empty)
+    sums = np.where(undefined, 0.0, values).sum(axis=0)  # undefined users add 0 either way
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(counts > 0, sums / counts, np.nan)

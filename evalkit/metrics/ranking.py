@@ -36,6 +36,7 @@ from ._common import (
     warn_id_formats,
     check_truth,
     finish_per_user,
+    n_counted,
     warn_ties,
 )
 from ._curves import RankingCurves
@@ -679,6 +680,6 @@ def curves_frame(curves: RankingCurves | Callable[[str], RankingCurves], k_max: 
     frame = pd.DataFrame(columns, index=pd.RangeIndex(1, k_max + 1, name="k"))
     recall = curves_of("recall")
     table = recall.table
-    frame["n_users"] = int(table.n_users - (table.n_rel == 0).sum()) \
-        if recall.options.empty != "zero" else table.n_users
+    frame["n_users"] = n_counted(table.n_users, int(np.count_nonzero(table.n_rel == 0)),
+                                 recall.options.empty)
     return frame
