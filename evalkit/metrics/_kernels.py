@@ -7,11 +7,16 @@ in one pass over each user's rows, keeping the user's few hundred values in cach
 
 - :func:`join` marks the hits: each user's test items are written into a small lookup array
   indexed by item code, the user's recommendations read their codes from it, and the entries
-  are cleared again.
+  are cleared again; a second array stamps each user's items, which finds a repeated one.
 - :func:`rank_reduce` walks each user's positions ``1..k_max`` once and produces P, R, F1,
-  HR, RR, AP, DCG and NDCG at the requested cutoffs and their sums over users at every cutoff.
-- :func:`group_rows` (a counting sort) and :func:`grouped_duplicates` serve the join and the
-  input checks.
+  HR, RR, AP, DCG and NDCG (rows named :data:`P` ... :data:`NDCG`) at the requested cutoffs
+  and their sums over users at every cutoff; gains and discounts come in as data, so graded
+  gains and half-life utility run through it too. Under ``ties="expected"`` it reads each
+  row's values averaged over its tie group from :func:`tied_values`.
+- :func:`ordered_by_score`, :func:`score_positions` and :func:`order_by_group` check, position
+  and sort lists ordered by score; :func:`group_rows` (a counting sort),
+  :func:`group_starts`, :func:`offset_codes` and :func:`grouped_duplicates` serve the join and
+  the input checks.
 
 They are compiled with numba on first use and cached on disk. Every value is computed with the
 same floating-point operations in the same order as the NumPy reference form
@@ -26,8 +31,9 @@ from numba import njit
 
 from .._parallel import available_threads, run_parallel
 
-__all__ = ["AT_METRICS", "group_rows", "grouped_duplicates", "join", "over_users",
-           "rank_reduce"]
+__all__ = ["AT_METRICS", "INCREMENTS", "group_rows", "group_starts", "grouped_duplicates",
+           "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users",
+           "rank_reduce", "score_positions", "tied_values"]
 
 # Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
 # AP per user), and their indices, named for the kernels (numba reads them as constants).
