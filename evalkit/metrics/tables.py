@@ -106,7 +106,8 @@ def tie_report(
 
 def _cut_once(recs: pd.DataFrame, k: int, definitions: object, *, func: str) -> pd.DataFrame:
     """Each user's top ``k`` (tied scores in the definitions' ``tie_order``), cut once for
-    every metric of a table, with one :class:`~evalkit.metrics.TieWarning` for the table's caller."""
+    every metric of a table, with one :class:`~evalkit.metrics.TieWarning` for the table's
+    caller."""
     tie_order = resolve(definitions, func=func).tie_order
     return top_k(check_recs(recs, func=func), k=check_positive_int(k, func=func, arg="k"),
                  tie_order=tie_order, func=func, stacklevel=4)
