@@ -10,7 +10,7 @@ system in a fresh subprocess (so that peak memory is the system's own):
   (``evaluate(..., curves=100)``, intervals included) and as the two calls, the single-k
   suite ``k=[10]``, and the default call with ``ties="expected"`` on the lists without their
   ranks (as generated, with distinct scores, and with the scores rounded to 0.1, so with tie
-  groups), with ``gain="exponential"`` and with every registered ranking metric
+  groups), with ``gain="exponential"``, with half-life utility beside the five metrics and with every registered ranking metric
   (``metrics=None``); plus a breakdown into input validation, hit table, reductions and the
   bootstrap. ``compare`` of three systems (the lists and two re-rankings of them with noise)
   with paired tests, 10,000 randomization rounds and Holm, and its randomization alone. No
@@ -281,6 +281,9 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     t_exponential, _ = timed(lambda: evaluate(truth, recs, k=list(KS), metrics=METRICS,
                                               threshold=THRESHOLD, gain="exponential"),
                              repeats)
+    t_half_life, _ = timed(lambda: evaluate(truth, recs, k=list(KS),
+                                            metrics=METRICS + ["half_life_utility"],
+                                            threshold=THRESHOLD), repeats)
     t_every, _ = timed(lambda: evaluate(truth, recs, k=list(KS), metrics=None,
                                         threshold=THRESHOLD), repeats)
     t_validate, _ = timed(validate, repeats)
@@ -326,6 +329,7 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
         "ties_expected": t_expected,
         "ties_expected_tied_scores": t_expected_tied,
         "exponential_gain": t_exponential,
+        "half_life_utility": t_half_life,
         "every_metric": t_every,
         "validate": t_validate,
         "build_hits": t_hits,
@@ -580,7 +584,7 @@ def main(argv: list[str] | None = None) -> int:
         for key in ("evaluate", "evaluate_no_intervals", "suite_plus_curves",
                     "suite_and_curves_two_calls", "curves", "single_k_suite",
                     "ties_expected", "ties_expected_tied_scores", "exponential_gain",
-                    "every_metric", "validate",
+                    "half_life_utility", "every_metric", "validate",
                     "build_hits", "reduce_suite", "reduce_curves", "bootstrap",
                     "compare_3_systems", "randomization"):
             print(f"evalkit {key:26s} median {median(ev[key]):7.3f} s  "
