@@ -37,6 +37,7 @@ __all__ = [
     "check_one_of",
     "check_positive_int",
     "check_predictions",
+    "check_rank_pairs",
     "check_real",
     "check_recs",
     "check_resamples",
@@ -454,13 +455,15 @@ def check_truth(truth: object, *, func: str, arg: str = "truth",
 
 
 def check_recs(recs: object, *, func: str, arg: str = "recs",
-               item_pairs: bool = True) -> pd.DataFrame:
+               item_pairs: bool = True, rank_pairs: bool = True) -> pd.DataFrame:
     """Validate a recommendations frame.
 
     Requires ``user_id, item_id`` and ``rank`` and/or ``score``. Scores must be finite; ranks
     positive integers, unique within a user; (user, item) pairs unique. ``item_pairs=False``
-    leaves the last check to the caller, who must then call :func:`check_item_pairs` when
-    its own pass over the lists finds a repeat (the join of the ranking metrics does).
+    and ``rank_pairs=False`` leave the last two checks to the caller, who must then call
+    :func:`check_rank_pairs` and :func:`check_item_pairs` when its own pass over the lists
+    finds a repeat (the hit table of the ranking metrics does, see
+    :func:`evalkit.metrics.ranking.prepare`).
     """
     frame = check_columns(recs, func=func, arg=arg, required=("user_id", "item_id"))
     has_rank = "rank" in frame.columns
@@ -491,13 +494,20 @@ def check_recs(recs: object, *, func: str, arg: str = "recs",
                 f"{func}: '{arg}' column 'rank' must be 1-based positive integers; "
                 f"got a minimum of {values.min().item()!r}."
             )
-        rank_frame = frame if pd.api.types.is_integer_dtype(rank.dtype) else frame.assign(
-            rank=values.astype(np.int64))
-        _check_unique_pairs(rank_frame, ("user_id", "rank"), func=func, arg=arg,
-                            what="duplicate rank(s) within a user")
+        if rank_pairs:
+            check_rank_pairs(frame, func=func, arg=arg)
     if item_pairs:
         check_item_pairs(frame, func=func, arg=arg)
     return frame
+
+
+def check_rank_pairs(frame: pd.DataFrame, *, func: str, arg: str = "recs") -> None:
+    """Refuse a recommendations frame (whole-number ranks) that repeats a rank for a user."""
+    rank = frame["rank"]
+    rank_frame = frame if pd.api.types.is_integer_dtype(rank.dtype) else frame.assign(
+        rank=rank.to_numpy().astype(np.int64))
+    _check_unique_pairs(rank_frame, ("user_id", "rank"), func=func, arg=arg,
+                        what="duplicate rank(s) within a user")
 
 
 def check_item_pairs(frame: pd.DataFrame, *, func: str, arg: str = "recs") -> None:

@@ -167,6 +167,7 @@ class HitTable:
     n_per_user: np.ndarray = field(repr=False)  # per user: recommendations
     truth: TruthSide = field(repr=False)  # the coded truth, shared by tables of one truth
     repeats_item: bool = False  # a list names an item twice (the caller refuses the lists)
+    repeats_rank: bool = False  # a list repeats a rank (the caller refuses the lists)
 
     @property
     def n_users(self) -> int:
@@ -480,22 +481,27 @@ def build_hits(
         return values if all_kept else values[keep]
 
     all_items = _id_array(recs["item_id"])
-    # the rows left out (users only in the lists) are checked for repeated items here, the
-    # others by the join
+    ranked = "rank" in recs.columns
+    all_ranks = recs["rank"].to_numpy().astype(np.int64, copy=False) if ranked else None
+    # the rows left out (users only in the lists) are checked for repeated items and ranks
+    # here, the others by the join and the rank order below
     repeats = not all_kept and has_duplicate_pairs(r_user[~keep], all_items[~keep])
+    repeats_rank = ranked and not all_kept and has_duplicate_pairs(r_user[~keep],
+                                                                   all_ranks[~keep])
     r_item = kept(all_items)
     del all_items
     t_i, r_i, item_low, n_items = _item_keys(side.item, r_item, known)
     del known
     r_u = kept(r_u)
 
-    ranked = "rank" in recs.columns
     if ranked:
-        rank = kept(recs["rank"].to_numpy()).astype(np.int64, copy=False)
-        r_start = _kernels.group_starts(r_u, rank, True, n_users)  # empty: not sorted
+        rank = kept(all_ranks)
+        # empty: not sorted by user and strictly by rank (a rank repeats, or out of order)
+        r_start = _kernels.group_starts(r_u, rank, True, n_users)
         if not r_start.size:
             order, r_start = _kernels.order_by_group(r_u, rank, rank, n_users)
             r_u, r_i, rank = r_u[order], r_i[order], rank[order]
+            repeats_rank |= bool(np.any((r_u[1:] == r_u[:-1]) & (rank[1:] == rank[:-1])))
         score = None
     else:
         score = kept(recs["score"].to_numpy(dtype=np.float64))
@@ -554,4 +560,5 @@ def build_hits(
         n_per_user=per_user,
         truth=side,
         repeats_item=repeats,
+        repeats_rank=bool(repeats_rank),
     )

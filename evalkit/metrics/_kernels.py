@@ -120,13 +120,14 @@ def order_by_group(groups: np.ndarray, first: np.ndarray, second: np.ndarray,
 @njit(**_OPTIONS)
 def group_starts(codes, key, by_key, n_groups):  # pragma: no cover - compiled
     """Start of each group's rows (``n_groups + 1`` entries) when rows are sorted by ``codes``
-    (0..n_groups-1) and, with ``by_key``, by ``key`` within a group; else an empty array."""
+    (0..n_groups-1) and, with ``by_key``, strictly increasing in ``key`` within a group (so
+    no key repeats in a group); else an empty array."""
     starts = np.empty(n_groups + 1, np.int64)
     g = -1  # the last group whose start is written
     for row in range(codes.size):
         c = codes[row]
         if row and c == codes[row - 1]:
-            if by_key and key[row] < key[row - 1]:
+            if by_key and key[row] <= key[row - 1]:
                 return np.empty(0, np.int64)
         elif c < g:
             return np.empty(0, np.int64)

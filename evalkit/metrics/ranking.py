@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import (as_dataframe, check_columns, check_cutoff, check_item_pairs,
-                       check_positive_int)
+                       check_positive_int, check_rank_pairs)
 from ..definitions import Definitions, resolve, takes_definitions
 from ._common import (
     check_id_dtypes,
@@ -103,7 +103,8 @@ def prepare(
     shared = truth if isinstance(truth, SharedTruth) else None
     truth = shared.frame(options.threshold, func=func) if shared is not None else \
         check_truth(truth, func=func, threshold=options.threshold)
-    recs = check_recs(recs, func=func, item_pairs=False)  # the join finds repeated items
+    # the hit table finds repeated ranks (their order) and items (the join)
+    recs = check_recs(recs, func=func, item_pairs=False, rank_pairs=False)
     check_id_dtypes(truth, recs, func=func)
     warn_id_formats(truth, recs, func=func, stacklevel=stacklevel)
     users = None
@@ -126,6 +127,8 @@ def prepare(
         truth = shared.side(options.threshold)
     table = build_hits(truth, recs, threshold=options.threshold, ties=options.ties,
                        tie_order=options.tie_order, users=users)
+    if table.repeats_rank:
+        check_rank_pairs(recs, func=func)  # raises, naming the first repeated rank
     if table.repeats_item:
         check_item_pairs(recs, func=func)  # raises, naming the first repeated pair
     return table

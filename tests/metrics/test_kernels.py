@@ -40,7 +40,7 @@ def test_group_starts_when_sorted_and_empty_otherwise(codes: np.ndarray, key: li
         ordered = bool(np.all(np.diff(codes) >= 0))
         if by_key:
             same = codes[1:] == codes[:-1]
-            ordered = ordered and bool(np.all(key[1:][same] >= key[:-1][same]))
+            ordered = ordered and bool(np.all(key[1:][same] > key[:-1][same]))  # strictly
         if ordered:
             np.testing.assert_array_equal(got, np.searchsorted(codes, np.arange(8)))
         else:

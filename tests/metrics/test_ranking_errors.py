@@ -150,6 +150,32 @@ def test_repeated_items_are_found_wherever_they_are(order: str, ids: str, who: s
         evalkit.evaluate(t, fine, k=2, n_resamples=0)
 
 
+@pytest.mark.parametrize("shuffled", [False, True])
+@pytest.mark.parametrize("float_ranks", [False, True])
+@pytest.mark.parametrize("who", ["evaluated", "recs only", "both"])
+def test_repeated_ranks_are_found_wherever_they_are(shuffled: bool, float_ranks: bool,
+                                                    who: str) -> None:
+    # the hit table finds a repeated (user, rank) from the order of the evaluated users' lists
+    # (or after sorting them) and by a check of the rows of users only in the lists
+    r = pd.DataFrame({"user_id": [1, 1, 2, 2, 3, 3], "item_id": [10, 12, 11, 10, 13, 14],
+                      "rank": [1, 2, 1, 2, 1, 2]})
+    if who != "recs only":
+        r.loc[3, "rank"] = 1  # user 2 has rank 1 twice
+    if who != "evaluated":
+        r.loc[5, "rank"] = 1  # user 3 (not in the truth) has rank 1 twice
+    if float_ranks:
+        r = r.astype({"rank": float})
+    if shuffled:
+        r = r.iloc[[5, 2, 0, 4, 3, 1]]
+    first = r.loc[r.duplicated(["user_id", "rank"])].iloc[0]
+    n = 2 if who == "both" else 1
+    for func in (RANKING_METRICS["ndcg"].func, ranking_curves):
+        raises(func, "'recs'", f"has {n} duplicate rank(s) within a user; first: user "
+               f"{int(first['user_id'])!r}, rank {int(first['rank'])!r}", recs=r, k=2)
+    with pytest.raises(ValueError, match=r"^evaluate: 'recs' has \d duplicate rank\(s\)"):
+        evalkit.evaluate(truth(), r, k=2)
+
+
 @pytest.mark.parametrize("func", FUNCS, ids=IDS)
 @pytest.mark.parametrize("ranks", [[1, 1, 1, 2], [0, 1, 1, 2], [-1, 1, 1, 2], [1, 1.5, 1, 2]])
 def test_bad_ranks(func: Callable, ranks: list) -> None:
