@@ -296,16 +296,16 @@ def _shared_intervals(results: dict[str, Evaluation], names: list[str], confiden
     """Fill each system's interval columns from one bootstrap pass over every system's
     per-user table (one design: see :func:`systems_design`); column by column, the values
     of each system's own ``bootstrap_ci_frame`` with that design."""
-    stacked = pd.concat([results[name].per_user.set_axis(
-        [f"{i}\x1f{c}" for c in results[name].per_user.columns], axis=1)
-        for i, name in enumerate(names)], axis=1)
-    ci = bootstrap_ci_frame(stacked, confidence=confidence, n_resamples=n_resamples,
-                            rng=copy.deepcopy(design))
-    for i, name in enumerate(names):
+    # the systems' columns side by side, in order (the same users index every table)
+    stacked = pd.concat([results[name].per_user for name in names], axis=1, ignore_index=True)
+    ci = bootstrap_ci_frame(stacked, confidence=confidence, n_resamples=n_resamples, rng=design)
+    start = 0
+    for name in names:
         summary = results[name].summary
-        part = ci.iloc[i * len(summary):(i + 1) * len(summary)]
+        part = ci.iloc[start:start + len(summary)]
         summary["ci_low"] = part["ci_low"].to_numpy()
         summary["ci_high"] = part["ci_high"].to_numpy()
+        start += len(summary)
 
 
 def _check_systems(systems: object, *, func: str, arg: str) -> list[str]:

@@ -134,7 +134,7 @@ def test_the_ranks_are_those_of_the_ranking_metrics(order: str) -> None:
 
 def test_no_warning_without_a_tie_at_the_cutoff() -> None:
     distinct = recs.assign(score=np.arange(len(recs), dtype=float))
-    for name, call in CALLS.items():
+    for call in CALLS.values():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             warnings.simplefilter("error", TieWarning)  # checked first: a tie would fail
