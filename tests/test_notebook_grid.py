@@ -6,7 +6,7 @@ the parameter. The inputs are the committed example in ``data/example`` and file
 from it: recommendations with ranks only, with tied scores, a system that never hits,
 implicit data without ratings, data without timestamps.
 
-The runs share one warm kernel per test worker (its namespace reset before each notebook),
+The runs share one warm kernel per test worker (a first cell resets its namespace),
 so that a run costs the notebook's work rather than a kernel start and the imports; the
 report tests run the notebooks in fresh kernels.
 """
@@ -209,24 +209,20 @@ def kernel():
     km.shutdown_kernel(now=True)
 
 
-def _reset(km) -> None:
-    kc = km.client()
-    kc.start_channels()
-    try:
-        kc.wait_for_ready(timeout=60)
-        kc.execute_interactive("%reset -f\nimport matplotlib.pyplot as plt\nplt.close('all')",
-                               timeout=60)
-    finally:
-        kc.stop_channels()
+#: The first cell of every grid run: the previous run's names and figures are gone.
+_RESET = "%reset -f\nimport matplotlib.pyplot as plt\nplt.close('all')\ndel plt"
 
 
 def _execute(km, notebook: Path, params: dict, out: Path):
+    import nbformat
     import papermill as pm
 
-    _reset(km)
-    try:
-        pm.execute_notebook(str(notebook), str(out), parameters=params, km=km,
-                            kernel_name="python3", progress_bar=False, log_output=False)
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(_RESET))
+    try:  # the output is written once, at the end (or at the failing cell)
+        pm.execute_notebook(nb, str(out), parameters=params, km=km, kernel_name="python3",
+                            progress_bar=False, log_output=False,
+                            request_save_on_cell_execute=False)
     except pm.PapermillExecutionError as error:
         return error
     return None
