@@ -454,6 +454,9 @@ def _run_all(found: list[Path], declared: dict, params: dict, staging: Path, out
             pm.execute_notebook(
                 str(notebook), str(executed), parameters=given, cwd=str(notebook.parent),
                 progress_bar=False, kernel_name="python3", log_output=False,
+                # written once, when it ends or fails, not after every cell: the staging
+                # folder is never read while the run goes on
+                request_save_on_cell_execute=False,
                 # the kernel's own start-up notices would interleave with the progress bar
                 extra_arguments=["--IPKernelApp.log_level=ERROR"],
                 kernel_manager_class=_logged_kernels(staging / "kernel.log"),
