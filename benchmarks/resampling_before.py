@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from evalkit import evaluate
-    from evalkit.stats import _design_key, _sign_flip_pvalues, bootstrap_ci_frame
+    from evalkit._resample import design_key
+    from evalkit.stats import _sign_flip_pvalues, bootstrap_ci_frame
 
     truth, recs = generate(SCALES[args.scale], rng=0)
     per_user = evaluate(truth, recs, k=[10, 100], metrics=METRICS, threshold=4.0,
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             truth, recs, k=[10, 100], metrics=METRICS, threshold=4.0, n_resamples=0), repeats)
     _time("bootstrap_ci_frame, now", lambda: bootstrap_ci_frame(per_user), repeats)
     _time("randomization, one comparison, now",
-          lambda: _sign_flip_pvalues(diff[None, :], 10000, _design_key(0)), repeats)
+          lambda: _sign_flip_pvalues(diff[None, :], 10000, design_key(0)), repeats)
     if args.now_only:
         return 0
     old = _old_stats()

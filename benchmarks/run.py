@@ -214,7 +214,8 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     from evalkit.metrics._curves import RankingCurves
     from evalkit.metrics._hits import build_hits
     from evalkit.metrics.ranking import make_options
-    from evalkit.stats import _design_key, _sign_flip_pvalues, bootstrap_ci_frame
+    from evalkit._resample import design_key
+    from evalkit.stats import _sign_flip_pvalues, bootstrap_ci_frame
 
     def suite(ks=list(KS), n_resamples=n_resamples):
         return evaluate(truth, recs, k=ks, metrics=METRICS, threshold=THRESHOLD,
@@ -303,7 +304,7 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     diffs = np.vstack([np.nan_to_num(tables[name][col].to_numpy() - base[col].to_numpy())
                        for name in list(systems)[1:] for col in base.columns])
     t_randomization, cpu_randomization = timed_cpu(
-        lambda: _sign_flip_pvalues(diffs, n_permutations, _design_key(SEED)), repeats)
+        lambda: _sign_flip_pvalues(diffs, n_permutations, design_key(SEED)), repeats)
 
     per_user = result.per_user
     values = {}

@@ -13,12 +13,13 @@ from tqdm import tqdm
 
 from ._checks import check_choice, check_fraction, check_positive_int, check_rng
 from .definitions import Definitions, takes_definitions
-from ._evaluation import Evaluation, _check_ks, evaluate
+from ._evaluation import Evaluation, check_ks, evaluate
 from .metrics.ranking import SharedTruth
 from .split import kfold_split
 from ._paired import PairedSums, paired_results, paired_sums
-from ._resample import user_streams
-from .stats import _check_resamples, _design_key, bootstrap_ci_frame, holm
+from ._checks import check_resamples
+from ._resample import design_key, user_streams
+from .stats import bootstrap_ci_frame, holm
 
 __all__ = ["PAIRS", "CrossValidation", "compare", "compare_evaluations", "cross_validate",
            "format_pvalue"]
@@ -114,14 +115,14 @@ def compare(
     1   good     bad   1.0   1.0
     """
     func = "compare"
-    names = _check_systems(systems, func=func, arg="systems")
-    order = _order(names, baseline, func=func)
+    names = check_systems(systems, func=func, arg="systems")
+    order = baseline_first(names, baseline, func=func)
     pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
     alpha = check_fraction(alpha, func=func, arg="alpha")
-    _check_ks(k, func=func)
+    check_ks(k, func=func)
     check_rng(rng, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=func)
     generator = np.random.default_rng(rng)
     design = systems_design(generator, n_resamples)
     shared = SharedTruth(truth)  # validated and coded once for every system
@@ -140,7 +141,7 @@ def compare(
             raise type(exc)(f"{func}: evaluating systems[{name!r}]: {exc}") from exc
     if n_resamples:
         _shared_intervals(results, names, confidence, n_resamples, design)
-    return _compare(results, order, pairs=pairs, alpha=alpha, confidence=confidence,
+    return comparison_table(results, order, pairs=pairs, alpha=alpha, confidence=confidence,
                     n_resamples=n_resamples, n_permutations=n_permutations,
                     generator=generator, func=func)
 
@@ -245,12 +246,12 @@ def compare_evaluations(
     3      c       b   0.0
     """
     func = "compare_evaluations"
-    names = _check_systems(evaluations, func=func, arg="evaluations")
+    names = check_systems(evaluations, func=func, arg="evaluations")
     for name in names:
         if not isinstance(evaluations[name], Evaluation):
             raise TypeError(f"{func}: 'evaluations[{name!r}]' must be an evalkit Evaluation; "
                             f"got {type(evaluations[name]).__name__}.")
-    order = _order(names, baseline, func=func)
+    order = baseline_first(names, baseline, func=func)
     pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
     alpha = check_fraction(alpha, func=func, arg="alpha")
     first = evaluations[order[0]]
@@ -259,7 +260,7 @@ def compare_evaluations(
     confidence = check_fraction(confidence, func=func, arg="confidence")
     if n_resamples is None:
         n_resamples = int(first.definitions.get("n_resamples", 1000))
-    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=func)
     users = first.per_user.index
     for name in order[1:]:
         other = evaluations[name]
@@ -273,7 +274,7 @@ def compare_evaluations(
                 f"{func}: every evaluation must be of the same test users; {name!r} has "
                 f"{len(other.per_user):,} users, {order[0]!r} {len(users):,}, and not the "
                 "same ones. Evaluate every system on the same truth.")
-    return _compare(dict(evaluations), order, pairs=pairs, alpha=alpha, confidence=confidence,
+    return comparison_table(dict(evaluations), order, pairs=pairs, alpha=alpha, confidence=confidence,
                     n_resamples=n_resamples, n_permutations=n_permutations,
                     generator=np.random.default_rng(rng), func=func)
 
@@ -287,7 +288,7 @@ def systems_design(generator: np.random.Generator, n_resamples: int) -> np.rando
     """
     design = copy.deepcopy(generator)
     if n_resamples:
-        _design_key(generator)
+        design_key(generator)
     return design
 
 
@@ -308,7 +309,7 @@ def _shared_intervals(results: dict[str, Evaluation], names: list[str], confiden
         start += len(summary)
 
 
-def _check_systems(systems: object, *, func: str, arg: str) -> list[str]:
+def check_systems(systems: object, *, func: str, arg: str) -> list[str]:
     if not isinstance(systems, Mapping) or len(systems) < 2:
         got = len(systems) if isinstance(systems, Mapping) else type(systems).__name__
         raise ValueError(f"{func}: '{arg}' must map at least two names to "
@@ -316,7 +317,7 @@ def _check_systems(systems: object, *, func: str, arg: str) -> list[str]:
     return list(systems)
 
 
-def _order(names: list[str], baseline: str | None, *, func: str) -> list[str]:
+def baseline_first(names: list[str], baseline: str | None, *, func: str) -> list[str]:
     """The systems with the baseline first."""
     baseline = names[0] if baseline is None else baseline
     if baseline not in names:
@@ -326,7 +327,7 @@ def _order(names: list[str], baseline: str | None, *, func: str) -> list[str]:
     return [baseline] + [n for n in names if n != baseline]
 
 
-def _compare(results: Mapping[str, object], order: list[str], *, pairs: str, alpha: float,
+def comparison_table(results: Mapping[str, object], order: list[str], *, pairs: str, alpha: float,
              confidence: float, n_resamples: int, n_permutations: int,
              generator: np.random.Generator, func: str,
              sums: Callable[..., PairedSums] | None = None) -> pd.DataFrame:
@@ -344,8 +345,8 @@ def _compare(results: Mapping[str, object], order: list[str], *, pairs: str, alp
     first = results[order[0]]
     comparisons = [(name, against, column) for name, against in pair_list
                    for column in first.summary.index]
-    keys = dict(sign_key=_design_key(generator), n_permutations=n_permutations,
-                boot_key=_design_key(generator), n_resamples=n_resamples)
+    keys = dict(sign_key=design_key(generator), n_permutations=n_permutations,
+                boot_key=design_key(generator), n_resamples=n_resamples)
     if sums is None:
         users = first.per_user.index
 
@@ -501,7 +502,7 @@ def cross_validate(
     if not callable(model_factory):
         raise TypeError(f"{func}: 'model_factory' must be callable; got {type(model_factory).__name__}.")
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    ks = _check_ks(k, func=func)
+    ks = check_ks(k, func=func)
     generator = np.random.default_rng(rng)
     splits = kfold_split(data, folds=folds, rng=generator)
     results = []

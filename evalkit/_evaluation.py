@@ -21,7 +21,8 @@ from .metrics._common import fill_undefined, n_dropped
 from .metrics._registry import RANKING_METRICS, get_metric
 from .metrics.ranking import SharedTruth, curves_frame, prepare, tie_check
 from .metrics._curves import RankingCurves
-from .stats import _check_resamples, bootstrap_ci_frame
+from ._checks import check_resamples
+from .stats import bootstrap_ci_frame
 
 __all__ = ["Evaluation", "evaluate", "metric_column"]
 
@@ -31,7 +32,7 @@ def metric_column(name: str, k: int | None) -> str:
     return name if k is None else f"{name}@{k}"
 
 
-def _check_ks(k: object, *, func: str) -> list[int]:
+def check_ks(k: object, *, func: str) -> list[int]:
     if isinstance(k, (str, bytes)) or not isinstance(k, Iterable):
         return [check_cutoff(k, func=func, arg="k")]
     ks = [check_cutoff(v, func=func, arg="k") for v in k]
@@ -247,13 +248,13 @@ def evaluate(
     mrr@2        0.75        2
     """
     func = "evaluate"
-    ks = _check_ks(k, func=func)
+    ks = check_ks(k, func=func)
     check_rng(rng, func=func)
     names = _check_metrics(metrics, func=func)
     if metrics is None:  # a profile's default metrics are those it reproduces
         names = [name for name in names if covers(definitions, name)]
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=func)
     if curves is not None:
         curves = check_cutoff(curves, func=func, arg="curves")
     options = definitions

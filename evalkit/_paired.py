@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.special
 
-from ._resample import poisson_bootstrap_sums, sign_flip_sums
-from .stats import _percentile_interval, _replicate_means
+from ._resample import poisson_bootstrap_sums, quantile_interval, replicate_means, sign_flip_sums
 
 __all__ = ["PairedSums", "paired_results", "paired_sums"]
 
@@ -183,15 +182,15 @@ def paired_results(sums: PairedSums, *, n_permutations: int, confidence: float) 
         if varying.any():
             cols = np.flatnonzero(varying)
             s, w = sums.boot
-            m1 = _replicate_means(s[cols], w[cols])
-            m2 = _replicate_means(s[c + cols], w[c + cols])
+            m1 = replicate_means(s[cols], w[cols])
+            m2 = replicate_means(s[c + cols], w[c + cols])
             size = n[cols]
             variance = (m2 - m1 * m1) * size / (size - 1)
             spread = variance > 1e-12 * np.maximum(m2, np.finfo(float).tiny)
             ratio = np.full(m1.shape, np.nan)
             np.divide(m1, np.sqrt(np.where(spread, variance, 1.0)), out=ratio, where=spread)
-            out["diff_ci_low"][cols], out["diff_ci_high"][cols] = _percentile_interval(
+            out["diff_ci_low"][cols], out["diff_ci_high"][cols] = quantile_interval(
                 m1, confidence)
             out["effect_size_ci_low"][cols], out["effect_size_ci_high"][cols] = \
-                _percentile_interval(ratio, confidence)
+                quantile_interval(ratio, confidence)
     return out

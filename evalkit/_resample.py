@@ -28,7 +28,8 @@ from numba import njit
 from ._parallel import available_threads, run_parallel
 
 __all__ = ["CHUNK_USERS", "POISSON_THRESHOLDS", "design_key", "poisson_bootstrap_sums",
-           "poisson_weights", "sign_flip_sums", "user_streams"]
+           "poisson_column_sums", "poisson_means", "poisson_weights", "quantile_interval",
+           "replicate_means", "sign_flip_sums", "user_streams"]
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 CHUNK_USERS = 1 << 14  # users per bootstrap task (even)
@@ -261,6 +262,64 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
         sums += part_sums
         weights += part_weights
     return sums, weights
+
+
+def poisson_column_sums(columns: list[np.ndarray], n_resamples: int, key: int,
+                         streams: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Poisson-bootstrap sums of equally long float columns, NaN = missing.
+
+    Returns ``sums`` and ``weights``, both shape (m, n_resamples): ``sum(w x)`` and ``sum(w)``
+    over each column's present users, with one set of weights ``w`` per replicate shared by
+    every column, drawn for the users ``streams`` (:func:`user_streams`;
+    default: the positions). Sums over disjoint sets of users add up to the sums over their
+    union, which is how a partitioned table gets the intervals of the whole.
+    """
+    n, m = len(columns[0]), len(columns)
+    values = np.empty((n, m))  # one row per user, missing values 0
+    pattern_of: dict[bytes, int] = {}  # distinct sets of present users share weight sums
+    which = np.empty(m, dtype=np.int64)
+    patterns = []
+    for j, column in enumerate(columns):  # one step per column, not per user
+        missing = np.isnan(column)
+        values[:, j] = column
+        if missing.any():
+            np.copyto(values[:, j], 0.0, where=missing)
+        which[j] = pattern_of.setdefault(np.packbits(missing).tobytes(), len(pattern_of))
+        if which[j] == len(patterns):
+            patterns.append(~missing)
+    present = np.empty((n, len(patterns)), dtype=np.uint8)
+    for g, mask in enumerate(patterns):
+        present[:, g] = mask
+    sums, weights = poisson_bootstrap_sums(values, present, key, n_resamples, streams=streams)
+    return sums, weights[which]
+
+
+def replicate_means(sums: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Shape (n_resamples, m): ``sums / weights``, NaN where a column's users all drew 0."""
+    means = np.full(sums.shape, np.nan)
+    np.divide(sums, weights, out=means, where=weights > 0)
+    return means.T
+
+
+def poisson_means(columns: list[np.ndarray], n_resamples: int, key: int,
+                   streams: np.ndarray | None = None) -> np.ndarray:
+    """Poisson-bootstrap means of equally long float columns, NaN = missing.
+
+    Returns shape (n_resamples, m): ``sum(w x) / sum(w)`` over each column's present users,
+    with one set of weights ``w`` per replicate shared by every column (see
+    :func:`poisson_column_sums`); NaN where a column's users all drew weight 0.
+    """
+    return replicate_means(*poisson_column_sums(columns, n_resamples, key, streams))
+
+
+def quantile_interval(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The alpha/2 and 1 - alpha/2 quantiles of each column of ``means`` (NaN rows skipped)."""
+    alpha = 1.0 - confidence
+    if np.isnan(means).any():
+        low, high = np.nanquantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
+    else:
+        low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
+    return low, high
 
 
 @njit(**_OPTIONS)

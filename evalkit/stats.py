@@ -21,7 +21,8 @@ import pandas as pd
 
 from evalkit._checks import (check_choice, check_fraction, check_positive_int, check_resamples,
                              check_rng, describe)
-from evalkit._resample import design_key, poisson_bootstrap_sums, sign_flip_sums, user_streams
+from evalkit._resample import (design_key, poisson_column_sums, poisson_means, quantile_interval,
+                               sign_flip_sums, user_streams)
 
 __all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests",
            "percentile_interval", "user_bootstrap_sums"]
@@ -65,72 +66,6 @@ def _as_vector(values: object, *, func: str, arg: str, allow_nan: bool = False) 
     return array
 
 
-def _check_resamples(value: object, *, func: str, allow_zero: bool = False) -> int:
-    """``n_resamples`` as an int >= 1, or 0 (no intervals) where ``allow_zero``."""
-    return check_resamples(value, func=func, allow_zero=allow_zero)
-
-
-_design_key = design_key  # the key of a resampling design (evalkit._resample.design_key)
-
-
-def _poisson_column_sums(columns: list[np.ndarray], n_resamples: int, key: int,
-                         streams: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Poisson-bootstrap sums of equally long float columns, NaN = missing.
-
-    Returns ``sums`` and ``weights``, both shape (m, n_resamples): ``sum(w x)`` and ``sum(w)``
-    over each column's present users, with one set of weights ``w`` per replicate shared by
-    every column, drawn for the users ``streams`` (:func:`evalkit._resample.user_streams`;
-    default: the positions). Sums over disjoint sets of users add up to the sums over their
-    union, which is how a partitioned table gets the intervals of the whole.
-    """
-    n, m = len(columns[0]), len(columns)
-    values = np.empty((n, m))  # one row per user, missing values 0
-    pattern_of: dict[bytes, int] = {}  # distinct sets of present users share weight sums
-    which = np.empty(m, dtype=np.int64)
-    patterns = []
-    for j, column in enumerate(columns):  # one step per column, not per user
-        missing = np.isnan(column)
-        values[:, j] = column
-        if missing.any():
-            np.copyto(values[:, j], 0.0, where=missing)
-        which[j] = pattern_of.setdefault(np.packbits(missing).tobytes(), len(pattern_of))
-        if which[j] == len(patterns):
-            patterns.append(~missing)
-    present = np.empty((n, len(patterns)), dtype=np.uint8)
-    for g, mask in enumerate(patterns):
-        present[:, g] = mask
-    sums, weights = poisson_bootstrap_sums(values, present, key, n_resamples, streams=streams)
-    return sums, weights[which]
-
-
-def _replicate_means(sums: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Shape (n_resamples, m): ``sums / weights``, NaN where a column's users all drew 0."""
-    means = np.full(sums.shape, np.nan)
-    np.divide(sums, weights, out=means, where=weights > 0)
-    return means.T
-
-
-def _poisson_means(columns: list[np.ndarray], n_resamples: int, key: int,
-                   streams: np.ndarray | None = None) -> np.ndarray:
-    """Poisson-bootstrap means of equally long float columns, NaN = missing.
-
-    Returns shape (n_resamples, m): ``sum(w x) / sum(w)`` over each column's present users,
-    with one set of weights ``w`` per replicate shared by every column (see
-    :func:`_poisson_column_sums`); NaN where a column's users all drew weight 0.
-    """
-    return _replicate_means(*_poisson_column_sums(columns, n_resamples, key, streams))
-
-
-def _percentile_interval(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """The alpha/2 and 1 - alpha/2 quantiles of each column of ``means`` (NaN rows skipped)."""
-    alpha = 1.0 - confidence
-    if np.isnan(means).any():
-        low, high = np.nanquantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
-    else:
-        low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
-    return low, high
-
-
 def user_bootstrap_sums(columns: list[np.ndarray], users: object, *, n_resamples: int,
                         rng: int | np.random.Generator | None = 0,
                         func: str = "user_bootstrap_sums") -> np.ndarray:
@@ -154,9 +89,9 @@ def user_bootstrap_sums(columns: list[np.ndarray], users: object, *, n_resamples
     (m, B) float64
         ``sum_u w_ub columns[j][u]``, the weights ``w_ub ~ Poisson(1)`` shared by every column.
     """
-    n_resamples = _check_resamples(n_resamples, func=func)
-    sums, _ = _poisson_column_sums([np.asarray(c, dtype=np.float64) for c in columns],
-                                   n_resamples, _design_key(rng), user_streams(users))
+    n_resamples = check_resamples(n_resamples, func=func, allow_zero=False)
+    sums, _ = poisson_column_sums([np.asarray(c, dtype=np.float64) for c in columns],
+                                   n_resamples, design_key(rng), user_streams(users))
     return sums
 
 
@@ -165,7 +100,7 @@ def percentile_interval(replicates: np.ndarray, confidence: float = 0.95
     """The alpha/2 and 1 - alpha/2 quantiles (numpy's linear interpolation) of each column of
     ``replicates`` (replicates x statistics), NaN replicates left out: the percentile
     bootstrap interval evalkit uses everywhere."""
-    return _percentile_interval(np.asarray(replicates, dtype=np.float64), confidence)
+    return quantile_interval(np.asarray(replicates, dtype=np.float64), confidence)
 
 
 def bootstrap_ci(
@@ -238,14 +173,14 @@ def bootstrap_ci(
     func = "bootstrap_ci"
     array = _as_vector(values, func=func, arg="values")
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = _check_resamples(n_resamples, func=func)
+    n_resamples = check_resamples(n_resamples, func=func, allow_zero=False)
     if len(array) == 0:
         raise ValueError(f"{func}: 'values' must hold at least one value; got an empty array.")
-    key = _design_key(check_rng(rng, func=func))
+    key = design_key(check_rng(rng, func=func))
     if array.min() == array.max():
         return float(array[0]), float(array[0])
-    means = _poisson_means([array], n_resamples, key)
-    low, high = _percentile_interval(means, confidence)
+    means = poisson_means([array], n_resamples, key)
+    low, high = quantile_interval(means, confidence)
     return float(low[0]), float(high[0])
 
 
@@ -318,7 +253,7 @@ def bootstrap_ci_frame(
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{func}: 'frame' must be a pandas DataFrame; got {type(frame).__name__}.")
     confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = _check_resamples(n_resamples, func=func, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=func)
     columns = [
         _as_vector(frame.iloc[:, j], func=func, arg=f"frame[{frame.columns[j]!r}]", allow_nan=True)
         for j in range(frame.shape[1])
@@ -336,11 +271,11 @@ def bootstrap_ci_frame(
             varying.append(j)
     varying = np.asarray(varying, dtype=np.int64)
     if n_resamples:
-        key = _design_key(rng)
+        key = design_key(rng)
     if varying.size:
-        means = _poisson_means([columns[j] for j in varying], n_resamples, key,
+        means = poisson_means([columns[j] for j in varying], n_resamples, key,
                                user_streams(frame.index))
-        low[varying], high[varying] = _percentile_interval(means, confidence)
+        low[varying], high[varying] = quantile_interval(means, confidence)
     mean = np.array([values.mean() if len(values) else np.nan for values in present])
     return pd.DataFrame(
         {
@@ -444,7 +379,7 @@ def paired_tests(
         raise ValueError(f"{func}: 'a' and 'b' must hold at least 2 values; got {len(x)}.")
     n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
     zero_method = check_choice(zero_method, func=func, arg="zero_method", choices=_ZERO_METHODS)
-    key = _design_key(check_rng(rng, func=func))
+    key = design_key(check_rng(rng, func=func))
     result = _paired_statistics(x, y, zero_method)
     diff = x - y
     result["permutation_pvalue"] = (

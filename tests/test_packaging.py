@@ -108,3 +108,36 @@ def test_public_modules_take_no_private_name_from_another_package() -> None:
                 if not shared and not same_package:
                     found.append(f"{'.'.join(parts)} <- {'.'.join(target)} {private}")
     assert found == [], found
+
+
+def test_private_names_are_taken_only_from_private_modules_of_the_same_package() -> None:
+    """``from X import _name`` inside evalkit only where X is a private module (``_`` in its
+    last part) of the importer's own package: what several packages share lives in a private
+    module under a public name (``evalkit._resample.quantile_interval``), never as a public
+    module's private helper. Private submodules (``from . import _kernels``) are modules, not
+    names, and may be imported from their package; ``__version__`` comes from
+    ``evalkit._version``, not through the package's ``__init__``."""
+    import ast
+
+    package = ROOT / "evalkit"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        parts = ("evalkit",) + path.relative_to(package).with_suffix("").parts
+        own = parts[:-1]  # the package the module belongs to (its folder)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = list(own[: len(own) - node.level + 1]) if node.level else []
+            target = tuple(base + (node.module.split(".") if node.module else []))
+            if target[:1] != ("evalkit",):
+                continue
+            folder = package.joinpath(*target[1:])
+            names = [a.name for a in node.names if a.name.startswith("_")
+                     and not (folder / f"{a.name}.py").exists()]
+            if names == ["__version__"]:
+                allowed = target == ("evalkit", "_version")
+            else:
+                allowed = not names or (target[:-1] == own and target[-1].startswith("_"))
+            if not allowed:
+                found.append(f"{'.'.join(parts)} <- {'.'.join(target)} {names}")
+    assert found == [], found

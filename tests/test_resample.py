@@ -14,7 +14,8 @@ import pytest
 import scipy.stats
 
 import evalkit._resample as resample
-from evalkit.stats import _design_key, _sign_flip_pvalues, bootstrap_ci, bootstrap_ci_frame
+from evalkit._resample import design_key
+from evalkit.stats import _sign_flip_pvalues, bootstrap_ci, bootstrap_ci_frame
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 
@@ -59,7 +60,7 @@ def reference_bits(key: int, n: int, n_rounds: int, streams: np.ndarray | None =
 
 def reference_interval(frame: pd.DataFrame, seed: int, n_resamples: int,
                        confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    key = _design_key(seed)
+    key = design_key(seed)
     w = reference_weights(key, len(frame), n_resamples)
     low, high = [], []
     alpha = 1 - confidence
@@ -98,9 +99,9 @@ def test_bootstrap_weights_follow_the_documented_hash(n_resamples: int) -> None:
 
 def test_bootstrap_weights_are_poisson_one_and_independent() -> None:
     n, n_resamples = 64, 4000
-    w = reference_weights(_design_key(3), n, n_resamples)
+    w = reference_weights(design_key(3), n, n_resamples)
     sums, _ = resample.poisson_bootstrap_sums(np.eye(n), np.ones((n, 1), np.uint8),
-                                              _design_key(3), n_resamples)
+                                              design_key(3), n_resamples)
     np.testing.assert_array_equal(sums, w)
     counts = np.bincount(w.astype(np.int64).ravel(), minlength=7)[:7]
     expected = scipy.stats.poisson.pmf(np.arange(7), 1.0) * w.size
@@ -142,7 +143,7 @@ def test_sign_flip_sums_follow_the_documented_hash_and_do_not_depend_on_chunks()
     diffs = gen.normal(size=(c, n))
     diffs[1, ::3] = 0.0
     diffs[2, 8:40] = 0.0  # whole groups of 8 without a difference
-    key = _design_key(4)
+    key = design_key(4)
     bits = reference_bits(key, n, rounds)
     got = resample.sign_flip_sums(diffs, key, rounds)
     np.testing.assert_allclose(got, (bits @ diffs.T).T, rtol=1e-12, atol=1e-12)
@@ -213,7 +214,7 @@ def test_sign_flip_pvalues_are_the_reference_randomization_test() -> None:
     n, rounds = 150, 3000
     diffs = np.round(gen.normal(0.1, 1.0, size=(3, n)), 2)
     diffs[2, 100:] = 0.0  # a comparison on fewer users
-    key = _design_key(8)
+    key = design_key(8)
     signs = 2 * reference_bits(key, n, rounds) - 1
     null = signs @ diffs.T  # (R, 3)
     observed = np.abs(diffs.sum(1)) - 1e-10 * np.abs(diffs).sum(1)
@@ -275,7 +276,7 @@ def test_partition_sums_add_up_to_the_whole_table() -> None:
     ids = gen.permutation(10 * n)[:n].astype(np.uint64)
     values = gen.uniform(size=(n, 3))
     present = np.ones((n, 1), np.uint8)
-    key = _design_key(5)
+    key = design_key(5)
     whole = resample.poisson_bootstrap_sums(values, present, key, 400, streams=ids)
     parts = np.array_split(gen.permutation(n), 7)
     sums = sum(resample.poisson_bootstrap_sums(values[p], present[p], key, 400,

@@ -37,6 +37,7 @@ __all__ = [
     "check_threshold",
     "check_truth",
     "finish_per_user",
+    "lost_users",
 ]
 
 # the valid values, as evalkit.Definitions states them (listed there only)
@@ -50,6 +51,15 @@ AP_DENOMINATORS = choices("ap_denominator")
 # -- the empty policy: what a user for whom a metric is undefined counts as -----------------
 # (no relevant test item, an ideal DCG of 0, ...): every table, mean and curve applies it
 # through these three functions.
+
+def lost_users(joined: pd.DataFrame, n_evaluated: int) -> dict[str, int]:
+    """Counts of users left out, by reason, for a frame made by :func:`join_predictions`."""
+    counts = {
+        "no_prediction": joined.attrs["n_truth_users"] - n_evaluated,
+        "recs_only": joined.attrs["recs_only"],
+    }
+    return {reason: int(n) for reason, n in counts.items() if n}
+
 
 def fill_undefined(values: np.ndarray, undefined: np.ndarray | None, empty: str) -> np.ndarray:
     """A float64 copy of per-user ``values`` whose undefined entries score as ``empty`` says:

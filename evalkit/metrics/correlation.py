@@ -13,9 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._common import check_empty, finish_per_user
+from ._common import check_empty, finish_per_user, lost_users
 from .._checks import join_predictions
-from .rating import _lost_users
 
 __all__ = ["fcp", "fcp_global", "kendall", "spearman"]
 
@@ -36,7 +35,7 @@ class _Prepared:
         self.rating = joined["rating"].to_numpy(np.float64)[order]
         self.prediction = joined["prediction"].to_numpy(np.float64)[order]
         self.n = np.bincount(self.codes, minlength=len(users)).astype(np.float64)
-        self.lost = _lost_users(joined, len(users))
+        self.lost = lost_users(joined, len(users))
 
     def finish(
         self, values: np.ndarray, undefined: np.ndarray, *, name: str, empty: str

@@ -13,22 +13,13 @@ import numpy as np
 import pandas as pd
 
 from .._checks import MISSING_POLICIES, check_choice, join_predictions
-from ._common import finish_per_user
+from ._common import finish_per_user, lost_users
 
 __all__ = ["AVERAGES", "ERROR_ROWS", "MISSING_POLICIES", "mae", "mae_per_user", "rating_errors", "rmse",
            "rmse_per_user"]
 
 #: Valid values of ``average``: over all test ratings, or the mean of per-user values.
 AVERAGES = ("micro", "user")
-
-
-def _lost_users(joined: pd.DataFrame, n_evaluated: int) -> dict[str, int]:
-    """Counts of users left out, by reason, for a frame made by :func:`join_predictions`."""
-    counts = {
-        "no_prediction": joined.attrs["n_truth_users"] - n_evaluated,
-        "recs_only": joined.attrs["recs_only"],
-    }
-    return {reason: int(n) for reason, n in counts.items() if n}
 
 
 def _per_user(
@@ -54,7 +45,7 @@ def _per_user(
         name=name,
         undefined=None,
         empty="drop",
-        extra_counts=_lost_users(joined, len(users)),
+        extra_counts=lost_users(joined, len(users)),
     )
 
 

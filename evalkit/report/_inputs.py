@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import __version__
+from .._version import __version__
 from ._params import ParameterError
 
 __all__ = [

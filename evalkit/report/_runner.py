@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import __version__
+from .._version import __version__
 from .._io import atomic_write_text
 from ..data.download import MOVIELENS_NAMES
 from ._params import PARAMETERS, ParameterError, check_parameters

@@ -194,7 +194,7 @@ def spark_run_card(data: ParquetInputs, evaluations: Mapping[str, object], *, se
     """What the at-scale report was computed on: :func:`evalkit.report.run_card` of the data
     the Parquet was written from (or the names of the analyst's Parquet files), the
     definitions of ``evaluations``, the systems evaluated and where Spark ran (or why not)."""
-    from .. import __version__
+    from .._version import __version__
 
     first = next(iter(evaluations.values()), None)
     definitions = None if first is None else first.definitions

@@ -23,7 +23,7 @@ import pandas as pd
 from .._checks import check_choice, check_fraction, check_positive_int
 from .._paired import PairedSums, paired_sums
 from .._resample import user_streams
-from .._comparison import PAIRS, _check_systems, _compare, _order, systems_design
+from .._comparison import PAIRS, check_systems, comparison_table, baseline_first, systems_design
 from ..definitions import Definitions, takes_definitions
 from ._evaluate import FUNC as _EVALUATE, SparkEvaluation, _pyspark
 from ._evaluate import evaluate as spark_evaluate
@@ -149,8 +149,8 @@ def compare(
         table = evalkit.spark.compare({"pop": pop, "ease": ease}, truth, k=[10, 100])
     """
     func = FUNC
-    names = _check_systems(systems, func=func, arg="systems")
-    order = _order(names, baseline, func=func)
+    names = check_systems(systems, func=func, arg="systems")
+    order = baseline_first(names, baseline, func=func)
     pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
     alpha = check_fraction(alpha, func=func, arg="alpha")
     check_positive_int(n_permutations, func=func, arg="n_permutations")
@@ -167,7 +167,7 @@ def compare(
             except (ValueError, TypeError) as error:
                 message = str(error).replace(f"{_EVALUATE}:", f"{func}:", 1)
                 raise type(error)(f"{message} (system {name!r})") from None
-        return _compare(results, order, pairs=pairs, alpha=alpha, confidence=confidence,
+        return comparison_table(results, order, pairs=pairs, alpha=alpha, confidence=confidence,
                         n_resamples=n_resamples, n_permutations=n_permutations,
                         generator=generator, func=func,
                         sums=lambda comparisons, **keys: _sums(results, comparisons, **keys))

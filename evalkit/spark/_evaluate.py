@@ -37,8 +37,8 @@ from .._evaluation import Evaluation
 from .._evaluation import evaluate as evaluate_in_memory
 from ..metrics import TieWarning
 from ..metrics.ranking import CURVE_METRICS
-from ..stats import (_check_resamples, _design_key, _percentile_interval, _poisson_column_sums,
-                     _replicate_means)
+from .._checks import check_resamples
+from .._resample import design_key, poisson_column_sums, quantile_interval, replicate_means
 
 __all__ = ["SparkEvaluation", "evaluate"]
 
@@ -264,7 +264,7 @@ class _Bucket:
         sums["max"] = np.array([v.max() if len(v) else np.nan for v in present])
         sums["summary"] = result.summary[list(_SUMMARY_COUNTS)].to_numpy(dtype=np.int64)
         if self.n_resamples:
-            sums["boot"] = _poisson_column_sums(values, self.n_resamples, self.key,
+            sums["boot"] = poisson_column_sums(values, self.n_resamples, self.key,
                                                 user_streams(per_user.index))
         if self.curves is not None:
             sums["curve_means"] = result.curves[list(CURVE_METRICS)].to_numpy(dtype=np.float64)
@@ -312,8 +312,8 @@ def _combine_intervals(parts: list[dict], m: int, n_resamples: int, confidence: 
             for part in parts:
                 sums += part["boot"][0][varying]
                 weights += part["boot"][1][varying]
-            means = _replicate_means(sums, weights)
-            low[varying], high[varying] = _percentile_interval(means, confidence)
+            means = replicate_means(sums, weights)
+            low[varying], high[varying] = quantile_interval(means, confidence)
     return mean, low, high, n
 
 
@@ -415,7 +415,7 @@ def evaluate(
     recs = _renamed(recs, mapping, arg="recs")
     if train is not None:
         train = _renamed(train, mapping, arg="train")
-    n_resamples = _check_resamples(n_resamples, func=FUNC, allow_zero=True)
+    n_resamples = check_resamples(n_resamples, func=FUNC)
     spark = truth.sparkSession
     if partitions is None:
         partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
@@ -462,7 +462,7 @@ def evaluate(
                                                functions.col("user_id").cast(user_type))
         return frame.withColumn(_BUCKET, bucket)
 
-    key = _design_key(rng) if n_resamples else 0
+    key = design_key(rng) if n_resamples else 0
     job = _Bucket(ks=ks, names=names, definitions=definitions, columns=per_user_columns,
                   n_resamples=n_resamples, key=key, curves=curves,
                   curve_groups=tuple((tuple(g), d) for d, g in curve_groups.items()),
