@@ -1,5 +1,6 @@
 """Reports end to end, as an analyst runs them from the shell: ``evalkit report`` on the
-committed example split with "my" recommendation file beside two baselines; papermill runs
+committed example split with "my" recommendation and prediction files beside two baselines
+(the notebook grid's ``REPORT_SET``, whose headlines are checked here); papermill runs
 every notebook, nbconvert renders HTML, the index links them; a real browser loads the pages
 and sees the plots; a failing notebook is reported by name and cell. (The notebooks on the
 default sample are checked by nbval on their committed outputs.)"""
@@ -13,36 +14,45 @@ import sys
 from pathlib import Path
 
 import nbformat
-import pandas as pd
 import pytest
 
 import evalkit as ek
 from evalkit.report import ReportError, find_notebooks, run_reports
+from tests.notebook_checks import EXPECT, NOTEBOOKS, REPORT_SET, Direct, files, parameters
 
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+__all__ = ["files"]  # the session fixture of the analyst's files (tests/notebook_checks.py)
+
+
+def _report_command(params: dict, out: Path) -> list[str]:
+    """``evalkit report`` with the options an analyst would type for ``params``."""
+    command = [sys.executable, "-m", "evalkit", "report", "--data", params["DATASET"]]
+    for name, path in params["RECS"].items():
+        command += ["--recs", f"{name}={path}"]
+    for name, path in params["PREDICTIONS"].items():
+        command += ["--predictions", f"{name}={path}"]
+    command += ["--baselines", *params["BASELINES"]]
+    for key in ("K_MAX", "FOLDS"):
+        command += ["-p", key, str(params[key])]
+    return command + ["--out", str(out)]
 
 
 @pytest.fixture(scope="session")
-def reports(tmp_path_factory) -> Path:
+def reports(tmp_path_factory, files) -> Path:
+    """The report command on the example folder with "my" recommendations and rating
+    predictions (half the test pairs) beside MostPopular and EASE: the grid's set
+    ``REPORT_SET``, run here through the command line in fresh kernels."""
     out = tmp_path_factory.mktemp("reports")
-    train = ek.load_interactions(EXAMPLE / "train.csv")
-    test = ek.load_interactions(EXAMPLE / "test.csv")
-    preds = ek.models.predict_ratings(train, test)["item bias"]  # "my" rating predictions
-    preds.to_csv(out.parent / "preds.csv", index=False)
-    done = subprocess.run(
-        [sys.executable, "-m", "evalkit", "report", "--data", "data/example",
-         "--recs", "mine=data/example/recs.csv", "--baselines", "MostPopular", "EASE",
-         "--predictions", f"mine={out.parent / 'preds.csv'}", "-p", "K_MAX", "20",
-         "-p", "FOLDS", "2", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=900)
+    params = parameters(files, REPORT_SET)
+    assert set(params) == {"DATASET", "RECS", "PREDICTIONS", "BASELINES", "K_MAX", "FOLDS"}
+    done = subprocess.run(_report_command(params, out), cwd=ROOT, capture_output=True,
+                          text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"wrote 9 report(s) and {out / 'index.html'}" in done.stdout
     return out
-
-
 
 
 @pytest.mark.slow
@@ -59,32 +69,20 @@ def test_every_notebook_renders_with_its_headline(reports: Path) -> None:
 
 
 @pytest.mark.slow
-def test_headline_numbers_match_direct_computation(reports: Path) -> None:
-    train = ek.load_interactions(EXAMPLE / "train.csv")
-    test = ek.load_interactions(EXAMPLE / "test.csv")
-    explore = json.loads((reports / "01-data-exploration.json").read_text())
-    assert explore["users"] == pd.concat([train, test])["user_id"].nunique()
-    assert explore["interactions"] == len(train) + len(test)
+@pytest.mark.parametrize("nb", sorted(NOTEBOOKS))
+def test_each_headline_equals_evalkit_called_directly(reports: Path, files, nb: str) -> None:
+    """The expectations of the notebook grid (tests/notebook_checks.py) for this run."""
+    headline = json.loads((reports / f"{NOTEBOOKS[nb].stem}.json").read_text())
+    EXPECT[nb](headline, Direct(parameters(files, REPORT_SET)))
 
-    mine = ek.read_recommendations(EXAMPLE / "recs.csv")
-    popular = ek.models.recommend_all(["MostPopular"], train, test["user_id"].unique(),
-                                      k=20)["MostPopular"]
+
+@pytest.mark.slow
+def test_the_index_and_the_worked_examples(reports: Path) -> None:
     ranking = json.loads((reports / "05-ranking.json").read_text())
     assert set(ranking) == {"ndcg@10 mine", "ndcg@10 MostPopular", "ndcg@10 EASE", "intervals"}
-    assert set(ranking["intervals"]) == set(ranking) - {"intervals"}
     index = (reports / "index.html").read_text()
     low, high = ranking["intervals"]["ndcg@10 mine"]
     assert f"ndcg@10 mine = {ranking['ndcg@10 mine']:.3f} [{low:.3f}, {high:.3f}]" in index
-    for name, recs in (("mine", mine), ("MostPopular", popular)):
-        expected = ek.metrics.ndcg_at_k(test, recs, k=10).mean()
-        assert ranking[f"ndcg@10 {name}"] == pytest.approx(expected, rel=1e-5)
-
-    predictions = ek.models.predict_ratings(train, test)
-    rating = json.loads((reports / "03-rating-prediction.json").read_text())
-    for name in ("mine", "user + item bias"):
-        p = predictions["item bias" if name == "mine" else name]
-        assert rating[f"RMSE {name}"] == pytest.approx(ek.metrics.rmse(test, p), rel=1e-5)
-
     explained = json.loads((reports / "08-metrics-explained.json").read_text())
     assert round(explained["AP (seed list)"], 3) == 0.717
     assert round(explained["RMSE (seed table)"], 3) == 0.872
@@ -122,6 +120,7 @@ def test_my_system_is_in_every_evaluating_report_and_the_index(reports: Path) ->
     for stem in ("04-classification", "05-ranking", "06-beyond-accuracy", "07-model-comparison"):
         html = (reports / f"{stem}.html").read_text()
         assert ">mine<" in html, stem
+        assert "recommend_all(" not in html and "rp.check_parameters(" not in html, stem
     assert "mine" in (reports / "03-rating-prediction.html").read_text()
     assert oct((reports / "index.html").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
 
@@ -132,7 +131,6 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
-    assert "recommend_all(" not in html  # code hidden by default
 
 
 def _browser():
