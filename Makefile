@@ -13,8 +13,11 @@ PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constra
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# The compiled kernels are compiled once here into numba's cache (evalkit/_compile.py), not
+# by every notebook kernel and test worker that starts next.
 $(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) -e .
+	$(BIN)/python -m evalkit._compile
 	touch $@
 
 $(VENV)/.test-installed: $(VENV)/.run-installed

@@ -141,3 +141,41 @@ def test_private_names_are_taken_only_from_private_modules_of_the_same_package()
             if not allowed:
                 found.append(f"{'.'.join(parts)} <- {'.'.join(target)} {names}")
     assert found == [], found
+
+
+def test_a_new_process_loads_the_report_calls_kernels_from_numbas_cache() -> None:
+    """After ``python -m evalkit._compile`` (which ``make setup`` runs), a new process's
+    evaluate, compare and beyond-accuracy calls load every compiled kernel they use from
+    numba's cache and compile none: each kernel is cacheable, and the warm-up reaches it."""
+    import subprocess
+    import sys
+
+    warm = subprocess.run([sys.executable, "-m", "evalkit._compile"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=600)
+    assert warm.returncode == 0 and "kernels compiled" in warm.stdout, warm.stderr[-2000:]
+    code = """
+import warnings
+warnings.simplefilter("ignore")
+from numba.core.registry import CPUDispatcher
+import evalkit as ek
+from evalkit import _resample
+from evalkit.metrics import _kernels
+from evalkit.metrics.tables import beyond_intervals
+ratings = ek.load_sample(seed=1).ratings
+split = ek.split.split_by(ratings, "user_ratio", test_fraction=0.2, rng=1)
+systems = ek.models.recommend_all(["MostPopular", "EASE"], split.train,
+                                  split.test["user_id"].unique(), k=20, rng=1)
+ek.evaluate(split.test, systems["EASE"], k=[10, 20], threshold=4.0, curves=20)
+ek.compare(systems, split.test, k=10, threshold=4.0)
+beyond_intervals(split.test, systems["EASE"], train=split.train, k=10)
+used = [f for m in (_kernels, _resample) for f in vars(m).values()
+        if isinstance(f, CPUDispatcher) and f.signatures]
+print(len(used), sum(sum(f.stats.cache_misses.values()) for f in used),
+      sum(sum(f.stats.cache_hits.values()) for f in used))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    used, misses, hits = map(int, done.stdout.split())
+    assert used >= 5 and hits >= used, done.stdout
+    assert misses == 0, f"{misses} kernel signature(s) compiled in a new process"

@@ -1,0 +1,71 @@
+"""Compile evalkit's kernels into numba's on-disk cache, once: ``python -m evalkit._compile``.
+
+The compiled kernels (:mod:`evalkit.metrics._kernels`, :mod:`evalkit._resample`) are compiled
+the first time a process calls them with a given kind of data and kept in numba's cache beside
+their source (``__pycache__``), from which later processes load them in a fraction of the
+time. ``make setup`` runs this module after installing, so that the first report, notebook
+kernel, test worker or Spark worker loads the kernels rather than compiling them, and several
+processes started side by side on a fresh install do not each compile the same kernels.
+
+It runs the calls the reports and the tests make most, on a small generated sample with
+integer and string ids: every ranking metric under each tie policy and gain, curves, the
+bootstrap, ``compare`` (paired tests and the randomization test), the beyond-accuracy metrics,
+the rating and classification metrics, and the baselines. What it does not reach is compiled
+on first use, as before. It writes nothing but numba's cache files.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+
+def main() -> int:
+    """Run the warm-up calls; print how long they took."""
+    began = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ties, users only in the lists: expected here
+        _run()
+    print(f"evalkit: kernels compiled or loaded from numba's cache in "
+          f"{time.perf_counter() - began:.1f} s")
+    return 0
+
+
+def _run() -> None:
+    import pandas as pd
+
+    import evalkit as ek
+    from evalkit.metrics import RANKING_METRICS
+    from evalkit.metrics.tables import beyond_accuracy, beyond_intervals, list_intervals
+
+    ratings = ek.load_sample(seed=0).ratings
+    ratings = ratings[ratings["user_id"].isin(ratings["user_id"].unique()[:200])]
+    split = ek.split.split_by(ratings, "user_ratio", test_fraction=0.2, rng=0)
+    train, test = split.train, split.test
+    systems = ek.models.recommend_all(["MostPopular", "ItemKNN", "EASE"], train,
+                                      test["user_id"].unique(), k=20, rng=0)
+    recs = systems["EASE"]
+    tied = recs.drop(columns="rank").assign(score=recs["score"].round(1))
+    as_text = {"user_id": str, "item_id": str}
+    every = list(RANKING_METRICS)
+    for truth, lists in ((test, recs), (test.astype(as_text), recs.astype(as_text))):
+        ek.evaluate(truth, lists, k=[5, 10], threshold=4.0)
+        ek.evaluate(truth, lists, k=[5, 10], metrics=every, threshold=4.0, curves=20)
+    for ties in ("deterministic", "optimistic", "pessimistic", "expected"):
+        ek.evaluate(test, tied, k=[5, 10], metrics=every, threshold=4.0, ties=ties,
+                    n_resamples=0)
+    ek.evaluate(test, recs, k=10, threshold=None, gain="exponential", n_resamples=0)
+    ek.compare({n: systems[n] for n in ("MostPopular", "EASE")}, test, k=[5, 10],
+               threshold=4.0)
+    items = pd.DataFrame({"item_id": ratings["item_id"].unique()})
+    items["genres"] = [["a", "b"][: 1 + i % 2] for i in range(len(items))]
+    beyond_accuracy(test, recs, train=train, items=items, k=10)
+    beyond_intervals(test, recs, train=train, items=items, k=10)
+    list_intervals(recs, train=train, k=10)
+    predictions = ek.models.predict_ratings(train, test)["user + item bias"]
+    ek.metrics.rating_errors(test, predictions)
+    ek.metrics.classification_scores(test, predictions, threshold=4.0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
