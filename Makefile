@@ -13,10 +13,12 @@ PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constra
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# The compiled kernels are compiled once here into numba's cache (evalkit/_compile.py), not
-# by every notebook kernel and test worker that starts next.
+# evalkit's modules are byte-compiled and its kernels compiled into numba's cache
+# (evalkit/_compile.py) once here, not by every notebook kernel and test worker that starts
+# next (an editable install is not byte-compiled by pip).
 $(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) -e .
+	$(BIN)/python -m compileall -q evalkit
 	$(BIN)/python -m evalkit._compile
 	touch $@
 
