@@ -96,6 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--notebooks", type=Path, default=None,
                     help="directory of notebooks (default: the project's notebooks/)")
     rp.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
+    rp.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
+                    help="notebooks run at the same time (default: 2; 1: one after the other)")
 
     sm = sub.add_parser(
         "sample",
@@ -227,6 +229,17 @@ def _named_files(values: list[str], *, flag: str) -> dict[str, str]:
     return out
 
 
+def _positive_int(text: str) -> int:
+    """An option's value as an integer >= 1 (argparse names the option in its message)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}")
+    return value
+
+
 def _yaml_value(text: str) -> object:
     import yaml
 
@@ -271,7 +284,8 @@ def _report(args: argparse.Namespace) -> int:
         return 0
     try:
         written = run_reports(args.data, out=args.out, notebooks=args.notebooks,
-                              parameters=report_parameters(args), show_code=args.show_code)
+                              parameters=report_parameters(args), show_code=args.show_code,
+                              jobs=args.jobs)
     except ReportError as error:
         print(f"evalkit report: error: {error}", file=sys.stderr)
         return 1

@@ -145,6 +145,65 @@ def test_a_lock_left_by_a_killed_run_is_taken_over(tmp_path) -> None:
     assert (out / "index.html").exists() and not (out / ".evalkit-report.lock").exists()
 
 
+def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(tmp_path) -> None:
+    """jobs=2: both kernels run at once (each notebook's run overlaps the other's); the
+    reports, the index and the navigation keep the notebooks' own order."""
+    notebooks = tmp_path / "nbs"
+    for name in ("01-first", "02-second"):
+        span = tmp_path / f"{name}.span"
+        _notebooks(notebooks, name=name, body=(
+            f"import json, time\nstart = time.time()\ntime.sleep(1.5)\n"
+            f"open({str(span)!r}, 'w').write(json.dumps([start, time.time()]))"))
+    out = tmp_path / "out"
+    written = run_reports("sample", out=out, notebooks=notebooks, progress=False, jobs=2)
+    assert [p.name for p in written] == ["01-first.html", "02-second.html", "index.html"]
+    (a0, a1), (b0, b1) = (json.loads((tmp_path / f"{n}.span").read_text())
+                          for n in ("01-first", "02-second"))
+    assert max(a0, b0) < min(a1, b1), "the notebooks ran one after the other"
+    index = (out / "index.html").read_text()
+    assert index.index("01-first.html") < index.index("02-second.html")
+    assert "next: " in (out / "01-first.html").read_text()
+
+
+def test_a_failing_notebook_stops_the_one_running_beside_it(tmp_path) -> None:
+    """A notebook fails while another, slow one runs: the run fails at once naming the
+    failed notebook and its cell, the other's kernel is stopped (its process is gone), and
+    the folder holds no report."""
+    import os
+    import time
+
+    notebooks = tmp_path / "nbs"
+    pid = tmp_path / "slow.pid"
+    _notebooks(notebooks, name="01-slow", body=(
+        f"import os, time\nopen({str(pid)!r}, 'w').write(str(os.getpid()))\ntime.sleep(120)"))
+    _notebooks(notebooks, name="02-broken", body=(
+        f"import os, time\nwhile not os.path.exists({str(pid)!r}):\n    time.sleep(0.05)\n"
+        "raise ValueError('boom')"))
+    out = tmp_path / "out"
+    began = time.monotonic()
+    with pytest.raises(ReportError, match=r"02-broken\.ipynb failed in cell 4 .*ValueError: boom"):
+        run_reports("sample", out=out, notebooks=notebooks, progress=False, jobs=2)
+    assert time.monotonic() - began < 60
+    kernel = int(pid.read_text())
+    for _ in range(100):  # the kernel was killed; give the system a moment to reap it
+        try:
+            os.kill(kernel, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the slow notebook's kernel (process {kernel}) is still running")
+    assert not list(out.glob("*.html")) and (out / ".failed" / "02-broken.ipynb").exists()
+
+
+def test_notebooks_start_from_both_ends_of_the_list() -> None:
+    found = [Path(f"0{i}.ipynb") for i in range(1, 10)]
+    order = [p.stem for p in _runner._start_order(found, 2)]
+    assert order == ["01", "09", "02", "08", "03", "07", "04", "06", "05"]
+    assert _runner._start_order(found, 1) == found
+    assert [p.stem for p in _runner._start_order(found[:2], 3)] == ["01", "02"]
+
+
 def test_files_of_an_earlier_run_that_this_run_does_not_write_are_removed(tmp_path) -> None:
     out = tmp_path / "out"
     run_reports("sample", out=out, notebooks=_notebooks(tmp_path / "a", name="01-one"),
@@ -214,6 +273,7 @@ def test_list_parameters_prints_every_parameter_with_its_meaning() -> None:
     (["-p", "K", "0"], r"parameter K must be an integer >= 1; got 0"),
     (["-p", "TRHESHOLD", "3"], r"unknown parameter\(s\) TRHESHOLD"),
     (["--train", "data/example/train.csv"], r"parameter TEST must be given with TRAIN"),
+    (["--jobs", "0"], r"argument --jobs: must be a positive integer; got '0'"),
 ])
 def test_report_options_are_checked_before_anything_runs(tmp_path, args, message) -> None:
     done = _run("report", *args, "--out", str(tmp_path / "out"))
