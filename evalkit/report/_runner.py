@@ -501,7 +501,10 @@ def _execute(notebook: Path, declared: set, params: dict, staging: Path, kernels
     given = {"HEADLINE_PATH": str(staging / f"{notebook.stem}.json"), **params}
     given = {k: v for k, v in given.items() if k in declared}
     pm.execute_notebook(
-        str(notebook), str(staging / notebook.name), parameters=given, cwd=str(notebook.parent),
+        str(notebook), str(staging / notebook.name), parameters=given,
+        # the kernel starts in the notebook's folder; papermill's own cwd= would change this
+        # process's working directory, which the notebooks running beside it share
+        resources={"metadata": {"path": str(notebook.resolve().parent)}},
         progress_bar=False, kernel_name="python3", log_output=False,
         # written once, when it ends or fails, not after every cell: the staging folder is
         # never read while the run goes on
