@@ -47,3 +47,12 @@ def ml_latest_small_dir() -> Path:
 # The reference scripts run each library in its own environment (tests/references/README.md);
 # they are not tests and import libraries that are not installed here.
 collect_ignore_glob = ["references/*.py"]
+
+
+@pytest.fixture(scope="session")
+def files(tmp_path_factory) -> dict[str, str]:
+    """The analyst's files of the notebook grid and the report command's run: the example
+    split and variants of it (tests/notebook_checks.py), by name."""
+    from tests.notebook_checks import write_files
+
+    return write_files(tmp_path_factory.mktemp("own"))

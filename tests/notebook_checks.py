@@ -25,10 +25,9 @@ NOTEBOOKS = {p.stem[:2]: p for p in find_notebooks()}
 REPORT_SET = "own folder, my system beside the baselines"
 
 
-@pytest.fixture(scope="session")
-def files(tmp_path_factory) -> dict[str, str]:
-    """The analyst's files: the example split and variants of it."""
-    d = tmp_path_factory.mktemp("own")
+def write_files(d: Path) -> dict[str, str]:
+    """The analyst's files, written into ``d``: the example split and variants of it (the
+    ``files`` fixture of tests/conftest.py)."""
     train = pd.read_csv(EXAMPLE / "train.csv")
     test = pd.read_csv(EXAMPLE / "test.csv")
     recs = pd.read_csv(EXAMPLE / "recs.csv")

@@ -24,10 +24,8 @@ import pytest
 
 from evalkit.report import notebook_parameters
 from tests.notebook_checks import (EXPECT, FAILS, FILE_KEYS, NOTEBOOKS, REPORT_SET, ROOT,
-                                   SPARK_NOTEBOOKS, Direct, files, parameters, shared_sets,
+                                   SPARK_NOTEBOOKS, Direct, parameters, shared_sets,
                                    spark_sets)
-
-__all__ = ["files"]  # the session fixture of the analyst's files, used by the grid's tests
 
 
 def _runs(*, with_report_set: bool = False) -> list[tuple[str, str]]:

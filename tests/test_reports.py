@@ -18,13 +18,12 @@ import pytest
 
 import evalkit as ek
 from evalkit.report import ReportError, find_notebooks, run_reports
-from tests.notebook_checks import EXPECT, NOTEBOOKS, REPORT_SET, Direct, files, parameters
+from tests.notebook_checks import EXPECT, NOTEBOOKS, REPORT_SET, Direct, parameters
 
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-__all__ = ["files"]  # the session fixture of the analyst's files (tests/notebook_checks.py)
 
 
 def _report_command(params: dict, out: Path) -> list[str]:
