@@ -61,8 +61,11 @@ def kernel():
     km.shutdown_kernel(now=True)
 
 
-#: The first cell of every grid run: the previous run's names and figures are gone.
-_RESET = "%reset -f\nimport matplotlib.pyplot as plt\nplt.close('all')\ndel plt"
+#: The first cell of every grid run: the previous run's names and figures are gone (what
+#: ``%reset -f`` does, without its extra full garbage collection, which costs a tenth of a
+#: second per run in a kernel holding pandas and matplotlib).
+_RESET = ("get_ipython().reset(new_session=False)\n"
+          "import matplotlib.pyplot as plt\nplt.close('all')\ndel plt")
 
 
 def _execute(km, notebook: Path, params: dict, out: Path):

@@ -371,11 +371,15 @@ def test_ctrl_c_during_a_run_over_earlier_reports_keeps_them_whole(tmp_path) -> 
 
 
 def test_a_second_command_into_a_folder_being_written_is_refused(tmp_path) -> None:
-    """Two real runs into one folder: the second exits 2 naming the first, writes nothing,
+    """Two real runs into one folder: the second exits 1 naming the first, writes nothing,
     and the folder then holds the first run's results alone."""
     import time
 
-    slow = _notebooks(tmp_path / "slow", body="import time\ntime.sleep(4)")
+    go = tmp_path / "go"  # the first run's notebook waits for this file (at most 60 s)
+    slow = _notebooks(tmp_path / "slow", body=(
+        "import time\nfrom pathlib import Path\nend = time.monotonic() + 60\n"
+        f"while not Path({str(go)!r}).exists() and time.monotonic() < end:\n"
+        "    time.sleep(0.05)"))
     out = tmp_path / "out"
     first = subprocess.Popen(_command(out, slow, 5), cwd=tmp_path, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
@@ -384,6 +388,7 @@ def test_a_second_command_into_a_folder_being_written_is_refused(tmp_path) -> No
         began = time.monotonic()
         second = subprocess.run(_command(out, slow, 9), cwd=tmp_path, capture_output=True,
                                 text=True, timeout=120)
+        go.touch()
         assert time.monotonic() - began < 30  # refused at once, not after running
         assert second.returncode == 1, second.stderr  # as any run that did not happen
         assert f"another report run (process {first.pid})" in second.stderr
