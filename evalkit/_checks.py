@@ -17,6 +17,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,7 @@ __all__ = [
     "check_truth",
     "describe",
     "has_duplicate_pairs",
+    "JoinedPredictions",
     "join_predictions",
     "seed_of",
     "warn_id_formats",
@@ -639,6 +641,28 @@ def as_prediction_frame(frame: object, *, func: str, arg: str = "predictions") -
     return check_predictions(frame, func=func, arg=arg)
 
 
+@dataclass(frozen=True)
+class JoinedPredictions:
+    """Test ratings paired with their predictions (:func:`join_predictions`), and the counts
+    of what the pairing left out."""
+
+    #: ``user_id, item_id, rating, prediction``: one row per test rating with a prediction.
+    frame: pd.DataFrame
+    #: Test ratings without a prediction (left out under ``missing="drop"``).
+    n_missing: int
+    #: Users in the test data.
+    n_truth_users: int
+    #: Users of the predictions without test ratings (ignored).
+    recs_only: int
+
+    def lost_users(self, n_evaluated: int) -> dict[str, int]:
+        """Users left out of a per-user result over ``n_evaluated`` users, by reason (the
+        ``dropped`` of :class:`evalkit.metrics.MetricSeries`)."""
+        counts = {"no_prediction": self.n_truth_users - n_evaluated,
+                  "recs_only": self.recs_only}
+        return {reason: int(n) for reason, n in counts.items() if n}
+
+
 def join_predictions(
     truth: object,
     predictions: object,
@@ -646,16 +670,15 @@ def join_predictions(
     func: str,
     missing: str,
     accept_score: bool = False,
-) -> pd.DataFrame:
+) -> JoinedPredictions:
     """Validate ``truth`` and ``predictions`` and pair every test rating with its prediction.
 
-    Returns a new frame ``user_id, item_id, rating, prediction`` with one row per test rating
-    that has a prediction, in the order of ``truth``. Predictions of pairs that are not in
-    ``truth`` are ignored. A test rating without a prediction raises ``ValueError`` under
-    ``missing="error"``; under ``missing="drop"`` it is left out and a warning gives the count.
-    The frame's ``attrs`` hold that count (``"n_missing"``), the number of users in ``truth``
-    (``"n_truth_users"``) and of users in ``predictions`` but not in ``truth``
-    (``"recs_only"``).
+    The result's ``frame`` is a new frame ``user_id, item_id, rating, prediction`` with one
+    row per test rating that has a prediction, in the order of ``truth``. Predictions of pairs
+    that are not in ``truth`` are ignored. A test rating without a prediction raises
+    ``ValueError`` under ``missing="error"``; under ``missing="drop"`` it is left out and a
+    warning gives the count. The result also holds that count, the number of users in
+    ``truth`` and of users in ``predictions`` but not in ``truth``.
     """
     missing = check_choice(missing, func=func, arg="missing", choices=MISSING_POLICIES)
     truth = check_truth(truth, func=func)
@@ -685,9 +708,7 @@ def join_predictions(
             stacklevel=3,
         )
         joined = joined.loc[~absent].reset_index(drop=True)
-    joined.attrs["n_missing"] = n_missing
     truth_users = pd.unique(truth["user_id"])
-    joined.attrs["n_truth_users"] = len(truth_users)
     outside = ~pd.Index(pd.unique(predictions["user_id"])).isin(truth_users)
-    joined.attrs["recs_only"] = int(outside.sum())
-    return joined
+    return JoinedPredictions(frame=joined, n_missing=n_missing,
+                             n_truth_users=len(truth_users), recs_only=int(outside.sum()))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from . import cards, tables
 from ._common import TieWarning
 from ._registry import METRICS, RANKING_METRICS, Metric, get_metric
+from ._result import MetricSeries
 from .beyond import (
     average_recommended_popularity,
     catalog_coverage,
@@ -49,6 +50,7 @@ __all__ = [
     "METRICS",
     "RANKING_METRICS",
     "Metric",
+    "MetricSeries",
     "TieWarning",
     "average_precision_at_k",
     "average_recommended_popularity",

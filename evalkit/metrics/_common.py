@@ -22,6 +22,7 @@ from .._checks import (  # the frame checks live with the other argument checks
     warn_id_formats,
 )
 from ..definitions import choices
+from ._result import MetricSeries, metric_series
 
 __all__ = [
     "AP_DENOMINATORS",
@@ -37,7 +38,6 @@ __all__ = [
     "check_threshold",
     "check_truth",
     "finish_per_user",
-    "lost_users",
 ]
 
 # the valid values, as evalkit.Definitions states them (listed there only)
@@ -51,15 +51,6 @@ AP_DENOMINATORS = choices("ap_denominator")
 # -- the empty policy: what a user for whom a metric is undefined counts as -----------------
 # (no relevant test item, an ideal DCG of 0, ...): every table, mean and curve applies it
 # through these three functions.
-
-def lost_users(joined: pd.DataFrame, n_evaluated: int) -> dict[str, int]:
-    """Counts of users left out, by reason, for a frame made by :func:`join_predictions`."""
-    counts = {
-        "no_prediction": joined.attrs["n_truth_users"] - n_evaluated,
-        "recs_only": joined.attrs["recs_only"],
-    }
-    return {reason: int(n) for reason, n in counts.items() if n}
-
 
 def fill_undefined(values: np.ndarray, undefined: np.ndarray | None, empty: str) -> np.ndarray:
     """A float64 copy of per-user ``values`` whose undefined entries score as ``empty`` says:
@@ -94,13 +85,16 @@ def finish_per_user(
     undefined: np.ndarray | None,
     empty: str,
     extra_counts: dict[str, int] | None = None,
-) -> pd.Series:
-    """Apply the ``empty`` policy to per-user values and wrap them in a Series.
+    **info: object,
+) -> MetricSeries:
+    """Apply the ``empty`` policy to per-user values and wrap them in a
+    :class:`~evalkit.metrics.MetricSeries`.
 
     ``undefined`` marks users for whom the metric has no value (no relevant items, IDCG = 0,
     ...). Under ``"drop"`` they are removed, under ``"zero"`` they score 0, under ``"nan"``
-    they stay as NaN. The Series carries ``attrs["dropped"]``: counts of users left out, by
-    reason, and ``attrs["n_users"]``: users evaluated.
+    they stay as NaN. The result's ``dropped`` counts the users left out, by reason
+    (``extra_counts`` holds the caller's reasons), ``n_users`` the users evaluated; ``info``
+    sets its other attributes (``k``, ``options``, ...).
     """
     dropped: dict[str, int] = dict(extra_counts or {})
     values = fill_undefined(values, undefined, empty)
@@ -110,10 +104,7 @@ def finish_per_user(
         values = values[keep]
         users = users[keep]
         dropped["undefined"] = n_undefined
-    series = pd.Series(values, index=users.rename("user_id"), name=name)
-    series.attrs["dropped"] = dropped
-    series.attrs["n_users"] = int(series.notna().sum())
-    return series
+    return metric_series(values, users.rename("user_id"), name=name, dropped=dropped, **info)
 
 
 def warn_ties(n_users: int, k: int, *, func: str, stacklevel: int = 3,

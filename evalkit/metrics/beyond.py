@@ -880,10 +880,10 @@ def intra_list_diversity(
         whose tied scores straddle ``k``.
     Returns
     -------
-    pandas.Series
+    MetricSeries
         Named ``"intra_list_diversity"``, indexed by ``user_id`` (ascending), values in [0, 1]
         (``"pairs"``) or [0, (n-1)/2] for a list of n items (``"length"``).
-        ``attrs["dropped"]`` and ``attrs["n_users"]`` as for every per-user metric.
+        ``dropped`` and ``n_users`` as for every per-user metric.
 
     Raises
     ------
@@ -1112,9 +1112,9 @@ def serendipity(
         whose tied scores straddle ``k``.
     Returns
     -------
-    pandas.Series
+    MetricSeries
         Named ``"serendipity"``, indexed by the test users' ``user_id`` (ascending), values in
-        [0, 1]. A test user without recommendations scores 0. ``attrs["dropped"]["recs_only"]``
+        [0, 1]. A test user without recommendations scores 0. ``dropped["recs_only"]``
         counts users of ``recs`` without test ratings (ignored).
 
     Raises

@@ -18,6 +18,7 @@ import pandas as pd
 from .._checks import check_positive_int, check_real
 from ..definitions import uses_definitions
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
+from ._result import metric_series
 from ._topk import top_k
 from .._checks import join_predictions
 
@@ -56,7 +57,7 @@ def _classes(
 ) -> tuple[np.ndarray, np.ndarray, float | None]:
     """Validate; return (actual relevant, prediction) arrays over the evaluated test ratings."""
     threshold = check_threshold(threshold, func=func)
-    joined = join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     rating = joined["rating"].to_numpy(np.float64)
     actual = np.ones(rating.size, dtype=bool) if threshold is None else rating >= threshold
     return actual, joined["prediction"].to_numpy(np.float64), threshold
@@ -186,10 +187,10 @@ def confusion_at_k(
 
     Returns
     -------
-    pandas.Series
-        int64 counts indexed ``TP, FP, FN, TN``, named ``"confusion"``.
-        ``attrs["dropped"]["recs_only"]`` counts users of ``recs`` without test ratings,
-        whose lists are ignored.
+    MetricSeries
+        int64 counts indexed ``TP, FP, FN, TN``, named ``"confusion"``. Its ``dropped``
+        ``["recs_only"]`` counts users of ``recs`` without test ratings, whose lists are
+        ignored; ``n_users`` the test users counted; ``k`` the cutoff.
 
     Raises
     ------
@@ -236,14 +237,15 @@ def confusion_at_k(
     fp = int(len(top) - tp)
     n_rel = int(np.count_nonzero(relevant))
     rec_nonrel_rated = int(np.count_nonzero(rated & ~is_rel))
-    counts = pd.Series(
+    return metric_series(
         [tp, fp, n_rel - tp, int(relevant.size - n_rel - rec_nonrel_rated)],
-        index=list(CONFUSION_LABELS),
+        pd.Index(CONFUSION_LABELS),
         dtype=np.int64,
         name="confusion",
+        dropped={"recs_only": n_outside} if n_outside else {},
+        n_users=truth["user_id"].nunique(),
+        k=k,
     )
-    counts.attrs["dropped"] = {"recs_only": n_outside} if n_outside else {}
-    return counts
 
 
 def precision(
@@ -542,7 +544,7 @@ def classification_scores(
     cut = _check_cutoff(cutoff, threshold, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
-    joined = join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     rating = joined["rating"].to_numpy(np.float64)
     actual = np.ones(rating.size, dtype=bool) if threshold is None else rating >= threshold
     predicted = joined["prediction"].to_numpy(np.float64) >= cut

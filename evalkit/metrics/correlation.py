@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._common import check_empty, finish_per_user, lost_users
+from ._common import check_empty, finish_per_user
 from .._checks import join_predictions
 
 __all__ = ["fcp", "fcp_global", "kendall", "spearman"]
@@ -26,8 +26,9 @@ class _Prepared:
     """Test ratings and predictions grouped by user (codes ascending, rows sorted by code)."""
 
     def __init__(self, truth: object, predictions: object, *, func: str, missing: str) -> None:
-        joined = join_predictions(truth, predictions, func=func, missing=missing,
-                                   accept_score=True)
+        paired = join_predictions(truth, predictions, func=func, missing=missing,
+                                  accept_score=True)
+        joined = paired.frame
         codes, users = pd.factorize(joined["user_id"], sort=True)
         order = np.argsort(codes, kind="stable")
         self.codes = codes[order]
@@ -35,7 +36,7 @@ class _Prepared:
         self.rating = joined["rating"].to_numpy(np.float64)[order]
         self.prediction = joined["prediction"].to_numpy(np.float64)[order]
         self.n = np.bincount(self.codes, minlength=len(users)).astype(np.float64)
-        self.lost = lost_users(joined, len(users))
+        self.lost = paired.lost_users(len(users))
 
     def finish(
         self, values: np.ndarray, undefined: np.ndarray, *, name: str, empty: str
@@ -102,10 +103,10 @@ def spearman(
 
     Returns
     -------
-    pandas.Series
+    MetricSeries
         Named ``"spearman"``, indexed by ``user_id`` (ascending), values in [-1, 1].
-        ``attrs["dropped"]`` counts users left out by reason (``"undefined"``,
-        ``"no_prediction"``, ``"recs_only"``), ``attrs["n_users"]`` users evaluated.
+        ``dropped`` counts users left out by reason (``"undefined"``, ``"no_prediction"``,
+        ``"recs_only"``), ``n_users`` users evaluated.
 
     Raises
     ------
@@ -165,9 +166,9 @@ def kendall(
 
     Returns
     -------
-    pandas.Series
+    MetricSeries
         Named ``"kendall"``, indexed by ``user_id`` (ascending), values in [-1, 1];
-        ``attrs`` as :func:`spearman`.
+        ``dropped`` and ``n_users`` as :func:`spearman`.
 
     Raises
     ------
@@ -226,9 +227,9 @@ def fcp(
 
     Returns
     -------
-    pandas.Series
+    MetricSeries
         Named ``"fcp"``, indexed by ``user_id`` (ascending), values in [0, 1];
-        ``attrs`` as :func:`spearman`.
+        ``dropped`` and ``n_users`` as :func:`spearman`.
 
     Raises
     ------

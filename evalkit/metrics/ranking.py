@@ -11,13 +11,16 @@ Conventions shared by every function here (SPEC "Ranking metrics", "Which users 
 - A test item is relevant when ``rating >= threshold``; ``threshold=None`` makes every test
   item relevant (implicit feedback).
 - Every user in ``truth`` is evaluated. A user without recommendations scores 0. Users that
-  appear only in ``recs`` are ignored and counted in ``Series.attrs["dropped"]["recs_only"]``.
+  appear only in ``recs`` are ignored and counted in the result's ``dropped["recs_only"]``.
 - Where a metric is undefined for a user (no relevant items for recall, F1, AP, RR and
   R-precision; IDCG = 0 for NDCG; no positive utility for half-life utility), ``empty``
-  decides: ``"drop"`` removes the user (counted in ``attrs["dropped"]["undefined"]``),
+  decides: ``"drop"`` removes the user (counted in ``dropped["undefined"]``),
   ``"zero"`` scores 0 (as trec_eval ``-c`` and ranx do), ``"nan"`` keeps NaN.
-- Each function returns a ``pd.Series`` of per-user values indexed by ``user_id`` and named by
-  the metric's registry name; ``attrs`` also records ``k`` and the options used.
+- Each function returns a :class:`~evalkit.metrics.MetricSeries`: a ``pd.Series`` of per-user
+  values indexed by ``user_id`` and named by the metric's registry name, whose attributes
+  also hold the counts of users left out (``dropped``, ``n_users``), ``k``, the options used,
+  the users with ties at the cutoff (``tied_users``) and without recommendations
+  (``users_without_recs``).
 """
 
 from __future__ import annotations
@@ -193,9 +196,9 @@ def _per_user(
         undefined=None if undefined is None else undefined[:, 0],
         empty=options.empty,
         extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
+        k=k, options=options.as_dict(), tied_users=n_tied,
+        users_without_recs=table.n_without_recs,
     )
-    series.attrs.update(k=k, options=options.as_dict(), tied_users=n_tied,
-                        users_without_recs=table.n_without_recs)
     return series
 
 
@@ -221,8 +224,9 @@ _COMMON = """
 _TAIL = """
     Returns
     -------
-    pd.Series
-        Per-user values indexed by ``user_id``.
+    MetricSeries
+        Per-user values indexed by ``user_id``, with ``dropped``, ``n_users``, ``k``,
+        ``options``, ``tied_users`` and ``users_without_recs`` (see the module's notes).
 
     Raises
     ------
@@ -428,8 +432,9 @@ def r_precision(
 
     Returns
     -------
-    pd.Series
-        Per-user values indexed by ``user_id``.
+    MetricSeries
+        Per-user values indexed by ``user_id``, with ``dropped``, ``n_users``, ``k``,
+        ``options``, ``tied_users`` and ``users_without_recs`` (see the module's notes).
 
     Notes
     -----
@@ -449,8 +454,8 @@ def r_precision(
     series = finish_per_user(
         values, table.users, name="r_precision", undefined=undefined, empty=options.empty,
         extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
+        options=options.as_dict(),
     )
-    series.attrs.update(options=options.as_dict())
     return series
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import MISSING_POLICIES, check_choice, join_predictions
-from ._common import finish_per_user, lost_users
+from ._common import finish_per_user
 
 __all__ = ["AVERAGES", "ERROR_ROWS", "MISSING_POLICIES", "mae", "mae_per_user", "rating_errors", "rmse",
            "rmse_per_user"]
@@ -31,7 +31,8 @@ def _per_user(
     missing: str,
     squared: bool,
 ) -> pd.Series:
-    joined = join_predictions(truth, predictions, func=func, missing=missing)
+    paired = join_predictions(truth, predictions, func=func, missing=missing)
+    joined = paired.frame
     err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)
     values = err * err if squared else np.abs(err)
     codes, users = pd.factorize(joined["user_id"], sort=True)
@@ -45,7 +46,7 @@ def _per_user(
         name=name,
         undefined=None,
         empty="drop",
-        extra_counts=lost_users(joined, len(users)),
+        extra_counts=paired.lost_users(len(users)),
     )
 
 
@@ -65,7 +66,7 @@ def _summary(
         )
         values = per_user.to_numpy()
     else:
-        joined = join_predictions(truth, predictions, func=func, missing=missing)
+        joined = join_predictions(truth, predictions, func=func, missing=missing).frame
         err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)
         values = err * err if squared else np.abs(err)
     if values.size == 0:
@@ -211,12 +212,12 @@ def mae_per_user(
 
     Returns
     -------
-    pandas.Series
+    MetricSeries
         Named ``"mae"``, indexed by ``user_id`` (ascending), one value >= 0 per test user.
-        ``attrs["dropped"]["no_prediction"]`` counts users left out because none of their test
+        Its ``dropped["no_prediction"]`` counts users left out because none of their test
         ratings had a prediction (only possible with ``missing="drop"``) and
-        ``attrs["dropped"]["recs_only"]`` users of ``predictions`` without test ratings
-        (ignored); ``attrs["n_users"]`` counts users evaluated.
+        ``dropped["recs_only"]`` users of ``predictions`` without test ratings (ignored);
+        ``n_users`` counts users evaluated.
 
     Raises
     ------
@@ -260,9 +261,9 @@ def rmse_per_user(
 
     Returns
     -------
-    pandas.Series
+    MetricSeries
         Named ``"rmse"``, indexed by ``user_id`` (ascending), one value >= 0 per test user;
-        ``attrs`` as :func:`mae_per_user`.
+        ``dropped`` and ``n_users`` as :func:`mae_per_user`.
 
     Raises
     ------
@@ -357,7 +358,7 @@ def rating_errors(
     func = "rating_errors"
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
-    joined = join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     if len(joined) == 0:
         raise ValueError(f"{func}: no test rating to evaluate; 'truth' has no rows left.")
     err = joined["rating"].to_numpy(np.float64) - joined["prediction"].to_numpy(np.float64)

@@ -79,7 +79,7 @@ def rating_errors(
     """
     func = "rating_errors"
     bins = check_positive_int(bins, func=func, arg="bins")
-    joined = join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     error = joined["prediction"].to_numpy(np.float64) - joined["rating"].to_numpy(np.float64)
     if error.size == 0:
         raise ValueError(f"{func}: no test rating has a prediction; nothing to plot.")
@@ -174,7 +174,7 @@ def predicted_vs_actual(
     """
     func = "predicted_vs_actual"
     kind = check_choice(kind, func=func, arg="kind", choices=("box", "hexbin"))
-    joined = join_predictions(truth, predictions, func=func, missing=missing)
+    joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     rating = joined["rating"].to_numpy(np.float64)
     prediction = joined["prediction"].to_numpy(np.float64)
     if rating.size == 0:

@@ -190,7 +190,7 @@ def test_ild_hand():
     # user 7: cos(1,2) = 1/sqrt(2), others 0 -> 1 - (1/sqrt(2))/3; user 8: item 4 has no
     # genres -> similarity 0 -> 1; user 9: one item, undefined
     assert got.to_dict() == pytest.approx({7: 1 - 1 / math.sqrt(2) / 3, 8: 1.0})
-    assert got.attrs["dropped"] == {"undefined": 1}
+    assert got.dropped == {"undefined": 1}
     assert intra_list_diversity(recs, items, k=3, empty="zero").loc[9] == 0.0
     assert np.isnan(intra_list_diversity(recs, items, k=3, empty="nan").loc[9])
     same = pd.DataFrame({"user_id": 1, "item_id": [1, 1 + 10], "rank": [1, 2]})
@@ -260,7 +260,7 @@ def test_serendipity_hand():
     # in train, so their baseline is 10, 12: at k = 2 nothing relevant is unexpected.
     got = serendipity(truth, recs, train, k=2)
     assert got.to_dict() == {1: 0.0, 5: 0.0}  # user 5 has no recommendations: 0
-    assert got.attrs["dropped"] == {"recs_only": 1}
+    assert got.dropped == {"recs_only": 1}
     # at k = 4, 14 is relevant and never seen in train, so not in the baseline
     assert serendipity(truth, recs, train, k=4).loc[1] == 0.25
     # threshold None: every test item is relevant, 13 counts too

@@ -198,7 +198,7 @@ def test_confusion_at_k_hand_example():
     # user 1: top-3 = {1, 9, 3}: 1 TP, 9 (unrated) and 3 (rated 2) FP, 2 FN, 4 TN
     # user 2: no recommendations: 1 FN, 5 TN; user 3 is not a test user
     assert counts.to_dict() == {"TP": 1, "FP": 2, "FN": 2, "TN": 2}
-    assert counts.attrs["dropped"] == {"recs_only": 1}
+    assert counts.dropped == {"recs_only": 1}
 
 
 def test_confusion_at_k_from_scores_breaks_ties_by_item_id():

@@ -118,8 +118,8 @@ def test_hand_example():
     # tied. Only user 1 is defined.
     got = fcp(truth, predictions)
     assert got.to_dict() == {1: 0.75}
-    assert got.attrs["dropped"] == {"undefined": 3}
-    assert got.attrs["n_users"] == 1
+    assert got.dropped == {"undefined": 3}
+    assert got.n_users == 1
     # tau-b for user 1: n0 = 6, n1 = 1 (rating tie), n2 = 1 (prediction tie), nc - nd = 2
     assert kendall(truth, predictions).loc[1] == pytest.approx(2 / 5)
     assert fcp_global(truth, predictions) == 0.75
@@ -135,7 +135,7 @@ def test_empty_policies():
         assert list(zero.index) == [1, 2, 3, 4]
         assert zero.loc[[2, 3, 4]].tolist() == [0.0, 0.0, 0.0]
         assert nan.loc[[2, 3, 4]].isna().all()
-        assert nan.attrs["n_users"] == 1 and zero.attrs["n_users"] == 4
+        assert nan.n_users == 1 and zero.n_users == 4
         assert dropped.name == func.__name__
 
 
@@ -173,7 +173,7 @@ def test_missing_predictions():
         kendall(truth, predictions.iloc[1:])
     with pytest.warns(UserWarning, match="dropped 2 of 9"):
         got = fcp(truth, predictions[predictions["user_id"] != 4], missing="drop")
-    assert got.attrs["dropped"] == {"no_prediction": 1, "undefined": 2}
+    assert got.dropped == {"no_prediction": 1, "undefined": 2}
 
 
 @settings(max_examples=50, deadline=None)

@@ -78,8 +78,8 @@ def test_seed_001_table_per_user():
     assert rmse(truth, predictions, average="user") == pytest.approx(
         np.mean(list(expected_rmse.values()))
     )
-    assert per_user.attrs["n_users"] == 4
-    assert per_user.attrs["dropped"] == {}
+    assert per_user.n_users == 4
+    assert per_user.dropped == {}
 
 
 # ------------------------------------------------------------------- independent implementations
@@ -168,7 +168,7 @@ def test_missing_drop_counts_users_without_any_prediction():
     with pytest.warns(UserWarning, match="dropped 2"):
         per_user = mae_per_user(truth, partial, missing="drop")
     assert list(per_user.index) == [1, 3, 4]
-    assert per_user.attrs["dropped"] == {"no_prediction": 1}
+    assert per_user.dropped == {"no_prediction": 1}
 
 
 def test_extra_predictions_are_ignored_and_their_users_counted():
@@ -176,7 +176,7 @@ def test_extra_predictions_are_ignored_and_their_users_counted():
     extra = pd.DataFrame({"user_id": [1, 9], "item_id": [99, 1], "prediction": [1.0, 1.0]})
     both = pd.concat([predictions, extra], ignore_index=True)
     assert mae(truth, both) == pytest.approx(0.56)
-    assert mae_per_user(truth, both).attrs["dropped"] == {"recs_only": 1}
+    assert mae_per_user(truth, both).dropped == {"recs_only": 1}
 
 
 # ---------------------------------------------------------------------------------- bad input

@@ -226,7 +226,7 @@ def test_tie_warning_count_on_random_data(frames, k: int) -> None:
         assert int(re.search(r": (\d+) user", str(ties[0].message)).group(1)) == want
     else:
         assert not ties
-    assert series.attrs["tied_users"] == want
+    assert series.tied_users == want
 
 
 def test_no_tie_warning_with_ranks() -> None:
@@ -255,7 +255,7 @@ def test_no_tie_warning_under_expected_nor_from_curves() -> None:
         value = RANKING_METRICS["precision"].func(truth, recs, k=1, ties="expected")
         ranking_curves(truth, recs, k_max=3)
     assert value.iloc[0] == pytest.approx(1 / 3)
-    assert value.attrs["tied_users"] == 1
+    assert value.tied_users == 1
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,107 @@
+"""The result of a per-user metric: its values, and what the computation left out.
+
+A per-user metric (``ndcg_at_k``, ``mae_per_user``, ``spearman``, ``novelty``, ...) returns a
+:class:`MetricSeries`: a pandas Series of per-user values indexed by ``user_id`` that also
+carries, as attributes, the counts a reader needs to trust its mean (users dropped, by
+reason; users evaluated) and the definitions that produced it. Arithmetic, selection and
+reductions give plain pandas objects: the counts describe this result, not a value derived
+from it, so they never travel into a filtered or rescaled Series where they would be false
+(as pandas' ``attrs`` do).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["MetricSeries"]
+
+#: Reasons a user is left out of a per-user result, as they appear in ``dropped``.
+REASONS = {
+    "undefined": "the metric is undefined for them and empty='drop'",
+    "no_prediction": "none of their test ratings has a prediction",
+    "recs_only": "in the recommendations or predictions but not in the test data (ignored)",
+}
+
+
+class MetricSeries(pd.Series):
+    """Per-user metric values (a ``pd.Series``), with what the computation left out.
+
+    Everything a Series does works as usual; these attributes are added:
+
+    Attributes
+    ----------
+    dropped : dict of str to int
+        Users left out of the result, by reason (only reasons that occurred):
+        ``"undefined"`` (the metric has no value for them, e.g. no relevant test item, and
+        ``empty="drop"``), ``"no_prediction"`` (rating metrics: none of their test ratings
+        has a prediction), ``"recs_only"`` (users of ``recs`` or ``predictions`` without test
+        data; they are ignored, never scored).
+    n_users : int
+        Users with a value (not NaN): the users a mean of this Series counts.
+    k : int or None
+        The cutoff, for metrics at a cutoff.
+    options : dict or None
+        The definitions used (:meth:`evalkit.Definitions.as_dict`), for the ranking metrics.
+    tied_users : int or None
+        Users whose tied scores straddle the cutoff (the tie policy decided), for the
+        ranking metrics at a cutoff.
+    users_without_recs : int or None
+        Test users without any recommendation (they score 0), for the ranking metrics at a
+        cutoff.
+
+    Notes
+    -----
+    A value derived from the result (``s * 2``, ``s[s > 0]``, ``s.mean()``) is a plain pandas
+    object without these attributes.
+
+    Examples
+    --------
+    >>> from evalkit.metrics import recall_at_k
+    >>> truth = pd.DataFrame({"user_id": [1, 2], "item_id": [10, 20], "rating": [5.0, 2.0]})
+    >>> recs = pd.DataFrame({"user_id": [1, 2, 3], "item_id": [10, 30, 40], "rank": 1})
+    >>> recall = recall_at_k(truth, recs, k=5, threshold=4.0, empty="drop")
+    >>> recall.tolist(), recall.dropped, recall.n_users, recall.k
+    ([1.0], {'recs_only': 1, 'undefined': 1}, 1, 5)
+    >>> recall
+    user_id
+    1    1.0
+    Name: recall, dtype: float64
+    Users left out: 2 (recs_only 1, undefined 1)
+    >>> type(recall * 2).__name__, "dropped" in dir(recall * 2)
+    ('Series', False)
+    """
+
+    #: What the result carries beyond the values (pandas' own ``_name`` first).
+    _metadata = [*pd.Series._metadata, "dropped", "n_users", "k", "options", "tied_users",
+                 "users_without_recs"]
+
+    @property
+    def _constructor(self):
+        return pd.Series
+
+    @property
+    def _constructor_expanddim(self):
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        text = super().__repr__()
+        dropped = getattr(self, "dropped", None) or {}
+        if dropped:
+            parts = ", ".join(f"{reason} {n:,}" for reason, n in dropped.items())
+            text += f"\nUsers left out: {sum(dropped.values()):,} ({parts})"
+        return text
+
+
+def metric_series(values: object, index: pd.Index, *, name: str, dropped: dict[str, int],
+                  n_users: int | None = None, dtype: object = None,
+                  **info: object) -> MetricSeries:
+    """A :class:`MetricSeries` of ``values``; ``n_users`` defaults to the values that are not
+    NaN (one per user); ``info`` sets the optional attributes."""
+    series = MetricSeries(values, index=index, name=name, dtype=dtype)
+    series.dropped = dict(dropped)
+    series.n_users = int(series.notna().sum()) if n_users is None else int(n_users)
+    for attribute in MetricSeries._metadata[MetricSeries._metadata.index("k"):]:
+        setattr(series, attribute, info.pop(attribute, None))
+    if info:
+        raise TypeError(f"metric_series: unknown attribute(s) {', '.join(sorted(info))}")
+    return series
