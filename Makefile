@@ -8,7 +8,7 @@ DATA   ?= sample
 OUT    ?= reports
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
 
-.PHONY: setup setup-test report test notebooks benchmark lock clean
+.PHONY: setup setup-test spark-setup report test notebooks benchmark lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ $(VENV)/.test-installed: $(VENV)/.run-installed
 setup: $(VENV)/.run-installed
 
 setup-test: $(VENV)/.test-installed
+
+## evalkit.spark and the at-scale report on Spark: the spark extra (Java 17+ needed), and an
+## archive of the JVM classes Spark loads, recorded now so that every session starts sooner.
+spark-setup: setup
+	$(PIP) -e '.[spark]'
+	$(BIN)/python -m evalkit.spark
 
 ## Run every notebook on DATA (default: the embedded sample) into HTML reports under OUT.
 ## Your own split and systems: TRAIN=... TEST=... RECS="name=file other=file2" BASELINES="EASE"

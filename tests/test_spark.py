@@ -41,17 +41,10 @@ def spark():
         if os.environ.get("CI"):
             pytest.fail(f"{reason}, and CI always has it (.ci/run installs it)")
         pytest.skip(reason)
-    from pyspark.sql import SparkSession
+    import evalkit.spark
 
-    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this environment
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3
-        session = (SparkSession.builder.master("local[2]").appName("evalkit-tests")
-                   .config("spark.ui.enabled", "false")
-                   .config("spark.sql.shuffle.partitions", "4")
-                   .config("spark.driver.memory", "1g")
-                   .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
+    # as an analyst starts it: quiet, this Python for the workers, the JVM's class archive
+    session = evalkit.spark.start_session("local[2]", partitions=4, app_name="evalkit-tests")
     yield session
     session.stop()
 
@@ -459,6 +452,28 @@ def test_start_session_reuses_the_running_session_and_says_what_it_cannot_start(
     with pytest.raises(RuntimeError, match=r"^start_session: Spark cannot run here: Java is not "
                                            r"installed where JAVA_HOME points"):
         evalkit.spark.start_session()
+
+
+def test_a_local_session_maps_the_archive_of_sparks_classes(spark) -> None:
+    """The module's session (start_session on local[2]) gives its JVM the class archive when
+    one exists, and the JVM maps it; without one the JVM records it as it exits. CI records
+    the archive before the tests (make spark-setup), so there it must be mapped."""
+    from evalkit.spark import _classes
+
+    option = spark.sparkContext.getConf().get("spark.driver.defaultJavaOptions", None)
+    if _classes.archive_dir() is None:  # turned off
+        assert option is None
+        return
+    if os.environ.get("CI"):
+        assert option is not None and option.startswith("-XX:SharedArchiveFile="), option
+    if option is not None and option.startswith("-XX:SharedArchiveFile="):
+        archive = option.split("=", 1)[1]
+        assert Path(archive).parent == _classes.archive_dir()
+        jvm = spark.sparkContext._gateway.proc.pid
+        maps = Path(f"/proc/{jvm}/maps")
+        assert not maps.parent.exists() or archive in maps.read_text()  # Linux: it is mapped
+    else:
+        assert option is None or option.startswith("-XX:ArchiveClassesAtExit="), option
 
 
 def test_spark_console_output_goes_to_the_log_not_to_the_process_output(spark, tmp_path) -> None:
