@@ -143,3 +143,22 @@ def test_the_started_jvms_pid_is_noted_and_a_failed_start_gives_the_claim_up(fol
     _, part = _classes.java_option("java")
     _classes.note_jvm(part, SimpleNamespace())  # no JVM to name: the claim is given up
     assert list(folder.iterdir()) == []
+
+
+def test_only_the_archives_used_last_are_kept(folder) -> None:
+    import os
+
+    folder.mkdir()
+    for n in range(4):  # four other environments' archives, the oldest first
+        old = folder / f"spark-old{n}.jsa"
+        old.write_bytes(b"x")
+        os.utime(old, (1_000_000 + n, 1_000_000 + n))
+    stem = f"{KEY}-{_dead_pid()}"
+    (folder / f"{stem}.part").write_bytes(b"recorded")
+    (folder / f"{stem}.jvm").write_text(str(_dead_pid()))
+    _classes.java_option("java")  # adopts this one, the newest
+    assert sorted(p.name for p in folder.iterdir()) == [f"{KEY}.jsa", "spark-old2.jsa",
+                                                        "spark-old3.jsa"]
+    os.utime(folder / f"{KEY}.jsa", (1, 1))
+    _classes.java_option("java")  # mapping an archive marks it used
+    assert (folder / f"{KEY}.jsa").stat().st_mtime > 2_000_000

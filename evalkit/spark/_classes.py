@@ -21,7 +21,8 @@ tests), instead of at the end of the first session.
 
 Where: ``$EVALKIT_SPARK_CLASSES``, else ``$XDG_CACHE_HOME/evalkit/spark`` (``~/.cache/...``).
 ``EVALKIT_SPARK_CLASSES=off`` turns it off. An archive is about 180 MB; the key names the
-Java and pyspark it belongs to, so an upgrade records a new one beside the old.
+Java and the pyspark installation it belongs to, so an upgrade or another environment
+records a new one beside the old; the three used last are kept.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from pathlib import Path
 
 #: Environment variable: the archive folder, or "off".
 ENV = "EVALKIT_SPARK_CLASSES"
+#: Archives kept in the folder (the ones used last).
+KEEP = 3
 _OFF = {"off", "0", "no", "false", "none"}
 
 
@@ -102,12 +105,21 @@ def _adopt(folder: Path, key: str) -> bool:
             if (pid is not None and not archive.exists() and part.exists()
                     and part.stat().st_size > 0):
                 os.replace(part, archive)
+                _prune(folder)
             else:
                 part.unlink(missing_ok=True)
             jvm.unlink(missing_ok=True)
         except OSError:
             pass
     return recording
+
+
+def _prune(folder: Path) -> None:
+    """Keep the :data:`KEEP` archives used last (each Java, pyspark and environment has its
+    own): the others are removed (a JVM that maps one keeps its mapping)."""
+    archives = sorted(folder.glob("spark-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in archives[KEEP:]:
+        old.unlink(missing_ok=True)
 
 
 def java_option(java: str) -> tuple[str | None, Path | None]:
@@ -126,6 +138,10 @@ def java_option(java: str) -> tuple[str | None, Path | None]:
         return None, None
     archive = folder / f"{key}.jsa"
     if archive.exists():
+        try:
+            os.utime(archive)  # used now: kept by _prune
+        except OSError:
+            pass
         return f"-XX:SharedArchiveFile={archive}", None
     if recording:
         return None, None
