@@ -145,27 +145,37 @@ def test_a_lock_left_by_a_killed_run_is_taken_over(tmp_path) -> None:
     assert (out / "index.html").exists() and not (out / ".evalkit-report.lock").exists()
 
 
-def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(tmp_path) -> None:
+def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(
+        tmp_path, monkeypatch) -> None:
     """jobs=2: both kernels run at once (each notebook's run overlaps the other's), each in
-    the notebooks' folder, and the caller's working directory is left as it was; the
-    reports, the index and the navigation keep the notebooks' own order."""
+    the notebooks' folder with the cores shared out between their BLAS and OpenMP thread
+    pools (a variable the caller set is kept), and the caller's working directory is left
+    as it was; the reports, the index and the navigation keep the notebooks' own order."""
     import os
 
+    for name in _runner.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "7")
     notebooks = tmp_path / "nbs"
     for name in ("01-first", "02-second"):
         span = tmp_path / f"{name}.span"
         _notebooks(notebooks, name=name, body=(
             f"import json, os, time\nstart = time.time()\ntime.sleep(1.5)\n"
-            f"open({str(span)!r}, 'w').write(json.dumps([start, time.time(), os.getcwd()]))"))
+            f"threads = [os.environ.get(v) for v in {_runner.THREAD_VARIABLES!r}]\n"
+            f"open({str(span)!r}, 'w').write(json.dumps([start, time.time(), os.getcwd(), "
+            f"threads]))"))
     out = tmp_path / "out"
     here = os.getcwd()
     written = run_reports("sample", out=out, notebooks=notebooks, progress=False, jobs=2)
     assert os.getcwd() == here
     assert [p.name for p in written] == ["01-first.html", "02-second.html", "index.html"]
-    (a0, a1, a_cwd), (b0, b1, b_cwd) = (json.loads((tmp_path / f"{n}.span").read_text())
-                                        for n in ("01-first", "02-second"))
+    (a0, a1, a_cwd, a_threads), (b0, b1, b_cwd, b_threads) = (
+        json.loads((tmp_path / f"{n}.span").read_text()) for n in ("01-first", "02-second"))
     assert max(a0, b0) < min(a1, b1), "the notebooks ran one after the other"
     assert a_cwd == b_cwd == str(notebooks)
+    shared = str(max(1, (os.cpu_count() or 1) // 2))
+    assert a_threads == b_threads == [shared, shared, "7"]
+    assert _runner.kernel_threads(1) == {}  # one kernel at a time: the libraries' defaults
     index = (out / "index.html").read_text()
     assert index.index("01-first.html") < index.index("02-second.html")
     assert "next: " in (out / "01-first.html").read_text()
