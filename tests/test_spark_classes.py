@@ -107,6 +107,19 @@ def test_the_default_folder_is_in_the_xdg_cache(tmp_path, monkeypatch) -> None:
     assert _classes.archive_dir() == tmp_path / "evalkit" / "spark"
 
 
+def test_without_a_home_directory_there_is_no_archive(monkeypatch) -> None:
+    from pathlib import Path
+
+    def homeless():
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv(_classes.ENV, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(homeless))
+    assert _classes.archive_dir() is None
+    assert _classes.java_option("java") == (None, None)
+
+
 def test_a_folder_that_cannot_be_made_means_no_option(tmp_path, monkeypatch) -> None:
     (tmp_path / "file").write_text("")
     monkeypatch.setenv(_classes.ENV, str(tmp_path / "file" / "classes"))

@@ -48,7 +48,11 @@ def archive_dir() -> Path | None:
     if given:
         return Path(given).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "evalkit" / "spark"
+    try:
+        base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    except RuntimeError:  # no home directory to be found: no archive
+        return None
+    return base / "evalkit" / "spark"
 
 
 def archive_key(java: str) -> str | None:
