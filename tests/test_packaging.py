@@ -63,6 +63,43 @@ def test_import_and_the_command_line_load_no_heavy_optional_module() -> None:
     assert done.stdout.strip() == "", f"import evalkit loads {done.stdout.strip()}"
 
 
+def test_import_evalkit_and_the_commands_help_load_no_library() -> None:
+    """``import evalkit`` loads its exports on first use: the package itself, the command
+    line's parser and its help load neither pandas nor numba nor the metrics (a command's
+    errors and help come at once); the first use of a name loads its module."""
+    import subprocess
+    import sys
+
+    code = ("import sys, evalkit, evalkit.cli\n"
+            "try:\n    evalkit.cli.main(['evaluate', '--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = ['pandas', 'numba', 'scipy', 'evalkit.metrics']\n"
+            "before = [m for m in heavy if m in sys.modules]\n"
+            "evalkit.evaluate\n"
+            "print(before, 'evalkit.metrics' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.strip() == "[] True", done.stderr
+
+
+def test_every_export_is_its_modules_object_and_nothing_else_is_there() -> None:
+    import importlib
+
+    import pytest
+
+    import evalkit
+
+    assert set(evalkit.__all__) == {*evalkit._NAMES, *evalkit._MODULES, "__version__"}
+    for name, module in evalkit._NAMES.items():
+        assert getattr(evalkit, name) is getattr(importlib.import_module(module), name), name
+    for name in evalkit._MODULES:
+        assert getattr(evalkit, name) is importlib.import_module(f"evalkit.{name}"), name
+    assert set(evalkit.__all__) <= set(dir(evalkit))
+    with pytest.raises(AttributeError, match="module 'evalkit' has no attribute 'evaluat'"):
+        evalkit.evaluat  # noqa: B018
+    from evalkit import evaluate, load_sample  # noqa: F401  (from-imports resolve too)
+
+
 def test_no_public_name_hides_a_module() -> None:
     """Every name evalkit exports is the object its module path gives: ``evalkit.evaluate``
     is the function and no module of that name exists for it to hide (``import
