@@ -52,7 +52,9 @@ class MetricSeries(pd.Series):
     Notes
     -----
     A value derived from the result (``s * 2``, ``s[s > 0]``, ``s.mean()``) is a plain pandas
-    object without these attributes.
+    object without these attributes. ``pd.Series(s)`` is the values alone; compare a result
+    with a plain Series by ``pd.testing.assert_series_equal(..., check_series_type=False)``
+    (the default also compares the classes).
 
     Examples
     --------

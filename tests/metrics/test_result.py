@@ -76,7 +76,7 @@ def test_the_result_carries_its_own_counts(name: str) -> None:
 def test_what_is_derived_from_a_result_is_a_plain_series(name: str) -> None:
     got = CASES[name][0]()
     for derived in (got * 2, got[got.index > 1], got.copy(), got.sort_values(),
-                    pd.concat([got, got]), got.to_frame()[got.name]):
+                    pd.concat([got, got]), got.to_frame()[got.name], pd.Series(got)):
         assert type(derived) is pd.Series, type(derived)
         assert not hasattr(derived, "dropped") and derived.attrs == {}
     assert isinstance(got.mean(), float)
