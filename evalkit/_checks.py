@@ -648,8 +648,6 @@ class JoinedPredictions:
 
     #: ``user_id, item_id, rating, prediction``: one row per test rating with a prediction.
     frame: pd.DataFrame
-    #: Test ratings without a prediction (left out under ``missing="drop"``).
-    n_missing: int
     #: Users in the test data.
     n_truth_users: int
     #: Users of the predictions without test ratings (ignored).
@@ -677,8 +675,8 @@ def join_predictions(
     row per test rating that has a prediction, in the order of ``truth``. Predictions of pairs
     that are not in ``truth`` are ignored. A test rating without a prediction raises
     ``ValueError`` under ``missing="error"``; under ``missing="drop"`` it is left out and a
-    warning gives the count. The result also holds that count, the number of users in
-    ``truth`` and of users in ``predictions`` but not in ``truth``.
+    warning gives the count. The result also holds the number of users in ``truth`` and of
+    users in ``predictions`` but not in ``truth``.
     """
     missing = check_choice(missing, func=func, arg="missing", choices=MISSING_POLICIES)
     truth = check_truth(truth, func=func)
@@ -710,5 +708,5 @@ def join_predictions(
         joined = joined.loc[~absent].reset_index(drop=True)
     truth_users = pd.unique(truth["user_id"])
     outside = ~pd.Index(pd.unique(predictions["user_id"])).isin(truth_users)
-    return JoinedPredictions(frame=joined, n_missing=n_missing,
-                             n_truth_users=len(truth_users), recs_only=int(outside.sum()))
+    return JoinedPredictions(frame=joined, n_truth_users=len(truth_users),
+                             recs_only=int(outside.sum()))

@@ -40,9 +40,19 @@ def _notebooks(directory: Path, body: str = "x = 1", name: str = "01-echo") -> P
     return directory
 
 
-def _snapshot(directory: Path) -> dict[str, tuple[int, int]]:
-    return {str(p.relative_to(directory)): (p.stat().st_size, p.stat().st_mtime_ns)
-            for p in sorted(directory.rglob("*")) if p.is_file()}
+def _snapshot(directory: Path, skip: frozenset = frozenset()) -> dict[str, tuple[int, int]]:
+    """Size and modification time of every file under ``directory``, by relative path; the
+    folders named in ``skip`` are not entered."""
+    import os
+
+    found = {}
+    for folder, dirs, names in os.walk(directory):
+        dirs[:] = [d for d in dirs if d not in skip]
+        for name in names:
+            path = Path(folder, name)
+            stat = path.stat()
+            found[str(path.relative_to(directory))] = (stat.st_size, stat.st_mtime_ns)
+    return dict(sorted(found.items()))
 
 
 @pytest.fixture(scope="module")
@@ -251,18 +261,9 @@ def test_a_notebook_run_by_hand_writes_no_file(notebook, tmp_path, monkeypatch) 
     left out of the comparison."""
     import papermill as pm
 
-    def tree() -> dict:  # the walk does not enter the skipped folders (.venv alone is 30k files)
-        import os
-
-        skip = {".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".git"}
-        found = {}
-        for folder, dirs, names in os.walk(ROOT):
-            dirs[:] = [d for d in dirs if d not in skip]
-            for name in names:
-                path = Path(folder, name)
-                found[str(path.relative_to(ROOT))] = (path.stat().st_size,
-                                                      path.stat().st_mtime_ns)
-        return found
+    def tree() -> dict:  # (.venv alone is 30k files, never entered)
+        return _snapshot(ROOT, frozenset({".venv", "__pycache__", ".pytest_cache",
+                                          ".hypothesis", ".git"}))
 
     cwd = tmp_path / "elsewhere"
     cwd.mkdir()

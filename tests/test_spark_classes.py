@@ -29,8 +29,10 @@ def _dead_pid() -> int:
 
 
 def test_without_an_archive_the_jvm_records_one_into_a_file_of_this_process(folder) -> None:
+    import os
+
     option, part = _classes.java_option("java")
-    assert part == folder / f"{KEY}-{__import__('os').getpid()}.part"
+    assert part == folder / f"{KEY}-{os.getpid()}.part"
     assert option == f"-XX:ArchiveClassesAtExit={part}"
     # the JVM writes the recording at its exit; until its pid is noted, the claim is empty
     assert [p.name for p in folder.iterdir()] == [part.with_suffix(".jvm").name]
@@ -175,3 +177,23 @@ def test_only_the_archives_used_last_are_kept(folder) -> None:
     os.utime(folder / f"{KEY}.jsa", (1, 1))
     _classes.java_option("java")  # mapping an archive marks it used
     assert (folder / f"{KEY}.jsa").stat().st_mtime > 2_000_000
+
+
+def test_java_is_asked_its_version_once_until_it_changes(tmp_path) -> None:
+    """missing() and a new session's key both read ``java -version``: one process runs it
+    once per Java, and again when the file changes."""
+    import os
+
+    calls = tmp_path / "calls"
+    java = tmp_path / "java"
+    java.write_text(f"#!/bin/sh\necho x >> {calls}\necho 'openjdk version \"17\"' >&2\n")
+    java.chmod(0o755)
+    from evalkit.spark._session import _java_version
+
+    assert _java_version(str(java)) == 17
+    assert _classes.java_banner(str(java)).startswith('openjdk version "17"')
+    assert calls.read_text().count("x") == 1
+    stat = java.stat()
+    os.utime(java, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # another Java there
+    assert _java_version(str(java)) == 17 and calls.read_text().count("x") == 2
+    assert _classes.java_banner(str(tmp_path / "missing")) is None

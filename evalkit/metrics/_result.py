@@ -15,12 +15,8 @@ import pandas as pd
 
 __all__ = ["MetricSeries"]
 
-#: Reasons a user is left out of a per-user result, as they appear in ``dropped``.
-REASONS = {
-    "undefined": "the metric is undefined for them and empty='drop'",
-    "no_prediction": "none of their test ratings has a prediction",
-    "recs_only": "in the recommendations or predictions but not in the test data (ignored)",
-}
+#: What a result may also record, None where it does not apply.
+_INFO = ("k", "options", "tied_users", "users_without_recs")
 
 
 class MetricSeries(pd.Series):
@@ -74,8 +70,7 @@ class MetricSeries(pd.Series):
     """
 
     #: What the result carries beyond the values (pandas' own ``_name`` first).
-    _metadata = [*pd.Series._metadata, "dropped", "n_users", "k", "options", "tied_users",
-                 "users_without_recs"]
+    _metadata = [*pd.Series._metadata, "dropped", "n_users", *_INFO]
 
     @property
     def _constructor(self):
@@ -102,7 +97,7 @@ def metric_series(values: object, index: pd.Index, *, name: str, dropped: dict[s
     series = MetricSeries(values, index=index, name=name, dtype=dtype)
     series.dropped = dict(dropped)
     series.n_users = int(series.notna().sum()) if n_users is None else int(n_users)
-    for attribute in MetricSeries._metadata[MetricSeries._metadata.index("k"):]:
+    for attribute in _INFO:
         setattr(series, attribute, info.pop(attribute, None))
     if info:
         raise TypeError(f"metric_series: unknown attribute(s) {', '.join(sorted(info))}")

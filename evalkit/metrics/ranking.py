@@ -433,8 +433,8 @@ def r_precision(
     Returns
     -------
     MetricSeries
-        Per-user values indexed by ``user_id``, with ``dropped``, ``n_users``, ``k``,
-        ``options``, ``tied_users`` and ``users_without_recs`` (see the module's notes).
+        Per-user values indexed by ``user_id``, with ``dropped``, ``n_users`` and
+        ``options`` (no cutoff: ``k``, ``tied_users`` and ``users_without_recs`` are None).
 
     Notes
     -----

@@ -27,6 +27,7 @@ records a new one beside the old; the three used last are kept.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import subprocess
@@ -55,6 +56,25 @@ def archive_dir() -> Path | None:
     return base / "evalkit" / "spark"
 
 
+def java_banner(java: str) -> str | None:
+    """What ``java -version`` prints, asked once per process and version of the file (both
+    :func:`evalkit.spark.missing` and a new session's archive key read it); None when it does
+    not run."""
+    try:
+        return _banner(str(Path(java).resolve()), os.stat(java).st_mtime_ns)
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _banner(java: str, mtime_ns: int) -> str | None:
+    try:
+        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stderr + done.stdout if done.returncode == 0 else None
+
+
 def archive_key(java: str) -> str | None:
     """A name for the archive of ``java`` with the installed pyspark: a hash of Java's
     version text, its path and pyspark's version and jars (names and sizes); None when
@@ -64,13 +84,12 @@ def archive_key(java: str) -> str | None:
 
         jars = Path(pyspark.__file__).resolve().parent / "jars"
         entries = sorted((p.name, p.stat().st_size) for p in jars.glob("*.jar"))
-        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
-    except (ImportError, OSError, subprocess.SubprocessError):
+    except (ImportError, OSError):
         return None
-    if done.returncode != 0 or not entries:
+    banner = java_banner(java)
+    if banner is None or not entries:
         return None
-    text = repr((str(Path(java).resolve()), done.stderr + done.stdout,
-                 pyspark.__version__, str(jars), entries))
+    text = repr((str(Path(java).resolve()), banner, pyspark.__version__, str(jars), entries))
     return "spark-" + hashlib.sha256(text.encode()).hexdigest()[:20]
 
 

@@ -11,7 +11,6 @@ import importlib.util
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import warnings
@@ -20,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .._checks import check_positive_int
-from ._classes import drop_recording, java_option, note_jvm
+from ._classes import drop_recording, java_banner, java_option, note_jvm
 
 __all__ = ["missing", "start_session"]
 
@@ -50,11 +49,8 @@ def _java() -> tuple[str | None, str | None]:
 
 def _java_version(java: str) -> int | None:
     """The major version of ``java`` (8 for 1.8), or None when it does not say."""
-    try:
-        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    found = _VERSION.search(done.stderr + done.stdout)
+    banner = java_banner(java)
+    found = None if banner is None else _VERSION.search(banner)
     if found is None:
         return None
     major = int(found.group(1))

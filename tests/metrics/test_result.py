@@ -84,12 +84,18 @@ def test_what_is_derived_from_a_result_is_a_plain_series(name: str) -> None:
 
 
 def test_ranking_results_record_k_options_ties_and_users_without_lists() -> None:
+    from evalkit import Definitions
+    from evalkit.metrics import TieWarning
+
     recs = RECS.loc[RECS["user_id"] != 2]  # user 2 gets no list
-    got = m.ndcg_at_k(TRUTH, recs, k=3, gain="linear")
-    assert got.k == 3 and got.options["gain"] == "linear"
+    got = m.ndcg_at_k(TRUTH, recs, k=3, gain="exponential")  # not the default gain
+    assert got.k == 3 and got.options == Definitions(gain="exponential").as_dict()
     assert got.tied_users == 0 and got.users_without_recs == 1
-    rp = m.r_precision(TRUTH, RECS)
-    assert rp.k is None and rp.options["empty"] == rp.options["empty"]  # recorded
+    tied = pd.DataFrame({"user_id": 1, "item_id": [10, 12, 13], "score": 1.0})
+    with pytest.warns(TieWarning):  # user 1's three equal scores straddle k = 2
+        assert m.precision_at_k(TRUTH, tied, k=2).tied_users == 1
+    rp = m.r_precision(TRUTH, RECS, empty="nan")
+    assert rp.k is None and rp.options == Definitions(empty="nan").as_dict()
     assert rp.tied_users is None and rp.users_without_recs is None
     assert m.mae_per_user(TRUTH, PREDICTIONS).options is None
 
