@@ -366,8 +366,11 @@ def test_ctrl_c_during_a_run_over_earlier_reports_keeps_them_whole(tmp_path) -> 
     run_reports("sample", out=out, notebooks=fast, parameters={"K": 5}, progress=False)
     before = _snapshot(out)
     slow = _notebooks(tmp_path / "slow", body="import time\ntime.sleep(120)")
+    # as from a terminal: SIGINT's default action, even where this test run was started
+    # with SIGINT ignored (a background job of a shell), which the command would inherit
     process = subprocess.Popen(_command(out, slow, 9), cwd=tmp_path, start_new_session=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         _wait_for(out / ".evalkit-report.lock", process)
         staging = []
