@@ -586,3 +586,83 @@ def test_metric_by_segment_names_what_the_segments_and_bars_are(segment_table) -
                                  segment="item popularity", value="pooled over users")
     assert ax.get_xlabel() == "Item popularity"
     assert "pooled over users" in ax.get_ylabel() and ax.get_title().endswith("item popularity")
+
+
+# ----------------------------------------------------------------------------------------------
+# in a notebook kernel
+# ----------------------------------------------------------------------------------------------
+
+_COUNT_RENDERS = """
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+renders = []
+_draw = FigureCanvasAgg.draw
+
+
+def _counted(self):  # a rendering that runs to its end (print_figure also starts one
+    done = _draw(self)  # only to get a renderer, stopped at once)
+    renders.append(id(self.figure))
+    return done
+
+
+FigureCanvasAgg.draw = _counted
+import matplotlib.pyplot as plt
+import pandas as pd
+from evalkit import plots
+activity = pd.Series([1, 2, 2, 3, 5, 8, 13], name="interactions")
+"""
+
+
+def _kernel_cell(client, code: str) -> list[dict]:
+    """Run ``code`` in the kernel; its output messages (an error fails the test)."""
+    msg_id = client.execute(code)
+    outputs = []
+    while True:
+        msg = client.get_iopub_msg(timeout=60)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "error":
+            pytest.fail("\n".join(msg["content"]["traceback"]))
+        if msg["msg_type"] in ("display_data", "stream", "execute_result"):
+            outputs.append(msg["content"])
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return outputs
+
+
+@pytest.mark.slow
+def test_a_figure_is_rendered_once_per_cell_in_a_notebook_kernel() -> None:
+    """In a Jupyter kernel with the inline backend, a figure drawn with plain pyplot is
+    rendered twice after its cell (pyplot's redraw, then the PNG shown); after an evalkit
+    plot, every figure, evalkit's and the analyst's own, is rendered once, and shown."""
+    from jupyter_client.manager import start_new_kernel
+
+    km, client = start_new_kernel(kernel_name="python3",
+                                  extra_arguments=["--IPKernelApp.log_level=ERROR"])
+    try:
+        _kernel_cell(client, _COUNT_RENDERS)
+
+        def rendered(code: str) -> int:
+            outputs = _kernel_cell(client, code)
+            assert sum("image/png" in o.get("data", {}) for o in outputs) == 1, outputs
+            count = _kernel_cell(client, "print(len(renders), len(set(renders)))")
+            _kernel_cell(client, "renders.clear()")
+            n, figures = map(int, count[0]["text"].split())
+            assert figures == 1
+            return n
+
+        own = "fig, ax = plt.subplots(layout='constrained'); ax.plot([1, 2, 3]);"
+        assert rendered(own) == 2  # what evalkit's plots undo, as matplotlib ships
+        assert rendered("plots.user_activity(activity);") == 1
+        assert rendered(own) == 1
+        assert rendered("plots.user_activity(activity);") == 1
+    finally:
+        client.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_render_once_inline_does_nothing_outside_a_kernel() -> None:
+    from evalkit.plots._style import render_once_inline
+
+    assert render_once_inline() is False
+    plots.user_activity(pd.Series([1, 2, 3]))  # and a plot function still works
