@@ -56,7 +56,9 @@ def kernel():
     from jupyter_client.manager import KernelManager
 
     km = KernelManager(kernel_name="python3")
-    km.start_kernel(cwd=str(ROOT / "notebooks"), extra_arguments=["--IPKernelApp.log_level=ERROR"])
+    km.start_kernel(cwd=str(ROOT / "notebooks"),  # as the report command starts kernels
+                    extra_arguments=["--IPKernelApp.log_level=ERROR",
+                                     "--HistoryManager.enabled=False"])
     yield km
     km.shutdown_kernel(now=True)
 

@@ -159,8 +159,8 @@ def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(
         tmp_path, monkeypatch) -> None:
     """jobs=2: both kernels run at once (each notebook's run overlaps the other's), each in
     the notebooks' folder with the cores shared out between their BLAS and OpenMP thread
-    pools (a variable the caller set is kept), and the caller's working directory is left
-    as it was; the reports, the index and the navigation keep the notebooks' own order."""
+    pools (a variable the caller set is kept) and no IPython history, and the caller's
+    working directory is left as it was; the reports, the index and the navigation keep the notebooks' own order."""
     import os
 
     for name in _runner.THREAD_VARIABLES:
@@ -172,15 +172,17 @@ def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(
         _notebooks(notebooks, name=name, body=(
             f"import json, os, time\nstart = time.time()\ntime.sleep(1.5)\n"
             f"threads = [os.environ.get(v) for v in {_runner.THREAD_VARIABLES!r}]\n"
+            f"history = get_ipython().history_manager.enabled\n"
             f"open({str(span)!r}, 'w').write(json.dumps([start, time.time(), os.getcwd(), "
-            f"threads]))"))
+            f"threads, history]))"))
     out = tmp_path / "out"
     here = os.getcwd()
     written = run_reports("sample", out=out, notebooks=notebooks, progress=False, jobs=2)
     assert os.getcwd() == here
     assert [p.name for p in written] == ["01-first.html", "02-second.html", "index.html"]
-    (a0, a1, a_cwd, a_threads), (b0, b1, b_cwd, b_threads) = (
+    (a0, a1, a_cwd, a_threads, a_history), (b0, b1, b_cwd, b_threads, b_history) = (
         json.loads((tmp_path / f"{n}.span").read_text()) for n in ("01-first", "02-second"))
+    assert a_history is b_history is False  # the cells stay out of the IPython history
     assert max(a0, b0) < min(a1, b1), "the notebooks ran one after the other"
     assert a_cwd == b_cwd == str(notebooks)
     shared = str(max(1, (os.cpu_count() or 1) // 2))

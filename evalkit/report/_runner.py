@@ -405,9 +405,10 @@ def run_reports(
     and OpenMP thread pools get ``cores // jobs`` threads (at least one; the variables
     ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and ``MKL_NUM_THREADS``, unless the caller
     sets them), since BLAS threads that outnumber the cores spin while they wait (on two
-    cores, about 41 s of CPU instead of 34 s for the sample). When a notebook fails, the ones still
-    running are stopped and the first failure is reported. A lock file refuses a second run into the same
-    ``out`` while one is running.
+    cores, about 41 s of CPU instead of 34 s for the sample). The kernels keep no IPython
+    history: the reports' cells stay out of yours. When a notebook fails, the ones still
+    running are stopped and the first failure is reported. A lock file refuses a second run
+    into the same ``out`` while one is running.
     """
     jobs = check_positive_int(jobs, func="run_reports", arg="jobs")
     params = _resolve_parameters(data, parameters or {})
@@ -530,8 +531,10 @@ def _execute(notebook: Path, declared: set, params: dict, staging: Path, kernels
         # written once, when it ends or fails, not after every cell: the staging folder is
         # never read while the run goes on
         request_save_on_cell_execute=False,
-        # the kernel's own start-up notices would interleave with the progress bar
-        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        # the kernel's own start-up notices would interleave with the progress bar; the
+        # report's cells stay out of the analyst's IPython history (its SQLite file, which
+        # kernels running side by side would otherwise take turns to write)
+        extra_arguments=["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"],
         kernel_manager_class=kernels,
     )
 

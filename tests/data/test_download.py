@@ -61,7 +61,7 @@ class Server:
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/movielens/"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
 
     def add(self, name: str, body: bytes, *, md5: str | None, length: int | None = None) -> None:
         self.routes[f"/movielens/{name}.zip"] = (200, body, length)

@@ -707,7 +707,7 @@ class SlowServer:
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
 
     def add(self, name: str, body: bytes, *, delay: float = 0.0, size: int = 1 << 20,
             slow_headers: bool = False, md5: str | None = None) -> None:  # fmt: skip
