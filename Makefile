@@ -22,8 +22,11 @@ $(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/python -m evalkit._compile
 	touch $@
 
+# ranx, which the tests compare evalkit with, compiles its numba functions into the same cache
+# here (tests/compile_references.py) instead of in every test process that calls it.
 $(VENV)/.test-installed: $(VENV)/.run-installed
 	$(PIP) -e '.[test]'
+	$(BIN)/python tests/compile_references.py
 	touch $@
 
 setup: $(VENV)/.run-installed
