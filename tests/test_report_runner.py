@@ -160,7 +160,8 @@ def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(
     """jobs=2: both kernels run at once (each notebook's run overlaps the other's), each in
     the notebooks' folder with the cores shared out between their BLAS and OpenMP thread
     pools (a variable the caller set is kept) and no IPython history, and the caller's
-    working directory is left as it was; the reports, the index and the navigation keep the notebooks' own order."""
+    working directory is left as it was; the reports, the index and the navigation keep the
+    notebooks' own order."""
     import os
 
     for name in _runner.THREAD_VARIABLES:

@@ -4,9 +4,9 @@ Every function takes the output of an evalkit function (``ranking_curves``, ``ev
 ``compare``, :mod:`evalkit.segments`, rating predictions), draws inside :func:`use_style`
 (importing this module changes no matplotlib state), accepts ``ax=`` to draw into an existing
 Axes, and returns the Axes (a Figure for multi-panel plots). In a Jupyter kernel showing
-figures inline, the first plot call orders IPython's post-cell hooks so that every figure is
-rendered once, not twice (``evalkit.plots._style.render_once_inline``). Systems keep their order, and the
-n-th system always gets the n-th colour of :data:`PALETTE`.
+figures inline, a plot call orders IPython's post-cell hooks so that every figure is rendered
+once, not twice. Systems keep their order, and the n-th system always gets the n-th colour of
+:data:`PALETTE`.
 
 =============================  ==============================================================
 :func:`precision_recall_curve`  precision against recall over the cutoff k, per system
