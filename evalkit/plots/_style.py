@@ -180,10 +180,10 @@ def render_once_inline() -> bool:
     inline backend's, which renders the figures again as the PNGs it shows and closes them;
     pyplot's hook is registered first (when the backend is chosen), so every figure is
     rendered twice and the first rendering is thrown away (a seventh of the kernel's time in
-    a notebook on small data, where drawing is most of the work). This moves pyplot's hook after the inline backend's, where it finds the figures
-    already shown and closed; what is displayed does not change. Nothing happens outside
-    IPython, with another backend, or when the order is already right. Returns whether the
-    order was changed.
+    a notebook on small data, where drawing is most of the work). This moves pyplot's hook
+    after the inline backend's, where it finds the figures already shown and closed; what is
+    displayed does not change. Nothing happens outside IPython, with another backend, or when
+    the order is already right. Returns whether the order was changed.
     """
     inline = sys.modules.get("matplotlib_inline.backend_inline")
     ipython = sys.modules.get("IPython")
