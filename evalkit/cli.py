@@ -63,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
         "report",
         help="run the notebooks into HTML reports",
         description="Run every notebook in notebooks/ with papermill and render each to HTML "
-        "in OUT, with an index page linking them. The data is DATA, split by the notebooks, "
+        "in OUT, with an index page linking them (pages your inputs cannot feed, such as "
+        "rating prediction without ratings, are left out, with the reason on the index). The data is DATA, split by the notebooks, "
         "or your own split (--train/--test); the systems are your recommendation files "
         "(--recs) beside evalkit's baselines (--baselines).",
         epilog="example: evalkit report --train data/example/train.csv --test "
@@ -83,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
                     "item_id, rank and/or score); repeat for several")
     rp.add_argument("--predictions", action="append", default=[], metavar="NAME=FILE",
                     help="rating predictions of a system (user_id, item_id, prediction); repeat")
+    rp.add_argument("--columns", nargs="+", action="extend", default=[],
+                    metavar="FILE_COLUMN=NAME",
+                    help="your files' column names for evalkit's (user_id, item_id, rating, "
+                    "timestamp, score, rank, prediction): --columns uid=user_id sku=item_id; "
+                    "each file takes the ones it has")
     rp.add_argument("--baselines", nargs="*", default=None, metavar="NAME",
                     help="evalkit baselines beside your systems (default: each notebook's; "
                     "none: give the flag alone)")
@@ -93,8 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--list-parameters", action="store_true",
                     help="print every notebook parameter with its type, default and meaning")
     rp.add_argument("--out", type=Path, default=Path("reports"), help="output directory")
-    rp.add_argument("--notebooks", type=Path, default=None,
-                    help="directory of notebooks (default: the project's notebooks/)")
+    rp.add_argument("--notebooks", type=Path, nargs="+", default=None,
+                    help="a folder, whose numbered notebooks (NN-name.ipynb) are run, or "
+                    "notebook files (default: the project's notebooks/)")
     rp.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
     rp.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
                     help="notebooks run at the same time (default: 2; 1: one after the other)")
@@ -229,6 +236,25 @@ def _named_files(values: list[str], *, flag: str) -> dict[str, str]:
     return out
 
 
+def _notebook_args(paths: list[Path] | None) -> Path | list[Path] | None:
+    """``--notebooks``: one folder (or notebook) as it is, several notebooks as a list."""
+    return paths[0] if paths and len(paths) == 1 else paths
+
+
+def _column_pairs(values: list[str]) -> dict[str, str]:
+    """``--columns uid=user_id sku=item_id`` (or ``uid=user_id,sku=item_id``) as a mapping."""
+    out: dict[str, str] = {}
+    for value in (v for text in values for v in text.split(",") if v):
+        source, sep, target = value.partition("=")
+        if not sep or not source or not target:
+            raise ValueError(f"--columns takes FILE_COLUMN=NAME (e.g. --columns uid=user_id); "
+                             f"got {value!r}.")
+        if source in out:
+            raise ValueError(f"--columns maps {source!r} twice.")
+        out[source] = target
+    return out
+
+
 def _positive_int(text: str) -> int:
     """An option's value as an integer >= 1 (argparse names the option in its message)."""
     try:
@@ -263,6 +289,8 @@ def report_parameters(args: argparse.Namespace) -> dict[str, object]:
         params["PREDICTIONS"] = _named_files(args.predictions, flag="--predictions")
     if args.baselines is not None:
         params["BASELINES"] = list(args.baselines)
+    if getattr(args, "columns", None):
+        params["COLUMNS"] = _column_pairs(args.columns)
     for name, value in args.parameter:
         if name in params:
             raise ValueError(f"parameter {name} is given twice (by an option and by -p).")
@@ -277,13 +305,13 @@ def _report(args: argparse.Namespace) -> int:
         import pandas as pd
 
         with pd.option_context("display.max_colwidth", 100, "display.width", 250):
-            table = list_parameters(args.notebooks)
+            table = list_parameters(_notebook_args(args.notebooks))
             for name, row in table.iterrows():
                 print(f"{name} ({row['type']}, default {row['default']}; notebooks "
                       f"{row['notebooks']})\n    {row['meaning']}")
         return 0
     try:
-        written = run_reports(args.data, out=args.out, notebooks=args.notebooks,
+        written = run_reports(args.data, out=args.out, notebooks=_notebook_args(args.notebooks),
                               parameters=report_parameters(args), show_code=args.show_code,
                               jobs=args.jobs)
     except ReportError as error:

@@ -74,7 +74,18 @@ def read_recommendations(
     frame, kind = read_table(file, func=_FUNC)
     mapping = column_renaming(frame, columns, func=_FUNC, canonical=_CANONICAL,
                               aliases=RECS_ALIASES)
+    header = [str(c) for c in frame.columns]
     frame = frame.rename(columns=mapping)
+    missing = [c for c in ("user_id", "item_id") if c not in frame.columns]
+    ranked = bool({"rank", "score"} & set(frame.columns))
+    if missing or not ranked:
+        problem = [f"is missing column(s) {', '.join(missing)}"] if missing else []
+        problem += [] if ranked else ["needs a 'rank' or a 'score' column"]
+        raise ValueError(
+            f"{_FUNC}: 'path' file '{file}' {' and '.join(problem)}; it has "
+            f"{', '.join(header) or 'no columns'}. Rename yours, or pass 'columns' "
+            "(e.g. columns={'uid': 'user_id', 'relevance': 'score'})."
+        )
     keep = [c for c in _CANONICAL if c in frame.columns]
     frame = frame[keep].reset_index(drop=True)
     where = f"{_FUNC}: 'path' file '{file}'"

@@ -1,8 +1,10 @@
 """Shared fixtures.
 
-Tests that need the real MovieLens ml-latest-small release read it from ``../shared/data``
-(beside the repository). Where it is absent they skip with the reason, except under CI
-(``CI`` set), where the data is always present and its absence is a failure.
+Tests that need the real MovieLens ml-latest-small release read it from the folder
+``$EVALKIT_TEST_DATA`` names (the folder that holds ``ml-latest-small/``, or the release
+folder itself), else from ``../shared/data`` beside the repository. Where it is absent they
+skip with the reason, except under CI (``CI`` set), where the data is always present and
+its absence is a failure.
 """
 
 from __future__ import annotations
@@ -14,13 +16,24 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ML_LATEST_SMALL = ROOT.parent / "shared" / "data" / "ml-latest-small"
+
+
+def _ml_latest_small() -> Path:
+    given = os.environ.get("EVALKIT_TEST_DATA")
+    if given:
+        folder = Path(given).expanduser()
+        return folder if folder.name == "ml-latest-small" else folder / "ml-latest-small"
+    return ROOT.parent / "shared" / "data" / "ml-latest-small"
+
+
+ML_LATEST_SMALL = _ml_latest_small()
 
 
 def _require(path: Path) -> Path:
     if path.is_dir():
         return path
-    reason = f"the real MovieLens ml-latest-small release is not at {path}"
+    reason = (f"the real MovieLens ml-latest-small release is not at {path} (set "
+              "EVALKIT_TEST_DATA to the folder that holds it)")
     if os.environ.get("CI"):
         pytest.fail(f"{reason}, and CI always has it")
     pytest.skip(reason)

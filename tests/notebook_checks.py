@@ -40,6 +40,8 @@ def write_files(d: Path) -> dict[str, str]:
 
     write("ranks", recs.drop(columns="score"))
     write("ties", recs.drop(columns="rank").assign(score=recs["score"].round(1)))
+    # ranks and tied scores: the ranks decide, and the ties are still reported
+    write("ranked_ties", recs.assign(score=recs["score"].round(1)))
     write("nohits", recs.assign(item_id=recs["item_id"] + 10**6))
     write("interactions", pd.concat([train, test]).rename(columns={"user_id": "userId"}))
     write("notime", pd.concat([train, test]).drop(columns="timestamp"))
@@ -70,7 +72,8 @@ def shared_sets(f: dict[str, str]) -> dict[str, dict]:
             "K_MAX": 20, "FOLDS": 2,
         },
         "own files, no baselines, ranks only, ties, no hits, k past the lists": {
-            **own, "RECS": {"ranks": f["ranks"], "ties": f["ties"], "nohits": f["nohits"]},
+            **own, "RECS": {"ranks": f["ranks"], "ties": f["ties"], "nohits": f["nohits"],
+                            "ranked ties": f["ranked_ties"]},
             "BASELINES": [], "PREDICTIONS": {"mine": f["preds"]}, "RATING_BASELINES": [],
             "K_VALUES": [1, 3, 25], "K": 3, "K_MAX": 30, "METRIC": "recall",
             "METRICS": ["recall", "ndcg"], "THRESHOLDS": [4.0],
@@ -89,8 +92,9 @@ def shared_sets(f: dict[str, str]) -> dict[str, dict]:
             "DATASET": f["notime"], "SPLIT": "global_temporal",
             "STRATEGIES": ["random", "global_temporal"], "BASELINES": ["MostPopular"],
         },
-        "no timestamps, random split, reference system": {
+        "no timestamps, random split, reference system, ratings but THRESHOLD None": {
             "DATASET": f["notime"], "SPLIT": "random", "RECS": {"mine": f["recs"]},
+            "THRESHOLD": None,
             "ITEMS": f["movies"],
             "BASELINES": ["MostPopular", "Random"], "REFERENCE": "Random",
             "STRATEGIES": ["random"], "K_MAX": 20, "FOLDS": 2, "ALPHA": 0.01,
@@ -135,7 +139,8 @@ def spark_sets(f: dict[str, str]) -> dict[str, dict]:
 
 #: Notebooks that run the sets of :func:`_spark_sets` instead of the shared ones.
 SPARK_NOTEBOOKS = ("09",)
-FILE_KEYS = ("train", "test", "folder", "movies", "recs", "ranks", "ties", "nohits",
+FILE_KEYS = ("train", "test", "folder", "movies", "recs", "ranks", "ties", "ranked_ties",
+             "nohits",
              "interactions", "notime", "implicit_train", "implicit_test", "preds",
              "truth_parquet", "implicit_truth_parquet", "systems_parquet", "ranks_parquet")
 
@@ -143,6 +148,8 @@ FILE_KEYS = ("train", "test", "folder", "movies", "recs", "ranks", "ties", "nohi
 FAILS = {
     ("implicit data, every test item relevant", "03"): ("DATASET", r"needs ratings"),
     ("implicit data, every test item relevant", "04"): ("THRESHOLD", r"THRESHOLD must be given"),
+    ("no timestamps, random split, reference system, ratings but THRESHOLD None", "04"): (
+        "THRESHOLD", r"THRESHOLD must be given"),
     **{("no timestamps, temporal split asked", nb): ("SPLIT", r"SPLIT='global_temporal' needs "
                                                     r"timestamps") for nb in "03 04 05 06 07".split()},
     ("no timestamps, temporal split asked", "02"): ("STRATEGIES", r"STRATEGIES names "
@@ -195,6 +202,14 @@ class Direct:
                                   test_fraction=self.p["TEST_FRACTION"], rng=self.p["SEED"])
         self.train, self.test = split.train, split.test
         return getattr(self, name)
+
+    def definitions(self):
+        """What the reports evaluate with: the profile's, else binary gain when every test
+        interaction is relevant (THRESHOLD None), else evalkit's defaults."""
+        if self.p.get("PROFILE") is not None:
+            return self.p["PROFILE"]
+        return ek.Definitions(threshold=None, gain="binary") if self.p["THRESHOLD"] is None \
+            else None
 
     def systems(self, baselines: list[str], k: int) -> dict:
         own = {n: ek.read_recommendations(f) for n, f in self.p["RECS"].items()}
@@ -273,7 +288,7 @@ def _expect_05(headline: dict, d: Direct) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ties and users only in the lists are reported
             got = ek.evaluate(d.test, recs, k=k, metrics=[metric], threshold=d.p["THRESHOLD"],
-                              definitions=d.p.get("PROFILE"), train=d.train, rng=d.p["SEED"])
+                              definitions=d.definitions(), train=d.train, rng=d.p["SEED"])
         key = f"{metric}@{k} {name}"
         assert close(headline[key], got.mean(metric, k)), name
         info = got.summary.loc[f"{metric}@{k}"]
@@ -302,7 +317,7 @@ def _expect_07(headline: dict, d: Direct) -> None:
         warnings.simplefilter("ignore")  # ties and users only in the lists are reported
         evaluations = {n: ek.evaluate(d.test, recs, k=ks, metrics=metrics,
                                       threshold=d.p["THRESHOLD"], rng=d.p["SEED"],
-                                      definitions=d.p.get("PROFILE"), train=d.train)
+                                      definitions=d.definitions(), train=d.train)
                        for n, recs in systems.items()}
     reference = d.p.get("REFERENCE")  # None: every pair
     table = compare_evaluations(
@@ -374,7 +389,7 @@ def _expect_09(headline: dict, d: Direct) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ties and users only in the lists are reported
             got = ek.evaluate(truth, lists, k=k, metrics=["ndcg"], threshold=d.p["THRESHOLD"],
-                              definitions=d.p.get("PROFILE"), train=train, rng=d.p["SEED"])
+                              definitions=d.definitions(), train=train, rng=d.p["SEED"])
         want[f"ndcg@{k} {name}"] = got.mean("ndcg", k)
         low, high = headline["intervals"][f"ndcg@{k} {name}"]
         info = got.summary.loc[f"ndcg@{k}"]

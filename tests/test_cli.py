@@ -72,7 +72,8 @@ def test_bad_input_exits_non_zero_with_a_message(tmp_path) -> None:
     (tmp_path / "r.csv").write_text("user_id,item_id\n1,2\n")
     done = run("evaluate", "--truth", str(tmp_path / "t.csv"), "--recs", str(tmp_path / "r.csv"))
     assert done.returncode == 2
-    assert "read_recommendations: 'path' needs a 'rank' or a 'score'" in done.stderr
+    assert (f"read_recommendations: 'path' file '{tmp_path / 'r.csv'}' needs a 'rank' or a "
+            "'score' column; it has user_id, item_id.") in done.stderr
     (tmp_path / "r.csv").write_text("user_id,item_id,rank\n1,2,1\n")
     done = run("evaluate", "--truth", str(tmp_path / "t.csv"), "--recs",
                str(tmp_path / "r.csv"), "--metrics", "ndgc")

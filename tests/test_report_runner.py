@@ -92,7 +92,7 @@ def test_bad_parameters_are_refused_before_anything_runs(earlier, tmp_path, para
 def test_a_mistyped_notebooks_folder_fails_and_keeps_the_index(earlier, tmp_path) -> None:
     out, _ = earlier
     before = _snapshot(out)
-    with pytest.raises(ReportError, match=r"no notebooks \(\*\.ipynb\) in '.*nbz'"):
+    with pytest.raises(ReportError, match=r"no report notebooks \(NN-name\.ipynb\) in '.*nbz'"):
         run_reports("sample", out=out, notebooks=tmp_path / "nbz", progress=False)
     code = main(["report", "--notebooks", str(tmp_path / "nbz"), "--out", str(out)])
     assert code == 1

@@ -109,6 +109,30 @@ def read_table(path: Path, *, func: str = _FUNC) -> tuple[pd.DataFrame, str]:
     return frame, kind
 
 
+def read_header(path: Path, *, func: str = _FUNC) -> list[str]:
+    """The column names of a CSV, TSV or Parquet file, read from its header (CSV/TSV) or
+    schema (Parquet) without reading its rows; failures as :func:`read_table`'s."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSION:
+        suffixes = suffixes[:-1]
+    suffix = suffixes[-1] if suffixes else ""
+    if suffix in (".parquet", ".pq"):
+        names = _parquet_names(path)
+        if names:
+            return names
+        return [str(c) for c in read_table(path, func=func)[0].columns]  # its error message
+    if suffix not in (".csv", ".tsv"):
+        read_table(path, func=func)  # raises, naming the suffixes it takes
+    sep = "\t" if suffix == ".tsv" else ","
+    try:
+        frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig", nrows=0)
+    except (ValueError, OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile):
+        return [str(c) for c in read_table(path, func=func)[0].columns]  # its error message
+    _check_header(frame, path, kind=suffix[1:].upper(), sep=sep, compression=None,
+                  where=f"{func}: 'path' file '{path}'")
+    return [str(c) for c in frame.columns]
+
+
 def _parquet_names(path: Path) -> list[str]:
     """The column names a Parquet file declares (none when its schema cannot be read)."""
     try:

@@ -47,6 +47,7 @@ def tie_report(
     k: int = 10,
     metrics: Sequence[str] = ("precision", "recall", "map", "mrr", "ndcg"),
     threshold: float | None = 4.0,
+    definitions: object = None,
 ) -> pd.DataFrame:
     """How much tied scores move the results: every metric at ``k`` under each tie policy.
 
@@ -61,6 +62,9 @@ def tie_report(
         Ranking metric names (curve metrics: precision, recall, f1, hit_rate, map, mrr, ndcg).
     threshold : float or None, default 4.0
         Relevance threshold.
+    definitions : Definitions or str, optional
+        The other definitions (gain, discount, ...), as for :func:`evalkit.evaluate`;
+        ``threshold`` and the tie policy override theirs.
 
     Returns
     -------
@@ -90,7 +94,7 @@ def tie_report(
     k = check_positive_int(k, func=func, arg="k")
     rows = {}
     for policy in TIE_POLICIES:  # four policies, each one vectorized pass
-        options = make_options(func, threshold=threshold, ties=policy)
+        options = make_options(func, definitions, threshold=threshold, ties=policy)
         table = prepare(truth, recs, options, func=func, stacklevel=4)
         curves = RankingCurves(table, k, options)
         row: dict[str, float] = {}

@@ -28,7 +28,7 @@ from ._inputs import (
 )
 from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
 from .._comparison import format_pvalue
-from ._findings import data_findings, findings, split_findings, table_findings
+from ._findings import data_findings, findings, score_ties, split_findings, table_findings
 from ._prose import (
     comparison_note,
     cross_validation_note,
@@ -65,6 +65,7 @@ from ._tables import (
     rating_error_table,
     rating_findings,
     ranking_headline,
+    report_definitions,
     sample_lists,
     summary_table,
     threshold_table,
@@ -120,6 +121,7 @@ __all__ = [
     "cv_split_table",
     "data_findings",
     "findings",
+    "score_ties",
     "split_findings",
     "table_findings",
     "format_pvalue",
@@ -146,6 +148,7 @@ __all__ = [
     "rating_error_table",
     "rating_findings",
     "ranking_headline",
+    "report_definitions",
     "sample_lists",
     "summary_table",
     "threshold_table",

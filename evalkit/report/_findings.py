@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._checks import check_fraction, check_positive_int, describe
 
-__all__ = ["data_findings", "findings", "split_findings", "table_findings"]
+__all__ = ["data_findings", "findings", "score_ties", "split_findings", "table_findings"]
 
 _COMPARISON_COLUMNS = ("system", "column", "diff", "permutation_pvalue_holm", "significant")
 _AUDIT_COLUMNS = ("check", "count", "share", "severity")
@@ -281,25 +281,75 @@ def _left_out(evaluations: dict, columns: list[str], labels: dict) -> list[str]:
     return lines
 
 
-def _ties(evaluations: dict, columns: list[str]) -> list[str]:
-    """Users whose tied scores straddle a cutoff, per system."""
+def score_ties(recs: pd.DataFrame, ks: Sequence[int]) -> dict[int, int] | None:
+    """Users whose list has two items with equal scores at positions k and k + 1, for each
+    cutoff k: their values at k depend on the order of those items, which the file's
+    ``rank`` (when it has one) or the tie rule decided. None when ``recs`` has no scores.
+
+    The list is read in the order the evaluation uses: by ``rank`` when the file has one,
+    else by score (descending).
+
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": [1, 2, 3, 1, 2],
+    ...                      "score": [0.9, 0.5, 0.5, 0.7, 0.6], "rank": [1, 2, 3, 1, 2]})
+    >>> score_ties(recs, [1, 2])
+    {1: 0, 2: 1}
+    """
+    if "score" not in recs.columns:
+        return None
+    keys = ["user_id", "rank"] if "rank" in recs.columns else ["user_id", "score"]
+    ordered = recs.sort_values(keys, ascending=[True, "rank" in recs.columns],
+                               kind="stable")
+    users = ordered["user_id"].to_numpy()
+    scores = ordered["score"].to_numpy()
+    position = ordered.groupby("user_id", sort=False).cumcount().to_numpy() + 1
+    tied = (users[:-1] == users[1:]) & (scores[:-1] == scores[1:])
+    return {int(k): int(np.count_nonzero(tied & (position[:-1] == k))) for k in ks}
+
+
+def _ties(evaluations: dict, columns: list[str],
+          systems: Mapping[str, pd.DataFrame] | None = None) -> list[str]:
+    """Users whose tied scores straddle a cutoff, per system: from the scores of the lists
+    when ``systems`` is given (also where the file's ranks ordered them), else from the
+    evaluations (which see ties only in lists ranked by score)."""
     lines = []
     cutoffs: set[int] = set()
+    unseen = []  # systems given by ranks alone: their ties cannot be seen
     for name, ev in evaluations.items():  # one step per system
         s = ev.summary.loc[columns]
         s = s[s["k"].notna()]
-        cutoffs |= {int(v) for v in s["k"]}
-        tied = s.groupby(s["k"].astype(int))["tied_users"].max()
+        ks = sorted({int(v) for v in s["k"]})
+        cutoffs |= set(ks)
+        ranked = systems is not None and name in systems and "rank" in systems[name]
+        if systems is not None and name in systems:
+            counts = score_ties(systems[name], ks)
+            if counts is None:
+                unseen.append(name)
+                continue
+            tied = pd.Series(counts)
+        else:
+            tied = s.groupby(s["k"].astype(int))["tied_users"].max()
         tied = tied[tied > 0]
+        decided = ("the list's ranks ordered them" if ranked
+                   else "the tie rule (`ties`, `tie_order`) ordered them")
         for k, count in tied.items():
             lines.append(f"For {_bold([name])}, tied scores straddle the cutoff {k} for "
                          f"{int(count):,} of the {int(ev.counts.get('users', 0)):,} test "
-                         "users: their values at that cutoff depend on how ties are broken.")
+                         f"users: {decided}, and their values at that cutoff depend on it "
+                         "(the ties table shows by how much).")
     if not lines and cutoffs:
         at = _join([str(k) for k in sorted(cutoffs)])
         plural = "s" if len(cutoffs) > 1 else ""
-        lines.append(f"No system has tied scores straddling the cutoff{plural} {at}, so no "
-                     "value shown depends on how ties are broken.")
+        scored = [n for n in evaluations if n not in unseen]
+        if scored and not unseen:
+            lines.append(f"No system has tied scores straddling the cutoff{plural} {at}, so no "
+                         "value shown depends on how ties are broken.")
+        elif scored:
+            lines.append(f"No system with scores ({_bold(scored)}) has tied scores straddling "
+                         f"the cutoff{plural} {at}, so none of their values depends on how ties "
+                         "are broken.")
+    if unseen:
+        lines.append(f"{_bold(unseen)} {'give' if len(unseen) > 1 else 'gives'} ranks "
+                     "without scores: ties, if any, cannot be seen.")
     return lines
 
 
@@ -361,6 +411,7 @@ def findings(
     alpha: float = 0.05,
     few_users: int = 100,
     digits: int = 3,
+    systems: Mapping[str, pd.DataFrame] | None = None,
 ) -> str:
     """A short Markdown block of findings computed from the results, with computed caveats.
 
@@ -385,6 +436,9 @@ def findings(
         of tests.
     digits : int, default 3
         Decimals of the numbers stated.
+    systems : dict of str to pandas.DataFrame, optional
+        The lists evaluated: the ties are then counted from their scores (:func:`score_ties`),
+        also where a file's ranks ordered tied scores, which the evaluations cannot see.
 
     Returns
     -------
@@ -454,7 +508,7 @@ def findings(
         bullets += lines
         caveats += floor
     bullets += _left_out(evaluations, columns, labels)
-    bullets += _ties(evaluations, columns)
+    bullets += _ties(evaluations, columns, systems)
     if audit is not None:
         audit = _check_table(audit, func=func, arg="audit", required=_AUDIT_COLUMNS)
         bullets += _audit(audit)

@@ -119,9 +119,11 @@ class ReportInputs:
         return self.split
 
 
-def _read_items(path: Path) -> pd.DataFrame:
+def _read_items(path: Path, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     frame = pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
-    frame = frame.rename(columns={"movieId": "item_id", "itemId": "item_id", "item": "item_id"})
+    frame = frame.rename(columns=columns or {"movieId": "item_id", "itemId": "item_id",
+                                             "item": "item_id", "movie_id": "item_id",
+                                             "itemID": "item_id"})
     if "item_id" not in frame.columns:
         raise ParameterError(
             f"parameter ITEMS: '{path.name}' has no item id column (item_id or movieId); "
@@ -134,6 +136,23 @@ def _read_items(path: Path) -> pd.DataFrame:
         "title": frame["title"].astype(str) if "title" in frame.columns else frame["item_id"].astype(str),
         "genres": genres.str.findall(r"[^|]+"),
     })
+
+
+def _mapping(path: str | os.PathLike, columns: Mapping[str, str] | None,
+             kind: str) -> dict[str, str] | None:
+    """The part of ``COLUMNS`` that applies to the file at ``path`` (from its header)."""
+    from ..data.interactions import read_header
+    from ._plan import columns_for
+
+    if not columns:
+        return None
+    return columns_for(read_header(Path(path)), columns, kind) or None
+
+
+def _interactions(path: str | os.PathLike, columns: Mapping[str, str] | None) -> pd.DataFrame:
+    from ..data import load_interactions
+
+    return load_interactions(path, columns=_mapping(path, columns, "interactions"))
 
 
 def _file_info(path: Path, frame: pd.DataFrame) -> dict:
@@ -169,6 +188,7 @@ def load_inputs(
     split: str | None = "user_ratio",
     test_fraction: float = 0.2,
     seed: int = 0,
+    columns: Mapping[str, str] | None = None,
 ) -> ReportInputs:
     """Load a report's data and split it, or take the analyst's own split.
 
@@ -192,6 +212,9 @@ def load_inputs(
         ``TEST_FRACTION``.
     seed : int, default 0
         ``SEED``: of the sample generator and the split.
+    columns : mapping, optional
+        ``COLUMNS``: your files' column names -> evalkit's (``{"uid": "user_id"}``); each
+        file takes the entries whose column it has.
 
     Returns
     -------
@@ -204,7 +227,6 @@ def load_inputs(
     ValueError, TypeError
         From the loaders, for unreadable files (naming the file).
     """
-    from ..data import load_interactions
     from ..split import Split, split_by
 
     files: dict[str, dict] = {}
@@ -214,7 +236,8 @@ def load_inputs(
         items = items if items is not None else folder.get("items")
     if train is not None and test is not None:
         train_path, test_path = Path(train), Path(test)
-        train_frame, test_frame = load_interactions(train_path), load_interactions(test_path)
+        train_frame, test_frame = _interactions(train_path, columns), _interactions(test_path,
+                                                                                 columns)
         files["train"] = _file_info(train_path, train_frame)
         files["test"] = _file_info(test_path, test_frame)
         name = (Path(dataset).name if folder is not None
@@ -227,7 +250,7 @@ def load_inputs(
         item_table = None
     else:
         if _interactions_file(dataset):
-            name, ratings, item_table = Path(dataset).name, load_interactions(dataset), None
+            name, ratings, item_table = Path(dataset).name, _interactions(dataset, columns), None
             files["dataset"] = _file_info(Path(dataset), ratings)
         else:
             data = load_dataset(dataset, seed=seed)
@@ -242,7 +265,7 @@ def load_inputs(
             made = split_by(ratings, split, test_fraction=test_fraction, rng=seed)
     if items is not None:
         items_path = Path(items)
-        item_table = _read_items(items_path)
+        item_table = _read_items(items_path, _mapping(items_path, columns, "items"))
         files["items"] = {"file": items_path.name, "rows": len(item_table)}
     return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=made,
                         files=files)
@@ -255,6 +278,7 @@ def load_systems(
     baselines: Sequence[str] = (),
     k: int = 10,
     seed: int = 0,
+    columns: Mapping[str, str] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The recommendation lists a report evaluates: the analyst's files, then the baselines.
 
@@ -272,6 +296,8 @@ def load_systems(
         ``K_MAX``: length of the baselines' lists. The analyst's lists are kept as given.
     seed : int, default 0
         ``SEED`` of the ``Random`` baseline.
+    columns : mapping, optional
+        ``COLUMNS``, as for :func:`load_inputs`.
 
     Returns
     -------
@@ -282,7 +308,8 @@ def load_systems(
     from ..models import recommend_all
     from ..recs import read_recommendations
 
-    systems = {name: read_recommendations(path) for name, path in (recs or {}).items()}
+    systems = {name: read_recommendations(path, columns=_mapping(path, columns, "recs"))
+               for name, path in (recs or {}).items()}
     if baselines:
         systems.update(recommend_all(list(baselines), inputs.train, inputs.test_users, k=k,
                                      rng=seed))
@@ -338,6 +365,7 @@ def load_predictions(
     *,
     predictions: Mapping[str, str | os.PathLike] | None = None,
     baselines: Sequence[str] = (),
+    columns: Mapping[str, str] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The rating predictions a report evaluates: the analyst's files, then the baselines.
 
@@ -351,13 +379,15 @@ def load_predictions(
     baselines : sequence of str
         ``RATING_BASELINES``: names of :data:`evalkit.models.RATING_BASELINES`, fitted on the
         training set and asked for every test pair.
+    columns : mapping, optional
+        ``COLUMNS``, as for :func:`load_inputs` (a column mapped to ``prediction`` or
+        ``score`` is the prediction).
 
     Returns
     -------
     dict of str to pd.DataFrame
         ``user_id, item_id, prediction`` by system name.
     """
-    from ..data import load_interactions
     from ..models import predict_ratings
 
     if not inputs.has_ratings:
@@ -367,8 +397,12 @@ def load_predictions(
         )
     out: dict[str, pd.DataFrame] = {}
     for name, path in (predictions or {}).items():
-        frame = load_interactions(path)
-        column = next((c for c in ("prediction", "score", "pred") if c in frame.columns), None)
+        mapping = _mapping(path, columns, "predictions") or {}
+        ids = {k: v for k, v in mapping.items() if v in ("user_id", "item_id")}
+        frame = _interactions(path, ids or None)
+        chosen = [k for k, v in mapping.items() if v == "prediction"]
+        column = next((c for c in chosen + ["prediction", "score", "pred"]
+                       if c in frame.columns), None)
         if column is None:
             raise ParameterError(
                 f"parameter PREDICTIONS[{name!r}]: '{Path(path).name}' has no prediction column "

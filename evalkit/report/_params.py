@@ -154,6 +154,22 @@ def _files(name: str, value: object) -> dict[str, str]:
     return out
 
 
+#: The names a column of the analyst's files can be mapped to (COLUMNS).
+COLUMN_TARGETS = ("user_id", "item_id", "rating", "timestamp", "score", "rank", "prediction")
+
+
+def _columns(name: str, value: object) -> dict[str, str]:
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and k for k in value):
+        raise _fail(name, "a mapping of your column names to evalkit's", value)
+    for source, target in value.items():
+        if target not in COLUMN_TARGETS:
+            raise ParameterError(
+                f"parameter {name} maps {source!r} to {target!r}, which is not a column "
+                f"evalkit reads; the targets are {', '.join(COLUMN_TARGETS)}."
+            )
+    return dict(value)
+
+
 def _optional_str(name: str, value: object) -> str | None:
     return None if value is None else _str(name, value)
 
@@ -217,6 +233,8 @@ PARAMETERS: dict[str, Parameter] = {
                        _optional_file),
     "TEST": Parameter("Optional[str]", "your test interactions (CSV/Parquet), with TRAIN",
                       _optional_file),
+    "COLUMNS": Parameter("dict", "your files' column names -> evalkit's, e.g. "
+                         '{"uid": "user_id"}', _columns),
     "ITEMS": Parameter("Optional[str]", "item table (item_id, title, genres); default: the "
                        "dataset's", _optional_file),
     "SPLIT": Parameter("str", "split strategy when TRAIN/TEST are not given",

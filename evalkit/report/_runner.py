@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import os
 import re
 import shutil
@@ -24,7 +25,9 @@ from .._version import __version__
 from .._io import atomic_write_text
 from ..data.download import MOVIELENS_NAMES
 from .._checks import check_positive_int
+from ._inputs import _split_folder
 from ._params import PARAMETERS, ParameterError, check_parameters
+from ._plan import FileCheck, check_files, skipped_pages
 
 __all__ = [
     "ReportError",
@@ -79,10 +82,35 @@ def _jsonable(value: object) -> object:
     return value
 
 
-def find_notebooks(directory: str | os.PathLike | None = None) -> list[Path]:
-    """The notebooks a report run executes: ``*.ipynb`` in ``directory``, sorted by name."""
-    directory = Path(directory) if directory is not None else PROJECT_NOTEBOOKS
-    return sorted(p for p in directory.glob("*.ipynb") if not p.name.startswith("."))
+#: The names of report notebooks: two digits, a dash, a name (``05-ranking.ipynb``).
+REPORT_NOTEBOOK = re.compile(r"\d\d-[^/]+\.ipynb")
+
+
+def find_notebooks(
+    notebooks: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+) -> list[Path]:
+    """The notebooks a report run executes, sorted by name.
+
+    ``notebooks`` is a folder, whose numbered notebooks (``NN-name.ipynb``) are taken (a
+    scratch ``Untitled.ipynb`` beside them is not a report), or a list of notebook files,
+    taken as given; default: the project's ``notebooks/``.
+    """
+    if notebooks is None or isinstance(notebooks, (str, os.PathLike)):
+        directory = Path(notebooks) if notebooks is not None else PROJECT_NOTEBOOKS
+        if directory.is_file():
+            return [directory]
+        return sorted(p for p in directory.glob("*.ipynb")
+                      if REPORT_NOTEBOOK.fullmatch(p.name))
+    paths = [Path(p) for p in notebooks]
+    for path in paths:
+        if path.suffix != ".ipynb" or not path.is_file():
+            raise ReportError(f"run_reports: 'notebooks' names '{path}', which is not a "
+                              "notebook file (.ipynb).")
+    names = [p.name for p in paths]
+    if len(set(names)) != len(names):
+        raise ReportError("run_reports: 'notebooks' names two notebooks of the same name; "
+                          "their reports would overwrite each other.")
+    return sorted(paths, key=lambda p: p.name)
 
 
 def tidy_notebooks(directory: str | os.PathLike | None = None) -> list[Path]:
@@ -167,15 +195,19 @@ def _headline_value(value: object, interval: object = None) -> str:
 
 
 def _index_html(out: Path, entries: list[tuple[str, str]], data: str,
-                params: Mapping[str, object]) -> str:
+                params: Mapping[str, object], *, skipped: Mapping[str, str] | None = None,
+                notes: Sequence[str] = ()) -> str:
+    skipped = skipped or {}
     headlines = read_headlines(out)
     systems = [f"{html.escape(n)} ({html.escape(Path(p).name)})"
                for n, p in (params.get("RECS") or {}).items()]
     systems += [html.escape(n) for n in params.get("BASELINES") or []]
-    given = "".join(f" &middot; {role.lower()}: <b>{html.escape(Path(params[role]).name)}</b>"
-                    for role in ("TRAIN", "TEST") if params.get(role))
     rows = []
     for stem, title in entries:
+        if stem in skipped:
+            rows.append(f"<tr class='skipped'><td>{html.escape(title)}</td>"
+                        f"<td>not run: {html.escape(skipped[stem])}.</td></tr>")
+            continue
         numbers = headlines.get(stem, {})
         intervals = numbers.get("intervals") if isinstance(numbers.get("intervals"), dict) \
             else {}
@@ -193,13 +225,15 @@ def _index_html(out: Path, entries: list[tuple[str, str]], data: str,
 body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 70rem; color: #222; }}
 table {{ border-collapse: collapse; width: 100%; }}
 td, th {{ border-bottom: 1px solid #ddd; padding: .5rem; text-align: left; vertical-align: top; }}
+tr.skipped td {{ color: #666; }}
 th {{ background: #f4f4f4; }} a {{ color: #0b5cad; font-weight: 600; }}
 </style></head><body>
 <h1>evalkit reports</h1>
-<p>Dataset: <b>{html.escape(data)}</b>{given} &middot; evalkit {__version__} &middot;
+<p>Dataset: <b>{html.escape(data)}</b> &middot; evalkit {__version__} &middot;
 generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.
 Each report states its dataset fingerprint, split, seed and metric definitions.</p>
 {f"<p>Systems: {', '.join(systems)}.</p>" if systems else ""}
+{"".join(f"<p>{html.escape(note)}</p>" for note in notes)}
 <table><thead><tr><th>Report</th><th>Headline numbers</th></tr></thead>
 <tbody>{''.join(rows)}</tbody></table></body></html>
 """
@@ -233,7 +267,9 @@ def notebook_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
     }
 
 
-def list_parameters(notebooks: str | os.PathLike | None = None) -> pd.DataFrame:
+def list_parameters(
+    notebooks: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
+) -> pd.DataFrame:
     """Every parameter of the report notebooks: type, default, meaning and which notebooks.
 
     What ``evalkit report --list-parameters`` prints. A parameter whose default differs
@@ -282,6 +318,13 @@ def _resolve_parameters(data: str, parameters: Mapping[str, object]) -> dict[str
                              "'out'; DATASET and HEADLINE_PATH are set by the runner.")
     params = dict(parameters)
     check_parameters(DATASET=data, **params)
+    if "SPLIT" in params and (params.get("TRAIN") is not None
+                              or _split_folder(Path(data)) is not None):
+        raise ParameterError(
+            "run_reports: parameter SPLIT would be ignored: the report evaluates your own "
+            "split (TRAIN and TEST, or a folder with train and test files) as given; leave "
+            "SPLIT out, or give DATASET alone to have it split."
+        )
     for name in PATH_PARAMETERS:
         if params.get(name) is not None:
             params[name] = _absolute(params[name])
@@ -347,7 +390,7 @@ def run_reports(
     data: str = "sample",
     *,
     out: str | os.PathLike = "reports",
-    notebooks: str | os.PathLike | None = None,
+    notebooks: str | os.PathLike | Sequence[str | os.PathLike] | None = None,
     parameters: Mapping[str, object] | None = None,
     show_code: bool = False,
     progress: bool = True,
@@ -363,8 +406,12 @@ def run_reports(
     out : path, default "reports"
         Output folder: executed notebooks (``.ipynb``), HTML reports, headline JSON files and
         ``index.html``.
-    notebooks : path, optional
-        Directory of notebooks; default: the project's ``notebooks/``.
+    notebooks : path or list of paths, optional
+        A folder, whose numbered notebooks (``NN-name.ipynb``) are the reports (a scratch
+        ``Untitled.ipynb`` beside them is not run), or a list of notebook files; default: the
+        project's ``notebooks/``. A notebook whose metadata says it needs what the inputs do
+        not have (``evalkit.needs``: ratings, a threshold, rating predictions) is left out,
+        with the reason on the index (see Notes).
     parameters : dict, optional
         Notebook parameters (see :func:`list_parameters`), e.g.
         ``{"TRAIN": "train.csv", "TEST": "test.csv", "RECS": {"mine": "recs.parquet"}}``.
@@ -396,6 +443,13 @@ def run_reports(
 
     Notes
     -----
+    Before any notebook runs, the headers of the analyst's files are read: a file without
+    the columns it needs stops the run at once, naming the file and every column it has
+    (``COLUMNS`` maps other names). Data without a rating column makes ``THRESHOLD`` None
+    (every test interaction relevant, with binary gain) unless it is set, which is then
+    refused; the pages that need ratings, a threshold or rating predictions are then left
+    out, each with one line on the index saying why.
+
     The run writes into a staging folder inside ``out`` and moves its files into place only
     when every notebook has succeeded, the index last: a failed or interrupted run leaves the
     previous reports whole. With ``jobs`` above 1 the notebooks start from both ends of the
@@ -415,8 +469,16 @@ def run_reports(
     found = find_notebooks(notebooks)
     if not found:
         where = notebooks or PROJECT_NOTEBOOKS
-        raise ReportError(f"run_reports: no notebooks (*.ipynb) in '{where}'; nothing to run.")
+        raise ReportError(f"run_reports: no report notebooks (NN-name.ipynb) in '{where}'; "
+                          "nothing to run.")
     declared = {path: notebook_parameters(path) for path in found}
+    files = check_files(str(params["DATASET"]), params)
+    params, notes = _fit_to_files(params, files)
+    skipped = skipped_pages(declared, params, files)
+    if len(skipped) == len(found):
+        raise ParameterError(
+            "run_reports: no report can run on these inputs: "
+            + "; ".join(f"{nb.name}: {why}" for nb, why in skipped.items()) + ".")
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     show_code = show_code or os.environ.get("EVALKIT_SHOW_CODE", "") not in ("", "0")
@@ -424,7 +486,8 @@ def run_reports(
         staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
         try:
             names = _run_all(found, declared, params, staging, out, show_code=show_code,
-                             progress=progress, data=data, jobs=jobs)
+                             progress=progress, data=data, jobs=jobs, skipped=skipped,
+                             notes=notes)
         except ReportError:
             failed = out / ".failed"
             shutil.rmtree(failed, ignore_errors=True)
@@ -437,6 +500,29 @@ def run_reports(
         shutil.rmtree(staging, ignore_errors=True)
     return [out / n for n in names if n.endswith(".html") and n != "index.html"] + [
         out / "index.html"]
+
+
+def _fit_to_files(params: dict[str, object], files: FileCheck,
+                  ) -> tuple[dict[str, object], list[str]]:
+    """The parameters, checked against the columns of the files given (their headers only):
+    ``THRESHOLD`` None for data without ratings, unless set, which is then refused. Returns
+    them with the sentences the index states about what was decided."""
+    notes = []
+    if not files.has_ratings:
+        if params.get("THRESHOLD") is not None:
+            raise ParameterError(
+                f"run_reports: parameter THRESHOLD={params['THRESHOLD']!r} needs ratings, and "
+                "the data has no rating column; give THRESHOLD None (every test interaction "
+                "is relevant), or data with a rating column (COLUMNS maps yours)."
+            )
+        if "THRESHOLD" not in params:
+            params = {**params, "THRESHOLD": None}
+            notes.append("The data has no rating column: every test interaction is relevant "
+                         "(THRESHOLD None), with binary gain.")
+    elif params.get("THRESHOLD", 0.0) is None:
+        notes.append("THRESHOLD is None: every test interaction is relevant, with binary "
+                     "gain.")
+    return params, notes
 
 
 #: The variables that size the thread pools of BLAS (OpenBLAS, MKL) and OpenMP.
@@ -555,15 +641,26 @@ def _failed(notebook: Path, error: BaseException, out: Path) -> BaseException:
     )
 
 
-def _run_all(found: list[Path], declared: dict, params: dict, staging: Path, out: Path, *,
-             show_code: bool, progress: bool, data: str, jobs: int) -> list[str]:
+def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, out: Path, *,
+             show_code: bool, progress: bool, data: str, jobs: int,
+             skipped: Mapping[Path, str] | None = None,
+             notes: Sequence[str] = ()) -> list[str]:
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     from tqdm import tqdm
 
+    skipped = skipped or {}
+    found = [nb for nb in listed if nb not in skipped]
+
     kernels = _logged_kernels(staging / "kernel.log", kernel_threads(jobs))
     bar = tqdm(total=len(found), desc="notebooks", unit="nb", disable=not progress)
     failure: tuple[Path, BaseException] | None = None
+    # papermill's log (a kernel stopped while it started: "Kernel died before replying to
+    # kernel_info") goes to the kernel log, not above the error the run reports
+    papermill_log = logging.getLogger("papermill")
+    handler = logging.FileHandler(staging / "kernel.log", delay=True)
+    papermill_log.addHandler(handler)
+    propagate, papermill_log.propagate = papermill_log.propagate, False
     try:
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="evalkit-report") as pool:
             pending: dict = {}
@@ -593,6 +690,9 @@ def _run_all(found: list[Path], declared: dict, params: dict, staging: Path, out
                 _stop_kernels(kernels)
     finally:
         bar.close()
+        papermill_log.removeHandler(handler)
+        papermill_log.propagate = propagate
+        handler.close()
     if failure is not None:
         raise _failed(*failure, out) from None
     names: list[str] = []
@@ -601,8 +701,10 @@ def _run_all(found: list[Path], declared: dict, params: dict, staging: Path, out
         if (staging / f"{notebook.stem}.json").exists():
             names.append(f"{notebook.stem}.json")
     atomic_write_text(staging / "index.html",
-                      _index_html(staging, [(nb.stem, _title(nb)) for nb in found],
-                                  _shown_name(data), params))
+                      _index_html(staging, [(nb.stem, _title(nb)) for nb in listed],
+                                  _shown_name(data, params), params,
+                                  skipped={nb.stem: why for nb, why in skipped.items()},
+                                  notes=notes))
     names.append("index.html")
     return names
 
@@ -618,7 +720,11 @@ def _render(notebook: Path, found: list[Path], staging: Path, *, show_code: bool
                  show_code=show_code, title=_title(notebook), nav=nav)
 
 
-def _shown_name(data: str) -> str:
-    """The dataset as the index names it: a release name or a file or folder name, never a
+def _shown_name(data: str, params: Mapping[str, object] | None = None) -> str:
+    """The dataset as the index names it, as the pages' run cards do: the analyst's train
+    and test file names when given, else a release name or a file or folder name, never a
     full path."""
+    params = params or {}
+    if params.get("TRAIN") is not None and params.get("TEST") is not None:
+        return f"{Path(str(params['TRAIN'])).name} + {Path(str(params['TEST'])).name}"
     return data if data == "sample" or data in MOVIELENS_NAMES else Path(data).name

@@ -24,7 +24,8 @@ import pandas as pd
 
 from ._inputs import ReportInputs, _provenance, load_inputs, load_systems, run_card
 from ._params import ParameterError
-from ._tables import _band_definitions, _bands, curve_bands, evaluate_systems
+from ._tables import (_band_definitions, _bands, curve_bands, evaluate_systems,
+                      report_definitions)
 
 __all__ = [
     "ParquetInputs",
@@ -100,6 +101,7 @@ def parquet_inputs(
     baselines: Sequence[str] = (),
     k: int = 10,
     seed: int = 0,
+    columns: Mapping[str, str] | None = None,
 ) -> ParquetInputs:
     """The at-scale report's inputs: the analyst's Parquet paths, or Parquet written from the
     report's data.
@@ -110,7 +112,7 @@ def parquet_inputs(
         ``TRUTH_PARQUET`` and ``RECS_PARQUET``: Spark paths (local, ``s3://``,
         ``hdfs://``...), used as given. Empty: the inputs are made as the other reports
         make them.
-    dataset, train, test, split, test_fraction, seed
+    dataset, train, test, split, test_fraction, seed, columns
         As for :func:`evalkit.report.load_inputs`, when the paths are empty.
     recs, baselines, k
         As for :func:`evalkit.report.load_systems` (``RECS``, ``BASELINES``, ``K_MAX``),
@@ -137,8 +139,10 @@ def parquet_inputs(
     from ..spark import write_parquet
 
     inputs = load_inputs(dataset, train=train, test=test, split=split,
-                         test_fraction=test_fraction, seed=seed)
-    systems = load_systems(inputs, recs=recs, baselines=baselines, k=k, seed=seed)
+                         test_fraction=test_fraction, seed=seed,
+                         columns=columns)
+    systems = load_systems(inputs, recs=recs, baselines=baselines, k=k, seed=seed,
+                           columns=columns)
     folder = tempfile.TemporaryDirectory(prefix="evalkit-parquet-")
     files = write_parquet(inputs.test, systems, folder.name, train=inputs.train)
     return ParquetInputs(truth=files.truth, recs=files.recs, train=files.train,
@@ -247,7 +251,8 @@ def spark_evaluate_systems(frames: SparkFrames, *, k: Sequence[int],
     with _quiet():
         return {name: evaluate(frames.truth, recs, k=list(k), threshold=threshold, rng=seed,
                                metrics=None if metrics is None else list(metrics),
-                               definitions=profile, train=frames.train, partitions=partitions)
+                               definitions=report_definitions(profile, threshold),
+                               train=frames.train, partitions=partitions)
                 for name, recs in frames.systems.items()}
 
 
@@ -263,7 +268,7 @@ def spark_curve_bands(frames: SparkFrames, *, k_max: int,
     from ..spark import evaluate
 
     k_max = check_cutoff(k_max, func="spark_curve_bands", arg="k_max")
-    definitions = _band_definitions(profile, func="spark_curve_bands")
+    definitions = _band_definitions(profile, func="spark_curve_bands", threshold=threshold)
     out = {}
     with _quiet():
         for name, recs in frames.systems.items():

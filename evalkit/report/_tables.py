@@ -43,6 +43,7 @@ __all__ = [
     "rating_error_table",
     "rating_findings",
     "ranking_headline",
+    "report_definitions",
     "summary_table",
     "threshold_table",
     "tie_table",
@@ -105,7 +106,8 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
         warnings.simplefilter("ignore", UserWarning)
         return {name: evaluate(test, recs, k=list(k), threshold=threshold, rng=seed,
                                metrics=None if metrics is None else list(metrics),
-                               curves=curves, definitions=profile, train=train)
+                               curves=curves, definitions=report_definitions(profile, threshold),
+                               train=train)
                 for name, recs in systems.items()}
 
 
@@ -149,7 +151,7 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
     from ..metrics import TieWarning
 
     k_max = check_cutoff(k_max, func="curve_bands", arg="k_max")
-    definitions = _band_definitions(profile, func="curve_bands")
+    definitions = _band_definitions(profile, func="curve_bands", threshold=threshold)
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TieWarning)
@@ -162,12 +164,30 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
     return out
 
 
-def _band_definitions(profile: str | None, *, func: str):
+def report_definitions(profile: str | None, threshold: float | None):
+    """The ``definitions`` a report evaluates with: the profile's name under ``PROFILE``
+    (its library's conventions, gain included); without one, evalkit's, with binary gain
+    when ``THRESHOLD`` is None, so that "every test interaction is relevant" reaches NDCG
+    too (a rating-valued gain would still grade the relevant items); None for the defaults.
+
+    >>> report_definitions(None, None)
+    Definitions(threshold=None, gain='binary')
+    >>> report_definitions(None, 4.0) is None, report_definitions("lenskit", None)
+    (True, 'lenskit')
+    """
+    from ..definitions import Definitions
+
+    if profile is not None:
+        return profile
+    return Definitions(threshold=None, gain="binary") if threshold is None else None
+
+
+def _band_definitions(profile: str | None, *, func: str, threshold: float | None = 4.0):
     """The definitions of the curves under ``profile``: the profile's, for every metric
-    (also those its library lacks); None for evalkit's."""
+    (also those its library lacks); else as :func:`report_definitions`."""
     from ..profiles import profile as profile_definitions
 
-    return None if profile is None else \
+    return report_definitions(None, threshold) if profile is None else \
         profile_definitions(profile, func=func).replace(profile=None)
 
 
@@ -204,20 +224,43 @@ def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.D
 
 
 def tie_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int,
-              threshold: float | None = 4.0) -> pd.DataFrame | None:
-    """:func:`evalkit.metrics.tables.tie_report` for every system that ranks by score.
+              threshold: float | None = 4.0,
+              profile: str | None = None) -> pd.DataFrame | None:
+    """:func:`evalkit.metrics.tables.tie_report` for every system with scores, its ranks
+    set aside: what each tie policy would give.
 
-    A system whose file gives ranks has no ties to resolve and is left out; None when no
-    system has scores.
+    The row the report's other numbers come from is marked ``(shown above)``: the
+    deterministic policy for a list ranked by score alone, or ranked in that order; for a list
+    whose ranks order its ties otherwise, an extra first row, ``the list's ranks``, which the
+    other tables use. The definitions are
+    the report's (:func:`report_definitions`); under a ``profile`` the rows are evalkit's
+    and none is marked (the profile's own conventions may need what the table does not
+    have). A system of ranks without scores has no ties to show and is left out; None when
+    no system has scores.
     """
     from ..metrics.tables import tie_report
 
+    definitions = report_definitions(None, threshold)
+    shown = " (shown above)" if profile is None else ""
     reports = {}
     for name, recs in systems.items():
         if "score" not in recs.columns:
             continue
-        reports[name] = tie_report(test, recs.drop(columns=["rank"], errors="ignore"), k=k,
-                                   threshold=threshold)
+        report = tie_report(test, recs.drop(columns=["rank"], errors="ignore"), k=k,
+                            threshold=threshold, definitions=definitions)
+        as_ranked = None
+        if "rank" in recs.columns:
+            as_ranked = tie_report(test, recs, k=k, threshold=threshold,
+                                   definitions=definitions).iloc[[0]]
+            as_ranked["tied_users"] = report["tied_users"].iloc[0]
+            if as_ranked.iloc[0].equals(report.loc["deterministic"]):
+                as_ranked = None  # the ranks give the deterministic order's numbers
+        if as_ranked is not None:
+            as_ranked.index = [f"the list's ranks{shown}"]
+            report = pd.concat([as_ranked, report])
+        else:
+            report = report.rename(index={"deterministic": f"deterministic{shown}"})
+        reports[name] = report
     if not reports:
         return None
     return pd.concat(reports, names=["system", "ties"])
@@ -703,7 +746,8 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
         return pd.concat({
             name: cross_validate(factory(name), ratings, folds=folds, k=list(k),
                                  metrics=list(metrics), threshold=threshold, progress=False,
-                                 rng=seed, definitions=profile).summary
+                                 rng=seed,
+                                 definitions=report_definitions(profile, threshold)).summary
             for name in baselines
         }, names=["system"])
 

@@ -1,0 +1,180 @@
+"""Before any notebook runs, the report runner reads the headers of the analyst's files:
+column problems stop it at once, naming the file and its columns; data without ratings gets
+THRESHOLD None; pages that the inputs cannot feed are left out, each with its reason on the
+index; only the numbered notebooks of a folder are reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+from evalkit.cli import _parser as build_parser, report_parameters
+from evalkit.report import ParameterError, ReportError, run_reports
+from evalkit.report._plan import check_files, columns_for
+from evalkit.report._runner import find_notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+
+
+def _notebook(directory: Path, name: str, *, needs: list[str] | None = None) -> Path:
+    """A notebook that writes the parameters it was given as its headline."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    if needs is not None:
+        nb.metadata["evalkit"] = {"needs": needs}
+    params = nbformat.v4.new_code_cell(
+        'DATASET = "sample"\nTRAIN = None\nTEST = None\nTHRESHOLD = 4.0\n'
+        "RATING_BASELINES = ['item bias']\nHEADLINE_PATH = None")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# Page {name}"), params,
+                nbformat.v4.new_code_cell(
+                    "from evalkit.report import write_headline\n"
+                    "write_headline(HEADLINE_PATH, {'threshold': str(THRESHOLD)})")]
+    directory.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, directory / f"{name}.ipynb")
+    return directory / f"{name}.ipynb"
+
+
+@pytest.fixture(scope="module")
+def implicit(tmp_path_factory) -> dict[str, Path]:
+    """The example split without ratings, with the analyst's own column names, and their
+    recommendations with theirs."""
+    d = tmp_path_factory.mktemp("implicit")
+    names = {"user_id": "uid", "item_id": "sku"}
+    out = {}
+    for role in ("train", "test"):
+        frame = pd.read_csv(EXAMPLE / f"{role}.csv").drop(columns="rating").rename(columns=names)
+        frame.to_csv(d / f"{role}.csv", index=False)
+        out[role] = d / f"{role}.csv"
+    recs = pd.read_csv(EXAMPLE / "recs.csv").rename(columns={**names, "score": "relevance"})
+    recs.to_csv(d / "recs.csv", index=False)
+    out["recs"] = d / "recs.csv"
+    return out
+
+
+COLUMNS = {"uid": "user_id", "sku": "item_id", "relevance": "score"}
+
+
+def test_a_file_without_its_id_columns_is_named_with_every_column_it_has(implicit) -> None:
+    with pytest.raises(ParameterError) as info:
+        check_files("sample", {"TRAIN": str(implicit["train"]), "TEST": str(implicit["test"])})
+    assert str(info.value) == (
+        "parameter TRAIN: 'train.csv' has no user_id column (a column named user_id or userId "
+        "or userID or user); it has uid, sku, timestamp. Map yours with COLUMNS (evalkit "
+        "report --columns uid=user_id).")
+    with pytest.raises(ParameterError, match=r"parameter RECS\['mine'\]: 'recs.csv' has no "
+                       r"user_id column .*; it has uid, sku, relevance, rank\."):
+        check_files("sample", {"RECS": {"mine": str(implicit["recs"])}})
+    unranked = implicit["recs"].with_name("unranked.csv")
+    pd.read_csv(implicit["recs"]).drop(columns="rank").to_csv(unranked, index=False)
+    with pytest.raises(ParameterError, match=r"RECS\['mine'\]: 'unranked.csv' has no rank or "
+                       r"score column .*; it has uid, sku, relevance\."):
+        check_files("sample", {"RECS": {"mine": str(unranked)},
+                               "COLUMNS": {"uid": "user_id", "sku": "item_id"}})
+
+
+def test_columns_map_every_file_and_tell_whether_there_are_ratings(implicit) -> None:
+    params = {"TRAIN": str(implicit["train"]), "TEST": str(implicit["test"]),
+              "RECS": {"mine": str(implicit["recs"])}, "COLUMNS": COLUMNS}
+    found = check_files("sample", params)
+    assert not found.has_ratings
+    assert found.columns["RECS['mine']"] == ["uid", "sku", "relevance", "rank"]
+    assert check_files(str(EXAMPLE), {}).has_ratings
+    assert check_files("sample", {}).has_ratings
+    # each file takes the entries it has, for the columns of its kind
+    assert columns_for(["uid", "sku", "relevance"], COLUMNS, "recs") == COLUMNS
+    assert columns_for(["uid", "relevance"], COLUMNS, "interactions") == {"uid": "user_id"}
+    assert columns_for(["uid", "relevance"], COLUMNS, "predictions") == {
+        "uid": "user_id", "relevance": "prediction"}
+
+
+def test_predictions_and_items_files_are_checked_too(tmp_path) -> None:
+    (tmp_path / "p.csv").write_text("user_id,item_id,value\n1,2,3.5\n")
+    (tmp_path / "i.csv").write_text("id,title\n1,x\n")
+    with pytest.raises(ParameterError, match=r"PREDICTIONS\['m'\]: 'p.csv' has no prediction "
+                       r"column .*prediction or score or pred\); it has user_id, item_id, value"):
+        check_files("sample", {"PREDICTIONS": {"m": str(tmp_path / "p.csv")}})
+    check_files("sample", {"PREDICTIONS": {"m": str(tmp_path / "p.csv")},
+                           "COLUMNS": {"value": "prediction"}})
+    with pytest.raises(ParameterError, match=r"ITEMS: 'i.csv' has no item_id column"):
+        check_files("sample", {"ITEMS": str(tmp_path / "i.csv")})
+
+
+@pytest.fixture(scope="module")
+def implicit_run(implicit, tmp_path_factory) -> tuple[Path, Path]:
+    """One run of three pages on implicit data: one needs ratings, one a threshold, one
+    nothing; a scratch notebook lies beside them."""
+    base = tmp_path_factory.mktemp("plan")
+    nbs = base / "nbs"
+    _notebook(nbs, "01-any")
+    _notebook(nbs, "02-rated", needs=["ratings"])
+    _notebook(nbs, "03-classified", needs=["threshold"])
+    _notebook(nbs, "04-last")
+    _notebook(nbs, "Untitled")
+    out = base / "out"
+    run_reports("sample", out=out, notebooks=nbs, progress=False, parameters={
+        "TRAIN": str(implicit["train"]), "TEST": str(implicit["test"]),
+        "RECS": {"mine": str(implicit["recs"])}, "COLUMNS": COLUMNS})
+    return out, nbs
+
+
+def test_pages_the_inputs_cannot_feed_are_left_out_and_said_so(implicit_run) -> None:
+    out, _ = implicit_run
+    names = sorted(p.name for p in out.iterdir() if p.suffix == ".html")
+    assert names == ["01-any.html", "04-last.html", "index.html"]
+    index = (out / "index.html").read_text()
+    assert "Page 02-rated</td><td>not run: the data has no rating column.</td>" in index
+    assert "Page 03-classified</td><td>not run: THRESHOLD is None" in index
+    assert "The data has no rating column: every test interaction is relevant (THRESHOLD " \
+        "None), with binary gain." in index
+    assert "Dataset: <b>train.csv + test.csv</b>" in index
+    assert "Untitled" not in index
+    # the pages that ran got THRESHOLD None, and link to each other past the skipped ones
+    assert json.loads((out / "01-any.json").read_text()) == {"threshold": "None"}
+    assert "next: Page 04-last" in (out / "01-any.html").read_text()
+
+
+def test_a_threshold_set_for_data_without_ratings_is_refused_before_anything_runs(
+        implicit, tmp_path) -> None:
+    nbs = tmp_path / "nbs"
+    _notebook(nbs, "01-any")
+    out = tmp_path / "out"
+    params = {"TRAIN": str(implicit["train"]), "TEST": str(implicit["test"]),
+              "COLUMNS": COLUMNS}
+    with pytest.raises(ParameterError, match=r"THRESHOLD=4.0 needs ratings, and the data has "
+                       r"no rating column; give THRESHOLD None"):
+        run_reports("sample", out=out, notebooks=nbs, progress=False,
+                    parameters={**params, "THRESHOLD": 4.0})
+    with pytest.raises(ParameterError, match=r"parameter SPLIT would be ignored"):
+        run_reports("sample", out=out, notebooks=nbs, progress=False,
+                    parameters={**params, "SPLIT": "random"})
+    _notebook(nbs, "01-any", needs=["ratings"])
+    with pytest.raises(ParameterError, match=r"no report can run on these inputs: 01-any."
+                       r"ipynb: the data has no rating column"):
+        run_reports("sample", out=out, notebooks=nbs, progress=False, parameters=params)
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_folder_s_reports_are_its_numbered_notebooks_or_a_list(tmp_path) -> None:
+    for name in ("02-b", "01-a", "Untitled", "scratch-01"):
+        _notebook(tmp_path, name)
+    assert [p.name for p in find_notebooks(tmp_path)] == ["01-a.ipynb", "02-b.ipynb"]
+    listed = find_notebooks([tmp_path / "Untitled.ipynb", tmp_path / "02-b.ipynb"])
+    assert [p.name for p in listed] == ["02-b.ipynb", "Untitled.ipynb"]
+    with pytest.raises(ReportError, match="not a notebook file"):
+        find_notebooks([tmp_path / "missing.ipynb"])
+
+
+def test_the_command_line_maps_columns() -> None:
+    args = build_parser().parse_args(["report", "--columns", "uid=user_id", "sku=item_id",
+                                      "--columns", "relevance=score,rank=rank"])
+    assert report_parameters(args)["COLUMNS"] == {"uid": "user_id", "sku": "item_id",
+                                                  "relevance": "score", "rank": "rank"}
+    with pytest.raises(ValueError, match="--columns takes FILE_COLUMN=NAME"):
+        report_parameters(build_parser().parse_args(["report", "--columns", "uid"]))
