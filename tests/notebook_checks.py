@@ -21,7 +21,8 @@ from evalkit.report import find_notebooks
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
 NOTEBOOKS = {p.stem[:2]: p for p in find_notebooks()}
-#: The set the report command runs (tests/test_reports.py), every notebook in a fresh kernel.
+#: The set the report command runs (tests/test_reports.py: the README's ``make report`` on
+#: the example folder), every notebook in a fresh kernel.
 REPORT_SET = "own folder, my system beside the baselines"
 
 
@@ -66,11 +67,7 @@ def write_files(d: Path) -> dict[str, str]:
 def shared_sets(f: dict[str, str]) -> dict[str, dict]:
     own = {"TRAIN": f["train"], "TEST": f["test"]}
     return {
-        REPORT_SET: {
-            "DATASET": f["folder"], "RECS": {"mine": f["recs"]},
-            "BASELINES": ["MostPopular", "EASE"], "PREDICTIONS": {"mine": f["preds"]},
-            "K_MAX": 20, "FOLDS": 2,
-        },
+        REPORT_SET: {"DATASET": f["folder"], "RECS": {"mine": f["recs"]}},
         "own files, no baselines, ranks only, ties, no hits, k past the lists": {
             **own, "RECS": {"ranks": f["ranks"], "ties": f["ties"], "nohits": f["nohits"],
                             "ranked ties": f["ranked_ties"]},

@@ -1,6 +1,8 @@
-"""Reports end to end, as an analyst runs them from the shell: ``evalkit report`` on the
-committed example split with "my" recommendation and prediction files beside two baselines
-(the notebook grid's ``REPORT_SET``, whose headlines are checked here); papermill runs
+"""Reports end to end, as an analyst runs them from the shell: every command of the README's
+"A report for your own recommender", as written (``make report`` on the committed example
+folder with "my" recommendations beside each notebook's baselines, which is the notebook
+grid's ``REPORT_SET``, whose headlines are checked here; ``evalkit report`` on implicit data
+with the analyst's own column names; the parameter list); papermill runs
 every notebook, nbconvert renders HTML, the index links them; a real browser loads the pages
 and sees the plots; a failing notebook is reported by name and cell. (The notebooks on the
 default sample are checked by nbval on their committed outputs.)"""
@@ -8,12 +10,16 @@ default sample are checked by nbval on their committed outputs.)"""
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 
 import evalkit as ek
@@ -26,32 +32,108 @@ EXAMPLE = ROOT / "data" / "example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def _report_command(params: dict, out: Path) -> list[str]:
-    """``evalkit report`` with the options an analyst would type for ``params``."""
-    command = [sys.executable, "-m", "evalkit", "report", "--data", params["DATASET"]]
-    for name, path in params["RECS"].items():
-        command += ["--recs", f"{name}={path}"]
-    for name, path in params["PREDICTIONS"].items():
-        command += ["--predictions", f"{name}={path}"]
-    command += ["--baselines", *params["BASELINES"]]
-    for key in ("K_MAX", "FOLDS"):
-        command += ["-p", key, str(params[key])]
-    return command + ["--out", str(out)]
+def readme_commands() -> list[str]:
+    """The shell commands of the README's section "A report for your own recommender", as
+    written (continuation lines joined)."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## A report for your own recommender", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+    return [line for block in blocks for line in block.replace("\\\n", " ").splitlines()
+            if line.strip()]
 
 
-@pytest.fixture(scope="session")
-def reports(tmp_path_factory, files) -> Path:
-    """The report command on the example folder with "my" recommendations and rating
-    predictions (half the test pairs) beside MostPopular and EASE: the grid's set
-    ``REPORT_SET``, run here through the command line in fresh kernels."""
-    out = tmp_path_factory.mktemp("reports")
-    params = parameters(files, REPORT_SET)
-    assert set(params) == {"DATASET", "RECS", "PREDICTIONS", "BASELINES", "K_MAX", "FOLDS"}
-    done = subprocess.run(_report_command(params, out), cwd=ROOT, capture_output=True,
-                          text=True, timeout=900)
+def _implicit_files(d: Path) -> dict[str, str]:
+    """The README's "my" files: the example split without ratings and the example lists,
+    with the analyst's own column names."""
+    names = {"user_id": "uid", "item_id": "sku"}
+    (d / "my").mkdir()
+    (d / "runs").mkdir()
+    for role in ("train", "test"):
+        frame = pd.read_csv(EXAMPLE / f"{role}.csv").drop(columns="rating")
+        frame.rename(columns=names).to_csv(d / "my" / f"{role}.csv", index=False)
+    recs = pd.read_csv(EXAMPLE / "recs.csv").rename(columns={**names, "score": "relevance"})
+    recs.to_csv(d / "runs" / "my-model.csv", index=False)
+    return {f"my/{r}.csv": str(d / "my" / f"{r}.csv") for r in ("train", "test")} | {
+        "runs/my-model.csv": str(d / "runs" / "my-model.csv")}
+
+
+def _as_run(command: str, files: dict[str, str], out: Path) -> list[str]:
+    """A README command with the files the test wrote and its own output folder: ``make``
+    in the project, ``.venv/bin/evalkit`` as this Python's ``-m evalkit``."""
+    words = shlex.split(command, comments=True)
+    words = [files.get(w, w) for w in words]
+    words = [f"OUT={out}" if w.startswith("OUT=") else w for w in words]
+    words = [str(out) if w == "reports-mine" else w for w in words]
+    if words[0] == "make":
+        return ["make", "-s", "-C", str(ROOT), *words[1:]]
+    assert words[0] == ".venv/bin/evalkit", command
+    return [sys.executable, "-m", "evalkit", *words[1:]]
+
+
+@pytest.fixture(scope="module")
+def readme_runs(tmp_path_factory) -> list[tuple[str, subprocess.CompletedProcess, Path]]:
+    """Every command of the README's "A report for your own recommender", run as written
+    on files the test writes, each into its own folder."""
+    if not (ROOT / ".venv" / ".run-installed").exists():
+        reason = "the README's make commands need the project's .venv (make setup)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}, and CI always has it")
+        pytest.skip(reason)
+    base = tmp_path_factory.mktemp("readme")
+    files = _implicit_files(base)
+    runs = []
+    for i, command in enumerate(readme_commands()):
+        out = base / f"out-{i}"
+        done = subprocess.run(_as_run(command, files, out), cwd=base, capture_output=True,
+                              text=True, timeout=900)
+        runs.append((command, done, out))
+    return runs
+
+
+@pytest.fixture(scope="module")
+def reports(readme_runs) -> Path:
+    """The README's first command: the report on the committed example folder with "my"
+    recommendations beside each notebook's baselines (the grid's set ``REPORT_SET``, run
+    here through ``make report`` in fresh kernels)."""
+    command, done, out = readme_runs[0]
+    assert command.startswith("make report DATA=data/example RECS=")
     assert done.returncode == 0, done.stderr[-3000:]
-    assert f"wrote 9 report(s) and {out / 'index.html'}" in done.stdout
     return out
+
+
+@pytest.mark.slow
+def test_every_readme_command_produces_its_report(readme_runs) -> None:
+    assert len(readme_runs) == 3
+    for command, done, out in readme_runs:
+        assert done.returncode == 0, (command, done.stderr[-3000:])
+        if "--list-parameters" in command:
+            assert "COLUMNS (dict" in done.stdout and "THRESHOLD (Optional[float]" in done.stdout
+            assert not out.exists()
+            continue
+        index = (out / "index.html").read_text()
+        rows = re.findall(r"<tr(?: class='skipped')?><td>(.*?)</td><td>(.*?)</td></tr>", index)
+        assert len(rows) == 9, command
+        for title, numbers in rows:
+            if numbers.startswith("not run: "):
+                continue
+            stem = re.search(r"href='(\d\d-[^']+)\.html'", title).group(1)
+            assert (out / f"{stem}.html").stat().st_size > 10_000, (command, stem)
+            assert json.loads((out / f"{stem}.json").read_text()), (command, stem)
+    # the implicit data: no ratings, so the two pages that need them are left out, saying so
+    command, done, out = readme_runs[1]
+    index = (out / "index.html").read_text()
+    assert f"wrote 7 report(s) and {out / 'index.html'}" in done.stdout
+    assert index.count("not run: the data has no rating column.") == 2
+    assert "Dataset: <b>train.csv + test.csv</b>" in index
+    assert "my-model (my-model.csv)" in index
+    ranking = json.loads((out / "05-ranking.json").read_text())
+    truth = ek.load_interactions(out.parent / "my" / "test.csv",
+                                 columns={"uid": "user_id", "sku": "item_id"})
+    recs = ek.read_recommendations(out.parent / "runs" / "my-model.csv",
+                                   columns={"uid": "user_id", "sku": "item_id",
+                                            "relevance": "score"})
+    want = ek.evaluate(truth, recs, k=10, metrics=["ndcg"], threshold=None, gain="binary")
+    assert ranking["ndcg@10 my-model"] == pytest.approx(float(f"{want.mean('ndcg', 10):.6g}"))
 
 
 @pytest.mark.slow
@@ -78,7 +160,8 @@ def test_each_headline_equals_evalkit_called_directly(reports: Path, files, nb: 
 @pytest.mark.slow
 def test_the_index_and_the_worked_examples(reports: Path) -> None:
     ranking = json.loads((reports / "05-ranking.json").read_text())
-    assert set(ranking) == {"ndcg@10 mine", "ndcg@10 MostPopular", "ndcg@10 EASE", "intervals"}
+    assert set(ranking) == {"ndcg@10 mine", "ndcg@10 MostPopular", "ndcg@10 ItemKNN",
+                            "ndcg@10 EASE", "intervals"}
     index = (reports / "index.html").read_text()
     low, high = ranking["intervals"]["ndcg@10 mine"]
     assert f"ndcg@10 mine = {ranking['ndcg@10 mine']:.3f} [{low:.3f}, {high:.3f}]" in index
@@ -97,7 +180,12 @@ def test_the_at_scale_report_gives_the_ranking_reports_headline(reports: Path) -
         assert at_scale == {"Spark": f"not run: {reason}"}
         return
     ranking = json.loads((reports / "05-ranking.json").read_text())
-    assert at_scale == ranking | {"same as in memory": True}
+    systems = {"ndcg@10 mine", "ndcg@10 MostPopular", "ndcg@10 EASE"}  # 09's baselines
+    assert set(at_scale) == systems | {"intervals", "same as in memory"}
+    assert at_scale["same as in memory"] is True
+    for key in systems:
+        assert at_scale[key] == ranking[key], key
+        assert at_scale["intervals"][key] == ranking["intervals"][key], key
 
 
 @pytest.mark.slow
@@ -120,7 +208,6 @@ def test_my_system_is_in_every_evaluating_report_and_the_index(reports: Path) ->
         html = (reports / f"{stem}.html").read_text()
         assert ">mine<" in html, stem
         assert "recommend_all(" not in html and "rp.check_parameters(" not in html, stem
-    assert "mine" in (reports / "03-rating-prediction.html").read_text()
     assert oct((reports / "index.html").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
 
 
