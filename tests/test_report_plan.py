@@ -13,9 +13,8 @@ import pandas as pd
 import pytest
 
 from evalkit.cli import _parser as build_parser, report_parameters
-from evalkit.report import ParameterError, ReportError, run_reports
+from evalkit.report import ParameterError, ReportError, find_notebooks, run_reports
 from evalkit.report._plan import check_files, columns_for
-from evalkit.report._runner import find_notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"

@@ -176,22 +176,42 @@ def _render_html(notebook: Path, target: Path, *, show_code: bool, title: str = 
 
 def _headline_value(value: object, interval: object = None) -> str:
     """A headline number as the index shows it: integers with thousands separators, other
-    numbers with 3 decimals (4 significant digits below 0.01), ``[low, high]`` after it when
-    the notebook gave its interval; anything else as it is."""
+    numbers with 3 decimals (4 when the value is below 0.01 but not 0), ``[low, high]``
+    after it at the same precision when the notebook gave its interval; anything else as it
+    is.
+
+    >>> _headline_value(0.001593, [-0.0108, 0.01412]), _headline_value(0.5412, [0.5, 0.6])
+    ('0.0016 [-0.0108, 0.0141]', '0.541 [0.500, 0.600]')
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, int):
         return f"{value:,}"
+    decimals = 4 if value != 0 and abs(value) < 0.01 else 3
 
     def number(x: float) -> str:
-        if not np.isfinite(x):
-            return str(x)
-        return f"{x:.4g}" if x != 0 and abs(x) < 0.01 else f"{x:,.3f}"
+        return f"{x:,.{decimals}f}" if np.isfinite(x) else str(x)
 
     text = number(float(value))
     if isinstance(interval, (list, tuple)) and len(interval) == 2:
         text += f" [{number(float(interval[0]))}, {number(float(interval[1]))}]"
     return text
+
+
+def _headline_text(numbers: Mapping[str, object]) -> str:
+    """A notebook's headline numbers as one line of the index: ``name = value [low, high]``;
+    the textbook examples a page reproduces (``... (seed ...)``) are left to the page, and
+    three or more equal numbers without intervals are stated once."""
+    intervals = numbers.get("intervals") if isinstance(numbers.get("intervals"), dict) else {}
+    shown = {k: v for k, v in numbers.items()
+             if not isinstance(v, (dict, list)) and "(seed " not in k}
+    values = list(shown.values())
+    if (len(values) >= 3 and not intervals and all(isinstance(v, float) for v in values)
+            and len(set(values)) == 1):
+        return (f"{_headline_value(values[0])} for each of "
+                f"{', '.join(html.escape(k) for k in shown)}")
+    return ", ".join(f"{html.escape(k)} = {html.escape(_headline_value(v, intervals.get(k)))}"
+                     for k, v in shown.items())
 
 
 def _index_html(out: Path, entries: list[tuple[str, str]], data: str,
@@ -208,13 +228,7 @@ def _index_html(out: Path, entries: list[tuple[str, str]], data: str,
             rows.append(f"<tr class='skipped'><td>{html.escape(title)}</td>"
                         f"<td>not run: {html.escape(skipped[stem])}.</td></tr>")
             continue
-        numbers = headlines.get(stem, {})
-        intervals = numbers.get("intervals") if isinstance(numbers.get("intervals"), dict) \
-            else {}
-        shown = ", ".join(
-            f"{html.escape(k)} = {html.escape(_headline_value(v, intervals.get(k)))}"
-            for k, v in numbers.items() if not isinstance(v, (dict, list))
-        )
+        shown = _headline_text(headlines.get(stem, {}))
         rows.append(
             f"<tr><td><a href='{html.escape(stem)}.html'>{html.escape(title)}</a></td>"
             f"<td>{shown}</td></tr>"
