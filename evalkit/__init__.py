@@ -7,7 +7,7 @@ The package is organised by concern; the names most analysts need are re-exporte
 - splits: :func:`random_split`, :func:`user_ratio_split`, :func:`user_temporal_split`,
   :func:`global_temporal_split`, :func:`kfold_split`, :func:`train_dev_test_split`,
   :func:`audit`;
-- evaluation: :func:`evaluate` (:class:`Evaluation`), :func:`compare`,
+- evaluation: :func:`evaluate` (:class:`Evaluation`), :func:`compare` (:class:`Comparison`),
   :func:`compare_evaluations`, :func:`cross_validate` (:class:`CrossValidation`),
   :func:`format_pvalue`, :func:`metric_column`, :func:`read_recommendations`;
 - metric functions live in :mod:`evalkit.metrics`, baselines in :mod:`evalkit.models`,
@@ -30,8 +30,9 @@ _MODULES = ("examples", "explore", "metrics", "models", "segments", "split", "st
 #: Spark worker makes, loads only what the caller then uses: ``python -m evalkit --help``
 #: takes a tenth of a second instead of most of a second.
 _NAMES = {
-    **dict.fromkeys(["PAIRS", "CrossValidation", "compare", "compare_evaluations",
-                     "cross_validate", "format_pvalue"], "evalkit._comparison"),
+    **dict.fromkeys(["PAIRS", "Comparison", "CrossValidation", "compare",
+                     "compare_evaluations", "cross_validate", "format_pvalue"],
+                    "evalkit._comparison"),
     "Definitions": "evalkit.definitions",
     **dict.fromkeys(["PROFILES", "Profile", "profile"], "evalkit.profiles"),
     **dict.fromkeys(["Dataset", "fingerprint", "load_interactions", "load_movielens",
@@ -61,8 +62,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what static tools see; at run time the names above are loaded on use
     from evalkit import examples, explore, metrics, models, segments, split, stats
-    from evalkit._comparison import (PAIRS, CrossValidation, compare, compare_evaluations,
-                                     cross_validate, format_pvalue)
+    from evalkit._comparison import (PAIRS, Comparison, CrossValidation, compare,
+                                     compare_evaluations, cross_validate, format_pvalue)
     from evalkit._evaluation import Evaluation, evaluate, metric_column
     from evalkit.data import (Dataset, fingerprint, load_interactions, load_movielens,
                               load_sample)
@@ -76,6 +77,7 @@ if TYPE_CHECKING:  # what static tools see; at run time the names above are load
 __all__ = [
     "PAIRS",
     "PROFILES",
+    "Comparison",
     "CrossValidation",
     "Dataset",
     "Definitions",

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
+from ._display import progress as show_progress
 from ._checks import check_choice, check_fraction, check_positive_int, check_rng
 from .definitions import Definitions, takes_definitions
 from ._evaluation import Evaluation, check_ks, evaluate
@@ -21,8 +21,8 @@ from ._checks import check_resamples
 from ._resample import design_key, user_streams
 from .stats import bootstrap_ci_frame, holm
 
-__all__ = ["PAIRS", "CrossValidation", "compare", "compare_evaluations", "cross_validate",
-           "format_pvalue"]
+__all__ = ["PAIRS", "Comparison", "CrossValidation", "compare", "compare_evaluations",
+           "cross_validate", "format_pvalue"]
 
 
 #: How :func:`compare` pairs the systems: each against the reference, or every pair.
@@ -34,6 +34,101 @@ _COLUMNS = ["system", "against", "metric", "k", "column", "mean", "ci_low", "ci_
             "wilcoxon_pvalue", "permutation_pvalue", "p_at_floor", "t_pvalue_holm",
             "wilcoxon_pvalue_holm", "permutation_pvalue_holm", "effect_size",
             "effect_size_ci_low", "effect_size_ci_high", "significant"]
+
+
+class Comparison(pd.DataFrame):
+    """The table of :func:`compare` and :func:`compare_evaluations`: a DataFrame (one row per
+    system's own means, then one per compared pair and metric@k; see
+    :func:`compare_evaluations` for every column) that displays as an analyst reads it.
+
+    Shown in a notebook or printed, it gives what a comparison answers (:meth:`readable`):
+    per pair and metric, the difference (system minus the one it is compared with) with its
+    interval, the Holm-adjusted p-value and whether it is significant, with one line saying
+    how to read intervals beside corrected p-values. :attr:`table` is the full table as a
+    plain DataFrame; anything derived from a comparison (``c[c["significant"]]``) is a plain
+    DataFrame too. To compare one with a plain DataFrame, pass ``check_frame_type=False`` to
+    ``pandas.testing.assert_frame_equal``.
+
+    Attributes
+    ----------
+    alpha : float
+        The family-wise level the ``significant`` column was decided at.
+    confidence : float
+        The level of the intervals.
+    """
+
+    _metadata = ["alpha", "confidence"]
+
+    @property
+    def _constructor(self) -> type:
+        return pd.DataFrame
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """Every column, as a plain DataFrame (a copy)."""
+        return pd.DataFrame(self, copy=True)
+
+    def readable(self, *, digits: int = 3) -> pd.DataFrame:
+        """One row per tested pair and metric: ``system``, ``against``, ``metric``, the
+        ``difference`` (system minus against) and Cohen's ``d_z`` with their intervals, the
+        Holm-adjusted randomization ``p (Holm)`` (``< bound`` at the test's floor),
+        ``significant`` and the ``users`` shared; text, for display."""
+        from .metrics import RANKING_METRICS
+
+        rows = self[self["against"].notna()]
+        fmt = f"{{:+.{digits}f}}"
+
+        def interval(mean, low, high) -> list[str]:
+            return [fmt.format(m) + (f" [{fmt.format(lo)}, {fmt.format(hi)}]"
+                                     if np.isfinite(lo) and np.isfinite(hi) else "")
+                    if np.isfinite(m) else "" for m, lo, hi in zip(mean, low, high)]
+
+        labels = [RANKING_METRICS[m].label + (f"@{int(k)}" if pd.notna(k) else "")
+                  if m in RANKING_METRICS else c
+                  for m, k, c in zip(rows["metric"], rows["k"], rows["column"])]
+        pvalues = rows["permutation_pvalue_holm"]
+        return pd.DataFrame({
+            "system": rows["system"].to_numpy(),
+            "against": rows["against"].to_numpy(),
+            "metric": labels,
+            "difference": interval(rows["diff"], rows["diff_ci_low"], rows["diff_ci_high"]),
+            "d_z": interval(rows["effect_size"], rows["effect_size_ci_low"],
+                            rows["effect_size_ci_high"]),
+            "p (Holm)": [format_pvalue(p, at_floor=bool(f)) for p, f in
+                         zip(pvalues, rows["p_at_floor"])],
+            "significant": ["yes" if sig else "no" if np.isfinite(p) else "not tested"
+                            for sig, p in zip(rows["significant"], pvalues)],
+            "users": rows["n_shared"].to_numpy(),
+        })
+
+    def reading(self) -> str:
+        """The sentence printed above :meth:`readable`: what the differences, intervals and
+        p-values are, and why an interval clear of 0 can stand beside a p-value above
+        ``alpha``."""
+        tested = int(self["permutation_pvalue"].notna().sum())
+        confidence = getattr(self, "confidence", None)
+        alpha = getattr(self, "alpha", None)
+        level = f"{round(100 * confidence)}% " if confidence is not None else ""
+        at = f" at {alpha:g}" if alpha is not None else ""
+        return (f"Differences are system minus against. Each interval is a {level}paired "
+                "bootstrap interval of that one comparison; the p-values (randomization test) "
+                f"are Holm-adjusted over all {tested} tests, and significance{at} is decided "
+                "by them, so an interval that excludes 0 can stand beside a non-significant "
+                "p-value. Every column: .table.")
+
+    def __repr__(self) -> str:
+        if "against" not in self.columns or not self["against"].notna().any():
+            return pd.DataFrame.__repr__(self)
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            return f"{self.reading()}\n{self.readable().to_string(index=False)}"
+
+    def _repr_html_(self) -> str:
+        if "against" not in self.columns or not self["against"].notna().any():
+            return pd.DataFrame(self)._repr_html_()
+        import html
+
+        return (f"<p>{html.escape(self.reading())}</p>"
+                + self.readable().to_html(index=False))
 
 
 @takes_definitions
@@ -387,6 +482,8 @@ def comparison_table(results: Mapping[str, object], order: list[str], *, pairs: 
     table["n_users"] = table["n_users"].astype("Int64")
     table["n_shared"] = table["n_shared"].astype("Int64")
     table["k"] = table["k"].astype("Int64")
+    table = Comparison(table)
+    table.alpha, table.confidence = alpha, confidence
     return table
 
 
@@ -506,7 +603,7 @@ def cross_validate(
     generator = np.random.default_rng(rng)
     splits = kfold_split(data, folds=folds, rng=generator)
     results = []
-    for split in tqdm(splits, desc="folds", disable=not progress, leave=False):
+    for split in show_progress(splits, desc="folds", enabled=progress):
         model = model_factory().fit(split.train)
         users = split.test["user_id"].unique()
         recs = model.recommend(users, k=max(ks))

@@ -241,7 +241,10 @@ class Definitions:
         return f"Definitions({', '.join(parts)})"
 
     def describe(self) -> str:
-        """One line per field: name, value and what it means (defaults marked)."""
+        """One line per field: name, value and what it means (defaults marked); a str that
+        a notebook shows as text."""
+        from ._display import Text
+
         lines = []
         for f in fields(self):
             if f.name in ("profile", "per_metric"):
@@ -249,7 +252,7 @@ class Definitions:
             value = getattr(self, f.name)
             mark = "" if value == f.default else "  (changed)"
             lines.append(f"{f.name:<19} {value!r:<16} {f.metadata['help']}{mark}")
-        return "\n".join(lines)
+        return Text("\n".join(lines))
 
 
 class _FrozenDict(dict):

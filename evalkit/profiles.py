@@ -59,6 +59,11 @@ class Profile:
     differences : str
         What the library does that evalkit does not reproduce (known bugs are documented here,
         not copied).
+    every_item_relevant : bool
+        The library has no relevance threshold: every test item it is given counts as
+        relevant. Its users usually give it every test interaction, and then its numbers are
+        evalkit's with ``threshold=None`` (the default 4.0 keeps only ratings of 4 and up);
+        :meth:`describe` says so first.
     """
 
     name: str
@@ -70,19 +75,33 @@ class Profile:
     names: Mapping[str, str] = field(default_factory=dict)
     feed: str = ""
     differences: str = ""
+    every_item_relevant: bool = False
 
     def __repr__(self) -> str:
         return (f"Profile({self.name!r}: {self.library} {self.version}; metrics "
                 f"{', '.join(self.metrics)}; {self.definitions!r})")
 
     def describe(self) -> str:
-        """A paragraph for a report or a terminal."""
+        """A paragraph for a report or a terminal (a str that a notebook shows as text);
+        first, for a library without a relevance threshold, what to pass to match the
+        numbers of its usual use."""
+        from ._display import Text
+
         calls = "; ".join(f"{m}: {c}" for m, c in self.names.items())
-        return (
-            f"{self.library} {self.version} ({self.source}). Metrics: {calls}. "
+        first = (f"{self.library} counts every test item it is given as relevant; given every "
+                 f"test interaction, as its users usually give it, its numbers are "
+                 f"evaluate(..., definitions={self.name!r}, threshold=None).\n"
+                 if self.every_item_relevant else "")
+        return Text(
+            f"{first}{self.library} {self.version} ({self.source}). Metrics: {calls}. "
             f"Definitions: {self.definitions!r}. Feed: {self.feed} "
             f"Not reproduced: {self.differences or 'nothing known.'}"
         )
+
+
+#: The profiles of libraries without a relevance threshold (every test item they are given
+#: is relevant).
+_EVERY_ITEM_RELEVANT = ("lenskit", "rectools", "replay", "rs_metrics", "recmetrics", "spark")
 
 
 def _profile(name: str, library: str, version: str, source: str, metrics: Iterable[str],
@@ -94,7 +113,8 @@ def _profile(name: str, library: str, version: str, source: str, metrics: Iterab
     assert not unknown, unknown  # a profile names registry metrics only
     return Profile(name=name, library=library, version=version, source=source,
                    definitions=Definitions(profile=name, per_metric=per_metric or {}, **fields),
-                   metrics=metrics, names=dict(names), feed=feed, differences=differences)
+                   metrics=metrics, names=dict(names), feed=feed, differences=differences,
+                   every_item_relevant=name in _EVERY_ITEM_RELEVANT)
 
 
 _ALL = _RANKING

@@ -317,6 +317,11 @@ def _expect_07(headline: dict, d: Direct) -> None:
                                       definitions=d.definitions(), train=d.train)
                        for n, recs in systems.items()}
     reference = d.p.get("REFERENCE")  # None: every pair
+    # the baselines first: each of the analyst's systems minus a baseline, not the reverse
+    baselines = d.p.get("BASELINES", ["MostPopular", "ItemKNN", "EASE"])
+    order = [n for n in evaluations if n in baselines] + \
+        [n for n in evaluations if n not in baselines]
+    evaluations = {n: evaluations[n] for n in order}
     table = compare_evaluations(
         evaluations, baseline=reference, pairs="all" if reference is None else "reference",
         alpha=d.p.get("ALPHA", 0.05), rng=d.p["SEED"])

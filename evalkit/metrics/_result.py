@@ -64,7 +64,7 @@ class MetricSeries(pd.Series):
     user_id
     1    1.0
     Name: recall, dtype: float64
-    Users left out: 2 (recs_only 1, undefined 1)
+    Users counted: 1; left out: 2 (recs_only 1, undefined 1)
     >>> type(recall * 2).__name__, "dropped" in dir(recall * 2)
     ('Series', False)
     """
@@ -83,9 +83,13 @@ class MetricSeries(pd.Series):
     def __repr__(self) -> str:
         text = super().__repr__()
         dropped = getattr(self, "dropped", None) or {}
+        n_users = getattr(self, "n_users", None)
+        counted = f"Users counted: {n_users:,}; " if n_users is not None else ""
         if dropped:
             parts = ", ".join(f"{reason} {n:,}" for reason, n in dropped.items())
-            text += f"\nUsers left out: {sum(dropped.values()):,} ({parts})"
+            text += f"\n{counted}left out: {sum(dropped.values()):,} ({parts})"
+        else:
+            text += f"\n{counted}none left out"
         return text
 
 

@@ -167,17 +167,23 @@ def cross_validation_note(baselines: Sequence[str], recs: Mapping[str, object], 
     return text
 
 
-def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: float) -> str:
-    """The heading and method of the paired tests: every pair (``reference`` None) or each
-    system against ``reference``, and how to read the comparison table."""
+def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: float,
+                    baselines: Sequence[str] = ()) -> str:
+    """The heading and method of the paired tests: every pair (``reference`` None; the
+    ``baselines`` first, so that each of the analyst's systems is compared against them) or
+    each system against ``reference``, and how to read the comparison table, intervals
+    beside Holm-adjusted p-values included."""
     text = "## Paired tests on one split\n\n"
     if len(systems) < 2:
         return text + f"Only {_names(systems)} is evaluated: there is nothing to compare it with."
     if reference is None:
         n_pairs = len(systems) * (len(systems) - 1) // 2
+        own = [s for s in systems if s not in baselines]
+        order = ("your systems against the baselines, and within each group the later system "
+                 "against the earlier one" if own and len(own) < len(systems)
+                 else "the later system in the order against the earlier one")
         who = (f"Every pair of the {len(systems)} systems is compared "
-               f"({n_pairs} pair{'s' if n_pairs > 1 else ''}), the later system in the "
-               "order against the earlier one,")
+               f"({n_pairs} pair{'s' if n_pairs > 1 else ''}), {order},")
     else:
         who = f"Each system is compared with {_names([reference])}"
     return text + (
@@ -189,7 +195,9 @@ def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: flo
         "differences, each with a paired bootstrap interval; `p (Holm)` is the "
         "randomization p-value after the correction, shown as `< bound` where the observed "
         "difference beat every random sign flip (the smallest p-value the test can give); "
-        "`users` are the users shared."
+        "`users` are the users shared. Each interval is that one comparison's, not "
+        "corrected for the others, while `significant` follows the corrected p-value: an "
+        "interval that excludes 0 can stand beside a `no`."
     )
 
 

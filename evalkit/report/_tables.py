@@ -778,18 +778,25 @@ def cv_split_table(cv: pd.DataFrame, evaluations: Mapping[str, object], *,
 
 
 def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
-                    alpha: float, seed: int = 0) -> pd.DataFrame | None:
+                    alpha: float, seed: int = 0,
+                    baselines: Sequence[str] = ()) -> pd.DataFrame | None:
     """:func:`evalkit.compare_evaluations` of the systems' evaluations: every pair of
     systems when ``reference`` is None, else each system against ``reference``; None with a
     single system.
 
-    The evaluations are those of :func:`evaluate_systems` (the same users, metrics and
+    Every pair is taken in an order with the ``baselines`` (``BASELINES``) first, then the
+    analyst's systems: each difference is a later system minus an earlier one, so your
+    system minus a baseline (how much better yours is), never the other way round. The
+    evaluations are those of :func:`evaluate_systems` (the same users, metrics and
     cutoffs), so the comparison states the same means as the rest of the report.
     """
     from .._comparison import compare_evaluations
 
     if len(evaluations) < 2:
         return None
+    order = [n for n in evaluations if n in baselines] + \
+        [n for n in evaluations if n not in baselines]
+    evaluations = {name: evaluations[name] for name in order}
     return compare_evaluations(evaluations, baseline=reference,
                                pairs="all" if reference is None else "reference",
                                alpha=alpha, rng=seed)
@@ -824,42 +831,18 @@ def significance_headline(table: pd.DataFrame | None, *, column: str | None = No
 
 
 def comparison_table(table: pd.DataFrame | None, *, digits: int = 3) -> pd.DataFrame | None:
-    """A :func:`compare_systems` table as an analyst reads it: one row per tested pair and
-    metric, the difference and Cohen's d_z with their intervals, the Holm-adjusted
-    randomization p-value (``< bound`` at the test's floor) and whether it is significant.
+    """A :func:`compare_systems` table as an analyst reads it
+    (:meth:`evalkit.Comparison.readable`): one row per tested pair and metric, the
+    difference and Cohen's d_z with their intervals, the Holm-adjusted randomization p-value
+    (``< bound`` at the test's floor) and whether it is significant.
 
     The numbers of ``table`` stay numeric; this is for display only. None for None.
     """
     if table is None:
         return None
-    from .._comparison import format_pvalue
-    from ..metrics import RANKING_METRICS
+    from .._comparison import Comparison
 
-    rows = table[table["against"].notna()]
-    fmt = f"{{:+.{digits}f}}"
-
-    def interval(mean, low, high) -> list[str]:
-        return [fmt.format(m) + (f" [{fmt.format(lo)}, {fmt.format(hi)}]"
-                                 if np.isfinite(lo) and np.isfinite(hi) else "")
-                if np.isfinite(m) else "" for m, lo, hi in zip(mean, low, high)]
-
-    labels = [RANKING_METRICS[m].label + (f"@{int(k)}" if pd.notna(k) else "")
-              if m in RANKING_METRICS else c
-              for m, k, c in zip(rows["metric"], rows["k"], rows["column"])]
-    out = pd.DataFrame({
-        "system": rows["system"].to_numpy(),
-        "against": rows["against"].to_numpy(),
-        "metric": labels,
-        "difference": interval(rows["diff"], rows["diff_ci_low"], rows["diff_ci_high"]),
-        "d_z": interval(rows["effect_size"], rows["effect_size_ci_low"],
-                        rows["effect_size_ci_high"]),
-        "p (Holm)": [format_pvalue(p, at_floor=bool(f)) for p, f in
-                     zip(rows["permutation_pvalue_holm"], rows["p_at_floor"])],
-        "significant": ["yes" if s else "no" if np.isfinite(p) else "not tested"
-                        for s, p in zip(rows["significant"], rows["permutation_pvalue_holm"])],
-        "users": rows["n_shared"].to_numpy(),
-    })
-    return out
+    return Comparison(table).readable(digits=digits)
 
 
 def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from evalkit._checks import check_columns, check_ids, check_timestamps
+from evalkit._display import WideTable
 
 from ._base import Split
 
@@ -27,7 +28,7 @@ def audit(split: Split) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``check`` (name), ``count`` (int), ``share`` (count over the denominator given
+        Shown with its ``detail`` text whole. Columns ``check`` (name), ``count`` (int), ``share`` (count over the denominator given
         below; 0.0 when the denominator is 0), ``severity`` (``"ok"`` when count is 0, else
         ``"warning"`` or ``"leak"``) and ``detail`` (plain text). Rows, in this order:
 
@@ -135,13 +136,13 @@ def audit(split: Split) -> pd.DataFrame:
     denominator = table["denominator"].to_numpy(dtype=np.float64)
     counts = table["count"].to_numpy(dtype=np.int64)
     share = np.divide(counts, denominator, out=np.zeros(len(table)), where=denominator > 0)
-    return pd.DataFrame({
+    return WideTable(pd.DataFrame({
         "check": table["check"],
         "count": counts,
         "share": share,
         "severity": np.where(counts > 0, table["kind"], "ok"),
         "detail": table["detail"],
-    })[_COLUMNS]
+    })[_COLUMNS])
 
 
 def _codes(columns: Iterable[pd.Series]) -> np.ndarray:

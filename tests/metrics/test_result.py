@@ -109,12 +109,13 @@ def test_a_result_survives_pickling_with_its_counts() -> None:
         got.dropped, got.n_users, got.k, got.options)
 
 
-def test_the_printed_result_says_how_many_users_were_left_out() -> None:
-    dropped = repr(m.recall_at_k(TRUTH, RECS, k=2, empty="drop"))
-    assert dropped.endswith("Users left out: 2 (recs_only 1, undefined 1)")
+def test_the_printed_result_says_how_many_users_were_counted_and_left_out() -> None:
+    result = m.recall_at_k(TRUTH, RECS, k=2, empty="drop")
+    assert repr(result) == (f"{pd.Series(result)!r}\nUsers counted: {result.n_users}; left "
+                            "out: 2 (recs_only 1, undefined 1)")
     kept = m.recall_at_k(TRUTH, RECS.loc[RECS["user_id"] != 9], k=2, empty="zero")
-    assert kept.dropped == {} and "left out" not in repr(kept)
-    assert repr(kept) == repr(pd.Series(kept))
+    assert kept.dropped == {} and kept.n_users == len(kept)
+    assert repr(kept) == f"{pd.Series(kept)!r}\nUsers counted: {len(kept)}; none left out"
 
 
 def test_a_drop_under_missing_predictions_is_counted_as_no_prediction() -> None:

@@ -1,0 +1,85 @@
+"""What a notebook shows of evalkit's results: a comparison as its answer (differences,
+intervals, Holm p-values, with a sentence on reading intervals beside corrected p-values),
+audits with their text whole, descriptions as text, progress that leaves nothing behind."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalkit as ek
+from evalkit._display import Text, WideTable, progress
+
+
+def _disagreeing() -> tuple[dict, pd.DataFrame]:
+    """Two systems that differ for 6 of 40 users, on five metrics: each interval excludes 0
+    (a bootstrap sample without one of the six has probability (34/40)^40), while the
+    randomization p-value, 2/64 at best, exceeds 0.05 once Holm multiplies it by 5."""
+    users = np.arange(40)
+    truth = pd.DataFrame({"user_id": users, "item_id": 1, "rating": 5.0})
+    a = pd.DataFrame({"user_id": users, "item_id": np.where(users < 20, 1, 2), "rank": 1})
+    b = pd.DataFrame({"user_id": users, "item_id": np.where(users < 26, 1, 2), "rank": 1})
+    return {"a": a, "b": b}, truth
+
+
+def test_a_comparison_shows_its_answer_and_reconciles_intervals_with_holm() -> None:
+    systems, truth = _disagreeing()
+    table = ek.compare(systems, truth, k=1)
+    assert isinstance(table, ek.Comparison)
+    pairs = table[table["against"].notna()]
+    assert len(pairs) == 5
+    assert (pairs["diff_ci_low"] > 0).all() and not pairs["significant"].any()
+    shown = table.readable()
+    assert list(shown.columns) == ["system", "against", "metric", "difference", "d_z",
+                                   "p (Holm)", "significant", "users"]
+    assert set(shown["significant"]) == {"no"} and (shown["system"] == "b").all()
+    assert shown["difference"].iloc[0].startswith("+0.150 [+")  # 6 of 40 users, above 0
+    text = repr(table)
+    assert "Holm-adjusted over all 5 tests" in text
+    assert "an interval that excludes 0 can stand beside a non-significant p-value" in text
+    html = table._repr_html_()
+    assert html.count("<tr") == 6 and "against" in html and "ci_low" not in html
+    # the full table one attribute away; anything derived is a plain DataFrame
+    assert type(table.table) is pd.DataFrame and table.table.shape == (10, 24)
+    assert type(table[table["significant"]]) is pd.DataFrame
+
+
+def test_audits_show_their_detail_whole_and_descriptions_show_as_text() -> None:
+    data = ek.load_sample()
+    audit = ek.audit(ek.user_ratio_split(data.ratings, test_fraction=0.2, rng=0))
+    assert isinstance(audit, WideTable)
+    longest = max(audit["detail"], key=len)
+    assert len(longest) > 50 and longest in audit._repr_html_().replace("&#x27;", "'")
+    described = ek.PROFILES["lenskit"].describe()
+    assert isinstance(described, Text) and repr(described) == str(described)
+    assert described.splitlines()[0] == (
+        "LensKit (lenskit) counts every test item it is given as relevant; given every test "
+        "interaction, as its users usually give it, its numbers are evaluate(..., "
+        "definitions='lenskit', threshold=None).")
+    assert not ek.PROFILES["trec_eval"].describe().startswith("trec_eval counts")
+    assert isinstance(ek.Definitions().describe(), Text)
+
+
+def test_progress_outside_a_notebook_is_a_text_bar_and_inside_one_a_widget_or_nothing(
+        capsys) -> None:
+    assert list(progress(range(3), desc="folds")) == [0, 1, 2]
+    assert "folds" in capsys.readouterr().err
+    assert list(progress(range(3), desc="folds", enabled=False)) == [0, 1, 2]
+    assert capsys.readouterr().err == ""
+    # in a notebook kernel without ipywidgets: no text bar on stderr
+    code = ("import sys, types\n"
+            "class ZMQInteractiveShell: pass\n"
+            "shell = ZMQInteractiveShell()\n"
+            "sys.modules['IPython'] = types.SimpleNamespace(get_ipython=lambda: shell)\n"
+            "sys.modules['ipywidgets'] = None\n"
+            "from evalkit._display import progress\n"
+            "print(list(progress(range(3), desc='folds')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[0, 1, 2]" and done.stderr == ""
