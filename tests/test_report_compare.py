@@ -105,6 +105,57 @@ def test_comparison_note_says_which_pairs() -> None:
     assert "Every pair" not in one
 
 
+def test_comparison_note_puts_your_systems_against_the_baselines() -> None:
+    note = rp.comparison_note(["knn", "als", "MostPopular"], reference=None, alpha=0.05,
+                              baselines=["MostPopular"])
+    assert "(3 pairs), your systems against the baselines, and within each group the " \
+        "later system against the earlier one" in note
+    assert "an interval that excludes 0 can stand beside a `no`" in note
+
+
+def test_every_pair_is_your_system_minus_a_baseline(evaluations) -> None:
+    names = list(evaluations)
+    table = rp.compare_systems(evaluations, reference=None, alpha=0.05,
+                               baselines=[names[-1]])
+    pairs = table[table["against"] == names[-1]]
+    assert set(pairs["system"]) == set(names[:-1])
+    assert not (table["system"] == names[-1]).any() or \
+        table.loc[table["system"] == names[-1], "against"].isna().all()
+
+
+def _timed(split_kind: str):
+    """30 users with 10 timed interactions each, split per user in time, or at random."""
+    rng = np.random.default_rng(0)
+    users = np.repeat(np.arange(30), 10)
+    ratings = pd.DataFrame({"user_id": users, "item_id": np.tile(np.arange(10), 30),
+                            "rating": 5.0, "timestamp": np.tile(np.arange(10), 30) + 100 * users})
+    if split_kind == "given-temporal":
+        held = ratings["item_id"] >= 8
+        split = ek.Split(train=ratings[~held], test=ratings[held],
+                         info={"strategy": "given"})
+    elif split_kind == "given-random":
+        held = rng.random(len(ratings)) < 0.2
+        split = ek.Split(train=ratings[~held], test=ratings[held], info={"strategy": "given"})
+    else:
+        split = ek.split.split_by(ratings, split_kind, test_fraction=0.2, rng=0)
+    return rp.ReportInputs(name="timed", ratings=ratings, items=None, split=split)
+
+
+@pytest.mark.parametrize(("kind", "said"), [
+    ("user_temporal", "the split is per-user temporal"),
+    ("global_temporal", "the split is a cut in time"),
+    ("given-temporal", "the split follows time per user"),
+    ("given-random", None),
+    ("user_ratio", None),
+])
+def test_cross_validation_note_says_when_the_folds_ignore_the_split_s_time(kind, said) -> None:
+    note = rp.cross_validation_note(["MostPopular"], {}, folds=3, inputs=_timed(kind), seed=0)
+    if said is None:
+        assert "The folds ignore time" not in note
+    else:
+        assert "**The folds ignore time; the split does not.**" in note and said in note
+
+
 def _inputs(n_users: int, per_user: int, test_share: float, *, low: bool = False):
     """Report inputs: every user rates ``per_user`` items; the split holds out the last
     ``test_share`` of each user's items."""

@@ -164,7 +164,39 @@ def cross_validation_note(baselines: Sequence[str], recs: Mapping[str, object], 
     text += (". The folds and the split are alike in these respects." if alike else
              ". A fold mean and a split mean differ for these reasons as well as by chance: "
              "compare systems within one table, not across them.")
+    in_time = _follows_time(split)
+    if in_time:
+        text += (f"\n\n**The folds ignore time; the split does not.** Every interaction goes "
+                 f"to a fold at random, while the split {in_time}: each fold trains on "
+                 "interactions later than some it tests, which the split never does, and "
+                 "favours models that use what comes later. The fold means estimate a "
+                 "different quantity from the split's, not the same one with more data.")
     return text
+
+
+def _follows_time(split: object) -> str:
+    """How ``split`` follows time ("is per-user temporal", ...), or "" when it does not or
+    has no timestamps: its strategy when it was made so, else what its timestamps show (no
+    training interaction later than the same user's first test one, or than the first test
+    one)."""
+    info = getattr(split, "info", {}) or {}
+    strategy = info.get("strategy")
+    if strategy == "user_temporal":
+        return "is per-user temporal (each user's latest interactions are tested)"
+    if strategy == "global_temporal":
+        return "is a cut in time (every test interaction is later than every training one)"
+    train, test = split.train, split.test  # type: ignore[attr-defined]
+    if strategy != "given" or "timestamp" not in train or "timestamp" not in test \
+            or train.empty or test.empty:
+        return ""
+    if train["timestamp"].max() <= test["timestamp"].min():
+        return "is a cut in time (no training interaction is later than a test one)"
+    first = test.groupby("user_id")["timestamp"].min()
+    later = train["timestamp"].to_numpy() > first.reindex(train["user_id"]).to_numpy()
+    if not later.any():
+        return ("follows time per user (no training interaction is later than the same "
+                "user's first test one)")
+    return ""
 
 
 def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: float,
