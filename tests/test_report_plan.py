@@ -177,3 +177,22 @@ def test_the_command_line_maps_columns() -> None:
                                                   "relevance": "score", "rank": "rank"}
     with pytest.raises(ValueError, match="--columns takes FILE_COLUMN=NAME"):
         report_parameters(build_parser().parse_args(["report", "--columns", "uid"]))
+
+
+def test_cutoffs_without_the_default_k_set_k_to_the_nearest_and_say_so(tmp_path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    params = nbformat.v4.new_code_cell("K_VALUES = [5, 10, 20]\nK = 10\nHEADLINE_PATH = None")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Cutoffs"), params, nbformat.v4.new_code_cell(
+        "from evalkit.report import write_headline\n"
+        "write_headline(HEADLINE_PATH, {'k': K, 'ks': str(K_VALUES)})")]
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(nb, tmp_path / "nbs" / "01-cutoffs.ipynb")
+    run_reports("sample", out=tmp_path / "out", notebooks=tmp_path / "nbs", progress=False,
+                parameters={"K_VALUES": [5, 20]})
+    assert json.loads((tmp_path / "out" / "01-cutoffs.json").read_text())["k"] == 5
+    assert "K_VALUES [5, 20] does not hold the default K = 10: the single-k views use K = " \
+        "5, the nearest of them (set K to choose another)." in \
+        (tmp_path / "out" / "index.html").read_text()

@@ -27,7 +27,8 @@ TOL = 1e-12
 
 def _missing() -> str | None:
     if importlib.util.find_spec("pyspark") is None:
-        return "pyspark is not installed (pip install 'evalkit[spark]')"
+        return ("pyspark is not installed (pip install pyspark; in a clone of evalkit, "
+                "make spark-setup)")
     java_home = os.environ.get("JAVA_HOME")
     if shutil.which("java") is None and not (java_home and Path(java_home, "bin", "java").exists()):
         return "Java is not installed (Spark needs a JRE, e.g. openjdk-17-jre-headless)"
@@ -427,7 +428,8 @@ def test_missing_names_each_missing_piece_and_how_to_install_it(tmp_path, monkey
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "pyspark" else real(name, *a))
     reason = evalkit.spark.missing()
-    assert reason.startswith("pyspark is not installed (pip install 'evalkit[spark]'); Java is "
+    assert reason.startswith("pyspark is not installed (pip install pyspark; in a clone of "
+                             "evalkit, make spark-setup); Java is "
                              "not installed")
 
 
@@ -636,7 +638,7 @@ def test_the_at_scale_reports_prose_follows_the_results() -> None:
     missing = "Java is not installed (Spark needs Java 17 or later)"
     note = rp.spark_note(missing, master="local[2]", partitions=4)
     assert note.startswith(f"**Spark cannot run here: {missing}.**")
-    assert "`pip install 'evalkit[spark]'`" in note and "Java 17" in note
+    assert "`pip install pyspark`" in note and "Java 17" in note
     assert rp.spark_note(None, master="local[3]", partitions=5).startswith(
         "Spark runs on `local[3]`. The test users are hashed into 5 bucket(s)")
     assert rp.spark_headline({}, k=10, missing=missing) == {"Spark": f"not run: {missing}"}

@@ -415,5 +415,7 @@ def per_user_distribution(
         ax.set_xlabel("")
         ax.set_ylabel(f"{label} per user")
         legend_outside(ax)
-    ax.set_title(f"Distribution of {label} over users")
+    shown = {"violin": "Distribution", "hist": "Histogram",
+             "ecdf": "Cumulative distribution"}[kind]
+    ax.set_title(f"{shown} of {label} over users")
     return ax

@@ -485,6 +485,25 @@ def _provenance() -> list[tuple[str, object]]:
     return rows
 
 
+class RunCard(pd.DataFrame):
+    """The table of :func:`run_card`: shown folded under one line (what it holds and the
+    dataset), so that a page opens with its findings; a click shows every row. Anything
+    derived from it is a plain DataFrame."""
+
+    @property
+    def _constructor(self) -> type:
+        return pd.DataFrame
+
+    def _repr_html_(self) -> str | None:
+        import html
+
+        dataset = self["value"].get("dataset")
+        named = f"<b>{html.escape(str(dataset))}</b>, its fingerprint, " if dataset else ""
+        return (f"<details><summary>What this report was computed on: {named}the files, the "
+                f"split, the systems, the versions and the definitions ({len(self)} rows; "
+                f"click to show)</summary>{pd.DataFrame(self)._repr_html_()}</details>")
+
+
 def run_card(
     inputs: ReportInputs,
     *,
@@ -493,7 +512,8 @@ def run_card(
     recs: Mapping[str, str | os.PathLike] | None = None,
     baselines: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """A two-column table stating what a report was computed on.
+    """A two-column table stating what a report was computed on (a :class:`RunCard`, shown
+    folded in a notebook).
 
     Lists the dataset and its fingerprint (sha256 of the ratings, rows, users, items), the
     analyst's files with their fingerprints, the split, the seed, the systems, evalkit's
@@ -545,4 +565,4 @@ def run_card(
     rows.extend(_provenance())
     for key, value in (definitions or {}).items():
         rows.append((f"definition: {key}", value))
-    return pd.DataFrame(rows, columns=["item", "value"]).set_index("item")
+    return RunCard(pd.DataFrame(rows, columns=["item", "value"]).set_index("item"))

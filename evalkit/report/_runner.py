@@ -488,6 +488,7 @@ def run_reports(
     declared = {path: notebook_parameters(path) for path in found}
     files = check_files(str(params["DATASET"]), params)
     params, notes = _fit_to_files(params, files)
+    params, notes = _fit_cutoff(params, declared, notes)
     skipped = skipped_pages(declared, params, files)
     if len(skipped) == len(found):
         raise ParameterError(
@@ -537,6 +538,25 @@ def _fit_to_files(params: dict[str, object], files: FileCheck,
         notes.append("THRESHOLD is None: every test interaction is relevant, with binary "
                      "gain.")
     return params, notes
+
+
+def _fit_cutoff(params: dict[str, object], declared: Mapping[Path, Mapping[str, dict]],
+                notes: list[str]) -> tuple[dict[str, object], list[str]]:
+    """``K`` (the single-k views), when ``K_VALUES`` is given without it and does not hold
+    the notebooks' default: the cutoff of ``K_VALUES`` nearest that default (the larger of
+    two as near), stated on the index, rather than a cutoff the analyst did not ask for."""
+    if "K_VALUES" not in params or "K" in params:
+        return params, notes
+    defaults = {int(d["K"]["default"]) for d in declared.values()
+                if "K" in d and "K_VALUES" in d and d["K"]["default"].isdigit()}
+    ks = [int(k) for k in params["K_VALUES"]]  # type: ignore[union-attr]
+    if len(defaults) != 1 or not ks or defaults <= set(ks):
+        return params, notes
+    default = defaults.pop()
+    chosen = min(ks, key=lambda k: (abs(k - default), -k))
+    return {**params, "K": chosen}, [*notes, (
+        f"K_VALUES {ks} does not hold the default K = {default}: the single-k views use "
+        f"K = {chosen}, the nearest of them (set K to choose another).")]
 
 
 #: The variables that size the thread pools of BLAS (OpenBLAS, MKL) and OpenMP.

@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._inputs import ReportInputs, _provenance, load_inputs, load_systems, run_card
+from ._inputs import (ReportInputs, RunCard, _provenance, load_inputs, load_systems,
+                      run_card)
 from ._params import ParameterError
 from ._tables import (_band_definitions, _bands, curve_bands, evaluate_systems,
                       report_definitions)
@@ -180,8 +181,8 @@ def spark_note(missing: str | None, *, master: str, partitions: int) -> str:
     install it (``missing`` is :func:`evalkit.spark.missing`)."""
     if missing:
         return (f"**Spark cannot run here: {missing}.** The Spark evaluation needs pyspark "
-                "(`pip install 'evalkit[spark]'`) and Java 17 or later (for example the "
-                "Debian package `openjdk-17-jre-headless`, or `JAVA_HOME` pointing at one); "
+                "(`pip install pyspark`, or `make spark-setup` in a clone of evalkit) and "
+                "Java 17 or later (for example the Debian package `openjdk-17-jre-headless`, or `JAVA_HOME` pointing at one); "
                 "install what is missing and run the report again. The cells that need Spark "
                 "are skipped, so the sections below stay empty; the ranking report shows the "
                 "same evaluation computed in memory.")
@@ -217,7 +218,7 @@ def spark_run_card(data: ParquetInputs, evaluations: Mapping[str, object], *, se
     rows += [("Spark", f"not run: {missing}")] if missing else \
         [("Spark master", master), ("partitions (buckets of users)", partitions)]
     extra = pd.DataFrame(rows, columns=["item", "value"]).set_index("item")
-    return extra if card is None else pd.concat([card, extra])
+    return RunCard(extra if card is None else pd.concat([card, extra]))
 
 
 @contextmanager

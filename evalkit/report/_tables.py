@@ -615,10 +615,12 @@ class SampleLists:
         "r.style.display=r.textContent.toLowerCase().indexOf(q)<0?'none':'';}});}});}})();"
         "</script>")
 
-    def __init__(self, frame: pd.DataFrame, cells: list[list[str]], caption: str) -> None:
+    def __init__(self, frame: pd.DataFrame, cells: list[list[str]], caption: str,
+                 search: str = "title, user or system") -> None:
         self.frame = frame
         self._cells = cells
         self._caption = caption
+        self._search = search
 
     def _repr_html_(self) -> str:
         import hashlib
@@ -635,7 +637,7 @@ class SampleLists:
                        for row in self._cells)
         return (f"<div><p>{html.escape(self._caption)}</p>"
                 f"<label>Search the lists: <input id='{ident}-q' type='search' "
-                f"placeholder='title, user or system'></label>"
+                f"placeholder='{html.escape(self._search)}'></label>"
                 f"<table id='{ident}' class='dataframe'><thead><tr>{head}</tr></thead>"
                 f"<tbody>{body}</tbody></table></div>" + self._SCRIPT.format(id=ident))
 
@@ -711,7 +713,8 @@ def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: 
                f"{legend}; the last column is the user's test items"
                f"{' with their ratings' if has_rating else ''}.")
     return SampleLists(pd.DataFrame(rows, columns=["user", "system", "hits", "list",
-                                                   "test items"]), cells, caption)
+                                                   "test items"]), cells, caption,
+                       search=("title" if titles else "item id") + ", user or system")
 
 
 def test_users_by_activity(splits: Mapping[str, object]) -> pd.DataFrame:

@@ -59,7 +59,8 @@ def _pyspark():
         import pyspark.sql.types
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError(
-            f"{FUNC}: evalkit.spark needs pyspark; install it with pip install 'evalkit[spark]'."
+            f"{FUNC}: evalkit.spark needs pyspark; install it with pip install pyspark "
+            "(in a clone of evalkit: make spark-setup)."
         ) from error
     return pyspark.sql
 

@@ -25,7 +25,7 @@ __all__ = ["missing", "start_session"]
 
 #: The oldest Java that Spark 4 runs on.
 JAVA_MIN = 17
-INSTALL = "pip install 'evalkit[spark]'"
+INSTALL = "pip install pyspark; in a clone of evalkit, make spark-setup"
 _JAVA_HINT = (f"Spark needs Java {JAVA_MIN} or later, e.g. the Debian package "
               f"openjdk-{JAVA_MIN}-jre-headless")
 _VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?')
@@ -67,7 +67,8 @@ def missing() -> str | None:
     Returns
     -------
     str or None
-        For example ``"pyspark is not installed (pip install 'evalkit[spark]')"``; every
+        For example ``"pyspark is not installed (pip install pyspark; in a clone of evalkit, make
+        spark-setup)"``; every
         missing piece, joined by ``"; "``.
 
     Examples
