@@ -196,3 +196,15 @@ def test_cutoffs_without_the_default_k_set_k_to_the_nearest_and_say_so(tmp_path)
     assert "K_VALUES [5, 20] does not hold the default K = 10: the single-k views use K = " \
         "5, the nearest of them (set K to choose another)." in \
         (tmp_path / "out" / "index.html").read_text()
+
+
+def test_notebook_parameters_read_as_papermill_reads_them() -> None:
+    import papermill as pm
+
+    from evalkit.report import notebook_parameters
+
+    for path in find_notebooks():
+        want = {name: {"type": p["inferred_type_name"], "default": p["default"],
+                       "meaning": p["help"]}
+                for name, p in pm.inspect_notebook(str(path)).items()}
+        assert notebook_parameters(path) == want, path.name

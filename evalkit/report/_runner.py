@@ -266,19 +266,46 @@ def _title(notebook: Path) -> str:
 def notebook_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
     """The parameters a notebook declares, as ``papermill --help-notebook`` reads them.
 
+    The ``parameters`` cell is parsed here (its assignments, with their annotations and the
+    comment on each one's last line), as papermill's inspection does, without importing
+    papermill (over a second): ``evalkit report --list-parameters`` and the runner's checks
+    answer at once.
+
     Returns
     -------
     dict
-        By parameter name: ``type``, ``default`` (the source text) and ``meaning`` (the
-        comment in the ``parameters`` cell).
+        By parameter name: ``type``, ``default`` (the source text, its lines joined) and
+        ``meaning`` (the comment in the ``parameters`` cell).
     """
-    import papermill as pm
+    import ast
+    import io
+    import tokenize
 
-    found = pm.inspect_notebook(str(notebook))
-    return {
-        name: {"type": p["inferred_type_name"], "default": p["default"], "meaning": p["help"]}
-        for name, p in found.items()
-    }
+    cells = json.loads(Path(notebook).read_text()).get("cells", [])
+    cell = next((c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])),
+                None)
+    if cell is None:
+        return {}
+    source = "".join(cell.get("source", []))
+    comments = {token.start[0]: token.string.lstrip("#").strip()
+                for token in tokenize.generate_tokens(io.StringIO(source).readline)
+                if token.type == tokenize.COMMENT}
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            name, annotation = node.target.id, ast.get_source_segment(source, node.annotation)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            name, annotation = node.targets[0].id, "None"
+        else:
+            continue
+        if node.value is None:
+            continue
+        default = "".join(line.strip() for line in
+                          (ast.get_source_segment(source, node.value) or "").splitlines())
+        found[name] = {"type": (annotation or "None").strip("\"' "), "default": default,
+                       "meaning": comments.get(node.end_lineno, "")}
+    return found
 
 
 def list_parameters(
