@@ -268,6 +268,22 @@ def test_reports_load_in_a_real_browser(reports: Path) -> None:
             assert sum(u.endswith(".html") for u in requests) == len(stems)
             page.goto((reports / "05-ranking.html").as_uri())
             page.screenshot(path=str(reports / "05-ranking.png"), full_page=True)
+            # a table of more than 20 rows sorts by the column whose header is clicked
+            order = page.evaluate("""() => {
+                const t = [...document.querySelectorAll('table')].find(
+                    t => t.tBodies[0] && t.tBodies[0].rows.length > 20
+                         && !t.querySelector('tbody [rowspan]'));
+                const texts = () => [...t.tBodies[0].rows].map(r => r.cells[0].textContent.trim());
+                const before = texts();
+                t.tHead.rows[t.tHead.rows.length - 1].cells[0].click();
+                const up = texts();
+                t.tHead.rows[t.tHead.rows.length - 1].cells[0].click();
+                const ordered = up.every((x, i) => i === 0 || up[i - 1].localeCompare(x) <= 0);
+                return [before, up, texts(), ordered];
+            }""")
+            before, up, down, ordered = order
+            assert len(before) > 20 and sorted(before) == sorted(up) and ordered
+            assert down == up[::-1] and up != before
         finally:
             browser.close()
     assert (reports / "05-ranking.png").stat().st_size > 50_000

@@ -149,10 +149,32 @@ _REMOTE_SCRIPT = re.compile(r"<script[^>]*\ssrc=\"https?://[^\"]*\"[^>]*>\s*</sc
                             re.IGNORECASE)
 
 
+#: Tables of more than a screenful (20 rows) sort by a column when its header is clicked
+#: (numbers as numbers, text as text; again to reverse); a table with cells spanning rows
+#: keeps its order. Inline, so that a page works offline.
+SORTABLE_TABLES = """<script>(function(){
+document.querySelectorAll('table').forEach(function(t){
+var body=t.tBodies[0],head=t.tHead;
+if(!body||!head||body.rows.length<=20||t.querySelector('tbody [rowspan]'))return;
+var cells=head.rows[head.rows.length-1].cells;
+Array.prototype.forEach.call(cells,function(th,col){
+th.style.cursor='pointer';th.title='Click to sort';
+th.addEventListener('click',function(){
+var up=th.dataset.sort!=='up';th.dataset.sort=up?'up':'down';
+var rows=Array.prototype.slice.call(body.rows);
+rows.sort(function(a,b){
+var x=a.cells[col]?a.cells[col].textContent.trim():'',y=b.cells[col]?b.cells[col].textContent.trim():'';
+var nx=Number(x.replace(/,/g,'')),ny=Number(y.replace(/,/g,''));
+var c=(x!==''&&y!==''&&!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);
+return up?c:-c;});
+rows.forEach(function(r){body.appendChild(r);});});});});})();</script>"""
+
+
 def _render_html(notebook: Path, target: Path, *, show_code: bool, title: str = "",
                  nav: Sequence[tuple[str, str]] = ()) -> None:
     """Render an executed notebook to a self-contained page: its title, a navigation bar
-    (``nav``: (label, href) pairs) and no script from another host."""
+    (``nav``: (label, href) pairs), tables of more than a screenful sortable by a click on a
+    column's header (:data:`SORTABLE_TABLES`) and no script from another host."""
     import nbformat
     from nbconvert import HTMLExporter
 
@@ -171,6 +193,7 @@ def _render_html(notebook: Path, target: Path, *, show_code: bool, title: str = 
         bar = (f"<nav class='evalkit-nav' style='font: 14px system-ui, sans-serif; "
                f"padding: .5rem 1rem; border-bottom: 1px solid #ddd'>{links}</nav>")
         body = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + bar, body, count=1)
+    body = body.replace("</body>", SORTABLE_TABLES + "\n</body>", 1)
     atomic_write_text(target, body)
 
 
