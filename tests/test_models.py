@@ -476,3 +476,51 @@ def test_users_of_another_id_kind_than_training_are_refused(name) -> None:
     with pytest.raises(TypeError, match="holds integer ids .* fitted on string user ids"):
         as_text.recommend([1], k=2)
     assert set(model.recommend([1], k=1)["user_id"]) == {1}
+
+
+def _scored_per_user(model):
+    """The same model ranking each user's whole row (the blocked path of every other
+    model) by its item scores, as the reference of the global-order path."""
+    class PerUser(type(model)):
+        def _global_scores(self, codes):
+            return None
+
+        def _scores(self, codes):
+            return np.tile(type(model)._global_scores(self, codes)[0], (len(codes), 1))
+
+    clone = PerUser.__new__(PerUser)
+    clone.__dict__.update(model.__dict__)
+    return clone
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 14), exclude=st.booleans(),
+       tied=st.booleans())
+def test_global_order_models_equal_ranking_every_user_s_row(seed, k, exclude, tied) -> None:
+    """MostPopular and BiasBaseline rank every user from one global order, skipping the
+    items each user has seen; the lists equal those of scoring and ranking each user's row
+    (ties by item id), for users with many seen items, unknown users, and k past what is
+    left."""
+    rng = np.random.default_rng(seed)
+    n = 120
+    train = pd.DataFrame({"user_id": rng.integers(0, 15, n), "item_id": rng.integers(0, 12, n),
+                          "rating": rng.choice([1.0, 3.0, 5.0] if tied else
+                                               np.linspace(0.5, 5, 10), n)})
+    train = train.drop_duplicates(["user_id", "item_id"])
+    users = np.array([0, 3, 7, 14, 99, 100])  # 99 and 100 are unknown
+    for model in (MostPopular(), BiasBaseline(damping_user=0.0, damping_item=0.0)):
+        model.fit(train)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # unknown users: the fallback
+            got = model.recommend(users, k=k, exclude_seen=exclude)
+            want = _scored_per_user(model).recommend(users, k=k, exclude_seen=exclude)
+        # a user's score is the item's plus the user's offset (BiasBaseline: mu + b_u)
+        codes = model.users_.get_indexer(users)
+        offset = dict(zip(users, model._global_scores(codes)[1]))
+        want["score"] = want["score"] + want["user_id"].map(offset)
+        pd.testing.assert_frame_equal(got, want)
+        if isinstance(model, BiasBaseline):  # the scores are the model's own predictions
+            known = got[got["user_id"].isin(model.users_)]
+            predicted = model.predict(known[["user_id", "item_id"]])
+            np.testing.assert_allclose(known["score"], predicted["prediction"], rtol=0,
+                                       atol=1e-12)

@@ -140,6 +140,12 @@ class Recommender:
         """Mask of the users that get the documented fallback, or None when there is none."""
         return None
 
+    def _global_scores(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a model that ranks every user's items in one global order: the item scores
+        that order them (n_items) and each user's score offset (len(codes)); the score of
+        (user, item) is their sum. None for a model that ranks each user differently."""
+        return None
+
     def _no_positive(self, codes: np.ndarray) -> np.ndarray:
         """Mask of users unknown to the model or without a positive training interaction."""
         n_positive = np.diff(self._positive.indptr)
@@ -214,6 +220,15 @@ class Recommender:
                 stacklevel=2,
             )
 
+        ordered = self._global_scores(codes)
+        if ordered is not None:
+            row, col, val = self._from_global_order(codes, k, exclude_seen, *ordered)
+            counts = np.bincount(row, minlength=len(codes))
+            starts = np.cumsum(counts) - counts
+            rank = np.arange(len(row), dtype=np.int64) - np.repeat(starts, counts) + 1
+            return pd.DataFrame({"user_id": requested.to_numpy()[row],
+                                 "item_id": self.items_.to_numpy()[col],
+                                 "score": val, "rank": rank})
         step = block_rows(len(self.items_))
         rows, cols, vals = [], [], []
         for start in range(0, len(codes), step):
@@ -242,6 +257,67 @@ class Recommender:
                 "rank": rank,
             }
         )
+
+    def _from_global_order(self, codes: np.ndarray, k: int, exclude_seen: bool,
+                           item_scores: np.ndarray, offsets: np.ndarray,
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows, item codes and scores of the top-``k`` lists of a model with one global
+        order (:meth:`_global_scores`): the order's first items that each user has not seen
+        (see :func:`_unseen_positions`)."""
+        n_items = len(self.items_)
+        k = min(k, n_items)
+        order, position = _global_top(item_scores)
+        if exclude_seen:
+            row, at = _unseen_positions(self._seen, codes, position, k, n_items)
+        else:
+            row = np.repeat(np.arange(len(codes)), k)
+            at = np.tile(np.arange(k), len(codes))
+        col = order[at]
+        return row, col, (item_scores[col] + offsets[row]).astype(np.float64)
+
+
+def _unseen_positions(seen: sp.csr_matrix, codes: np.ndarray, position: np.ndarray, k: int,
+                      n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each user (``codes``, -1 unknown), the positions in a global order of the first
+    ``k`` items the user has not seen (fewer where fewer are left), as (row, position) pairs
+    in row order, then position order.
+
+    A user with ``n`` seen items finds its first ``k`` unseen ones among the first ``k + n``
+    positions (capped at ``n_items``): one flag per such position marks the seen ones, and
+    the first ``k`` unflagged positions of each user's run are the answer. Time and memory
+    are proportional to users x (k + seen items), never to users x catalogue, and nothing
+    is sorted.
+    """
+    n = len(codes)
+    known = np.flatnonzero(codes >= 0)
+    if len(known) == seen.shape[0] and np.array_equal(codes, np.arange(seen.shape[0])):
+        rows = seen  # every user, in order: the matrix itself
+    else:
+        rows = seen[codes[known]]
+    n_seen = np.zeros(n, dtype=np.int64)
+    n_seen[known] = np.diff(rows.indptr)
+    span = np.minimum(k + n_seen, n_items)  # the positions each user's answer lies in
+    start = np.cumsum(span) - span
+    flags = np.zeros(int(span.sum()), dtype=bool)
+    user = np.repeat(known, np.diff(rows.indptr))
+    pos = position[rows.indices]
+    inside = pos < span[user]
+    flags[start[user[inside]] + pos[inside]] = True
+    free = np.flatnonzero(~flags)  # unseen positions, by user then position
+    n_free = span - np.bincount(user[inside], minlength=n)
+    take = np.minimum(n_free, k)
+    first = np.cumsum(n_free) - n_free  # where each user's unseen positions start in free
+    row = np.repeat(np.arange(n), take)
+    slot = np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take)
+    return row, free[first[row] + slot] - start[row]
+
+
+def _global_top(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The items in descending score, ties by ascending code; and each item's position."""
+    order = np.lexsort((np.arange(len(scores)), -scores))
+    position = np.empty(len(scores), dtype=np.int64)
+    position[order] = np.arange(len(scores))
+    return order, position
 
 
 def _binary_matrix(

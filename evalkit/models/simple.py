@@ -95,7 +95,9 @@ class MostPopular(Recommender):
     score(u, i) = #{users v with a positive interaction with i}. Repeated (user, item) rows
     count once. Ties are broken by ascending ``item_id``. Unknown users get the same list as
     everyone else (with nothing to exclude). Seen items are all training interactions of the
-    user, whatever their rating.
+    user, whatever their rating. The lists come from one global order, each skipping the
+    user's seen items, in time proportional to users x (k + seen items) rather than users x
+    catalogue (162,541 users at k = 100 over 59,047 items: ``benchmarks/models.py``).
 
     Examples
     --------
@@ -121,6 +123,9 @@ class MostPopular(Recommender):
 
     def _scores(self, codes: np.ndarray) -> np.ndarray:
         return np.tile(self._popularity, (len(codes), 1))
+
+    def _global_scores(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._popularity, np.zeros(len(codes))
 
 
 class BiasBaseline(Recommender):
@@ -152,7 +157,10 @@ class BiasBaseline(Recommender):
 
     ``predict`` returns mu + b_u + b_i, with b_u = 0 for a user and b_i = 0 for an item absent
     from training (so an unknown pair gets mu). ``recommend`` ranks a user's items by the same
-    predicted rating; an unknown user gets mu + b_i (the item-bias ranking), with a warning
+    predicted rating, that is by b_i (the user's mu + b_u shifts every score alike; equal b_i
+    by item id), with the predicted ratings as scores: one global order, from which each
+    user's list skips the items the user has seen, in time proportional to users x (k +
+    seen items). An unknown user gets mu + b_i (the item-bias ranking), with a warning
     giving the count. Predictions are not clipped to the rating scale.
 
     References
@@ -213,6 +221,11 @@ class BiasBaseline(Recommender):
 
     def _fallback(self, codes: np.ndarray) -> np.ndarray:
         return codes < 0
+
+    def _global_scores(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # every user's ranking is the item biases' (b_u shifts a user's scores alike)
+        b_user = np.where(codes >= 0, self._b_user[np.maximum(codes, 0)], 0.0)
+        return self._b_item, self.global_mean_ + b_user
 
     def _fallback_label(self) -> str:
         return "the item-bias ranking (mu + b_i)"
