@@ -524,3 +524,36 @@ def test_global_order_models_equal_ranking_every_user_s_row(seed, k, exclude, ti
             predicted = model.predict(known[["user_id", "item_id"]])
             np.testing.assert_allclose(known["score"], predicted["prediction"], rtol=0,
                                        atol=1e-12)
+
+
+def test_ease_refuses_a_matrix_larger_than_the_memory_available(train, monkeypatch) -> None:
+    from evalkit.models import ModelTooLarge
+    from evalkit.models import ease as ease_module
+
+    model = EASE(l2=1.0)
+    n_items = train["item_id"].nunique()
+    need = model.memory_needed(train["user_id"].nunique(), n_items)
+    assert need >= 8 * n_items * n_items
+    monkeypatch.setattr(ease_module, "available_memory", lambda: need - 1)
+    with pytest.raises(ModelTooLarge, match=rf"EASE.fit: the {n_items} x {n_items} item-item "
+                       r"matrix of .* needs about [0-9.]+ GB of memory, and this machine has "
+                       r"[0-9.]+ GB available; pass EASE\(max_items=...\)"):
+        model.fit(train)
+    assert not hasattr(model, "weights_")
+    # at MovieLens-25M's size, the estimate is the m x m float64 matrix and a block
+    big = EASE().memory_needed(162_541, 59_047)
+    assert 8 * 59_047**2 <= big <= 8 * 59_047**2 + 2**26
+
+
+def test_ease_over_the_most_popular_items_recommends_only_among_them(train) -> None:
+    popular = train.groupby("item_id")["user_id"].nunique()
+    kept = popular.sort_values(ascending=False, kind="stable").index[:3]
+    model = EASE(l2=1.0, max_items=3).fit(train)
+    assert sorted(model.weight_items_) == sorted(kept) or \
+        set(model.weight_items_) <= set(popular[popular >= popular[kept].min()].index)
+    lists = model.recommend(train["user_id"].unique(), k=5)
+    assert set(lists["item_id"]) <= set(model.weight_items_)
+    # over every item, the approximation is the model itself
+    full = EASE(l2=1.0).fit(train)
+    same = EASE(l2=1.0, max_items=train["item_id"].nunique()).fit(train)
+    np.testing.assert_array_equal(full.weights_, same.weights_)

@@ -303,3 +303,18 @@ def test_summary_note_spells_out_only_the_abbreviations_in_the_table() -> None:
     assert "HLU" not in some and "R-Prec" not in some
     every = rp.summary_note({"a": ek.evaluate(truth, recs, k=1, n_resamples=0)})
     assert "HLU half-life utility" in every and "R-Prec R-precision" in every
+
+
+def test_a_baseline_too_large_for_the_memory_is_left_out_with_its_reason(monkeypatch) -> None:
+    from evalkit.models import ease as ease_module
+
+    monkeypatch.setattr(ease_module, "available_memory", lambda: 1000)
+    inputs = rp.load_inputs("sample", split="user_ratio", seed=0)
+    systems = rp.load_systems(inputs, baselines=["MostPopular", "EASE"], k=5)
+    assert list(systems) == ["MostPopular"]
+    assert systems.left_out["EASE"].startswith("the ") and "0.0 GB available" in \
+        systems.left_out["EASE"]
+    table = rp.coverage(systems, inputs.test)
+    assert list(table.index) == ["MostPopular", "EASE"]
+    assert table.loc["EASE", "left out"] == systems.left_out["EASE"]
+    assert table.loc["MostPopular", "left out"] == ""

@@ -10,6 +10,7 @@ matrix operations.
 
 from __future__ import annotations
 
+from evalkit.models._base import ModelTooLarge
 from evalkit.models.ease import EASE
 from evalkit.models.knn import ItemKNN
 from evalkit.models.simple import BiasBaseline, MostPopular, Random
@@ -22,6 +23,7 @@ __all__ = [
     "RATING_BASELINES",
     "BiasBaseline",
     "ItemKNN",
+    "ModelTooLarge",
     "MostPopular",
     "Random",
     "predict_ratings",

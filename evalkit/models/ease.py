@@ -6,8 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, get_blas_funcs, get_lapack_funcs
 
-from evalkit._checks import check_real
-from evalkit.models._base import Recommender, block_rows
+from evalkit._checks import check_positive_int, check_real
+from evalkit.models._base import (ModelTooLarge, Recommender, available_memory, block_rows,
+                                  gigabytes)
 
 __all__ = ["EASE"]
 
@@ -22,6 +23,10 @@ class EASE(Recommender):
     threshold : float or None, default None
         Interactions with ``rating >= threshold`` are positive; None makes every interaction
         positive (implicit data; the rating column is then not needed).
+    max_items : int or None, default None
+        Learn B over the ``max_items`` most popular items only (ties by item id) and
+        recommend only among them: an approximation, for catalogues whose m x m matrix does
+        not fit in memory (the fit refuses otherwise, see Notes). None: every item.
 
     Attributes
     ----------
@@ -46,7 +51,11 @@ class EASE(Recommender):
     through its Cholesky factor (O(n m^2 + m^3) time); when n < m, P comes from the Woodbury
     identity l2 P = I - X^T (l2 I + X X^T)^-1 X (O(n^2 m + n^3 + nnz(X) m) time; the factor
     1 / l2 cancels in B). Either way fitting needs one dense m x m float64 matrix (8 m^2
-    bytes: about 0.6 GB for the 9k items of ml-latest-small) plus blocks of at most n x m.
+    bytes: about 0.6 GB for the 9k items of ml-latest-small) plus blocks of at most n x m
+    (the dual form: also n x n and two n x m matrices). ``fit`` checks this against the
+    memory the machine has available before allocating anything and raises
+    :class:`~evalkit.models.ModelTooLarge` naming both (59,047 items need 27.9 GB); pass
+    ``max_items`` to learn over the most popular items only.
 
     A user without any positive training interaction (unknown to the model, or all ratings
     below ``threshold``) gets the popularity scores of :class:`MostPopular` instead, with a
@@ -72,18 +81,46 @@ class EASE(Recommender):
     0        3       10  0.333     1
     """
 
-    def __init__(self, *, l2: float = 500.0, threshold: float | None = None) -> None:
+    def __init__(self, *, l2: float = 500.0, threshold: float | None = None,
+                 max_items: int | None = None) -> None:
         super().__init__()
         self.l2 = check_real(l2, func="EASE", arg="l2", minimum=0.0, strict=True)
         self.threshold = check_real(threshold, func="EASE", arg="threshold", allow_none=True)
+        self.max_items = None if max_items is None else check_positive_int(
+            max_items, func="EASE", arg="max_items")
 
     def _params(self) -> dict[str, object]:
-        return {"l2": self.l2, "threshold": self.threshold}
+        params: dict[str, object] = {"l2": self.l2, "threshold": self.threshold}
+        if self.max_items is not None:
+            params["max_items"] = self.max_items
+        return params
+
+    def memory_needed(self, n_users: int, n_items: int) -> int:
+        """Bytes the fit needs for ``n_users`` users with a positive interaction and
+        ``n_items`` items in B (after ``max_items``): see the Notes."""
+        m = n_items if self.max_items is None else min(n_items, self.max_items)
+        block = 8 * block_rows(m) * m
+        if n_users < m:
+            return 8 * (m * m + 2 * n_users * m + n_users * n_users) + block
+        return 8 * m * m + block
 
     def _fit_model(
         self, user_codes: np.ndarray, item_codes: np.ndarray, ratings: np.ndarray | None
     ) -> None:
         active = np.flatnonzero(self._popularity > 0)
+        if self.max_items is not None and len(active) > self.max_items:
+            ranked = active[np.lexsort((active, -self._popularity[active]))]
+            active = np.sort(ranked[: self.max_items])
+        n_users = int(np.count_nonzero(np.diff(self._positive.indptr)))
+        need, available = self.memory_needed(n_users, len(active)), available_memory()
+        if available is not None and need > available:
+            raise ModelTooLarge(
+                f"EASE.fit: the {len(active):,} x {len(active):,} item-item matrix of "
+                f"{len(active):,} items needs about {gigabytes(need)} of memory, and this "
+                f"machine has {gigabytes(available)} available; pass EASE(max_items=...) to "
+                "learn over the most popular items only (an approximation), or fit on a "
+                "machine with more memory."
+            )
         matrix = self._positive[:, active].tocsr()
         if matrix.shape[1] == 0:
             weights = np.zeros((0, 0))
@@ -105,7 +142,11 @@ class EASE(Recommender):
         if len(self._active) == len(self.items_):
             scores = np.asarray(rows @ self.weights_)
         else:
-            scores = np.zeros((len(codes), len(self.items_)))
+            # items without a positive interaction score 0 (the closed form's); beyond
+            # max_items, items are not recommended
+            limited = self.max_items is not None and \
+                len(self._active) < np.count_nonzero(self._popularity)
+            scores = np.full((len(codes), len(self.items_)), -np.inf if limited else 0.0)
             scores[:, self._active] = rows @ self.weights_
         scores[self._no_positive(codes)] = self._popularity
         return scores

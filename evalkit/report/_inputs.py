@@ -301,19 +301,34 @@ def load_systems(
 
     Returns
     -------
-    dict of str to pd.DataFrame
-        In the order: ``recs``, then ``baselines``. :func:`coverage` says which users each
-        list covers.
+    Systems
+        A dict of str to pd.DataFrame, in the order: ``recs``, then ``baselines``;
+        :func:`coverage` says which users each list covers. A baseline too large for the
+        machine's memory (:class:`evalkit.models.ModelTooLarge`, e.g. EASE over a catalogue
+        of tens of thousands of items) is left out, with the reason in ``left_out``.
     """
-    from ..models import recommend_all
+    from ..models import ModelTooLarge, recommend_all
     from ..recs import read_recommendations
 
-    systems = {name: read_recommendations(path, columns=_mapping(path, columns, "recs"))
-               for name, path in (recs or {}).items()}
-    if baselines:
-        systems.update(recommend_all(list(baselines), inputs.train, inputs.test_users, k=k,
-                                     rng=seed))
+    systems = Systems({name: read_recommendations(path, columns=_mapping(path, columns, "recs"))
+                       for name, path in (recs or {}).items()})
+    for name in baselines:  # one model at a time: one that does not fit is left out
+        try:
+            systems.update(recommend_all([name], inputs.train, inputs.test_users, k=k,
+                                         rng=seed))
+        except ModelTooLarge as error:
+            systems.left_out[name] = str(error).split(": ", 1)[-1]
     return systems
+
+
+class Systems(dict):
+    """The lists a report evaluates, by system name (a dict), and ``left_out``: the
+    baselines that could not be fitted here (a model too large for the machine's memory),
+    each with the reason, which :func:`coverage` shows."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.left_out: dict[str, str] = {}
 
 
 def _user_counts(truth_users: np.ndarray, list_users: np.ndarray) -> dict[str, int]:
@@ -337,7 +352,9 @@ def coverage(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame) -> pd.Data
     -------
     pd.DataFrame
         One row per system: ``test users``, ``with a list``, ``without a list (score 0)``,
-        ``only in the list (ignored)``, and the shortest, median and longest list.
+        ``only in the list (ignored)``, and the shortest, median and longest list; and, when
+        :func:`load_systems` left a baseline out, a row for it with the reason under
+        ``left out``.
 
     Examples
     --------
@@ -356,6 +373,11 @@ def coverage(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame) -> pd.Data
             "longest list": int(lengths.max()) if len(lengths) else 0,
         }
     out = pd.DataFrame.from_dict(rows, orient="index")
+    left_out = getattr(systems, "left_out", {})
+    if left_out:
+        out["left out"] = ""
+        for name, reason in left_out.items():
+            out.loc[name, "left out"] = reason
     out.index.name = "system"
     return out
 
