@@ -41,9 +41,10 @@ spark-setup: setup
 
 ## Run every notebook on DATA (default: the embedded sample) into HTML reports under OUT.
 ## Your own split and systems: TRAIN=... TEST=... RECS="name=file other=file2" BASELINES="EASE"
-## (BASELINES=none for no baseline), PREDICTIONS="name=file", ITEMS=file, PARAMS="-p K 20".
+## (BASELINES=none for no baseline), PREDICTIONS="name=file", ITEMS=file, PARAMS="-p K 20";
+## the at-scale page runs on Spark unless SPARK=0.
 report: setup
-	$(BIN)/python -m evalkit report --data $(DATA) --out $(OUT) \
+	$(BIN)/python -m evalkit report --data $(DATA) --out $(OUT) $(if $(filter 0,$(SPARK)),,--spark) \
 	  $(if $(TRAIN),--train $(TRAIN)) $(if $(TEST),--test $(TEST)) $(if $(ITEMS),--items $(ITEMS)) \
 	  $(foreach r,$(RECS),--recs $(r)) $(foreach r,$(PREDICTIONS),--predictions $(r)) \
 	  $(if $(BASELINES),--baselines $(filter-out none,$(BASELINES))) $(PARAMS)

@@ -103,6 +103,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="a folder, whose numbered notebooks (NN-name.ipynb) are run, or "
                     "notebook files (default: the project's notebooks/)")
     rp.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
+    rp.add_argument("--spark", action="store_true",
+                    help="also run the at-scale page on Spark (starts a JVM; make report asks "
+                    "for it)")
     rp.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
                     help="notebooks run at the same time (default: 2; 1: one after the other)")
 
@@ -313,7 +316,7 @@ def _report(args: argparse.Namespace) -> int:
     try:
         written = run_reports(args.data, out=args.out, notebooks=_notebook_args(args.notebooks),
                               parameters=report_parameters(args), show_code=args.show_code,
-                              jobs=args.jobs)
+                              jobs=args.jobs, spark=args.spark)
     except ReportError as error:
         print(f"evalkit report: error: {error}", file=sys.stderr)
         return 1

@@ -119,11 +119,13 @@ def test_every_readme_command_produces_its_report(readme_runs) -> None:
             stem = re.search(r"href='(\d\d-[^']+)\.html'", title).group(1)
             assert (out / f"{stem}.html").stat().st_size > 10_000, (command, stem)
             assert json.loads((out / f"{stem}.json").read_text()), (command, stem)
-    # the implicit data: no ratings, so the two pages that need them are left out, saying so
+    # the implicit data: no ratings, so the two pages that need them are left out, saying so,
+    # and the Spark page, not asked for (make report asks for it)
     command, done, out = readme_runs[1]
     index = (out / "index.html").read_text()
-    assert f"wrote 7 report(s) and {out / 'index.html'}" in done.stdout
+    assert f"wrote 6 report(s) and {out / 'index.html'}" in done.stdout
     assert index.count("not run: the data has no rating column.") == 2
+    assert "not run: the Spark page runs when asked (evalkit report --spark" in index
     assert "Dataset: <b>train.csv + test.csv</b>" in index
     assert "my-model (my-model.csv)" in index
     ranking = json.loads((out / "05-ranking.json").read_text())

@@ -592,6 +592,15 @@ def test_the_at_scale_report_gives_the_ranking_reports_numbers(spark) -> None:
     assert rp.agreement_note(agreement).startswith("`evalkit.evaluate` on the same data, "
                                                    "collected from Spark into pandas, gives "
                                                    "the same numbers for 2 system(s)")
+    # beyond max_users, a seeded sample of users is evaluated again and compared
+    sample = rp.spark_agreement(frames, got, curves, k=[5, 10], max_users=40, **options)
+    assert sample.index.tolist() == [("mine", "summary"), ("MostPopular", "summary")]
+    users = int(got["mine"].counts["users"])
+    assert (sample["test_users"] == users).all() and (sample["largest_difference"] < TOL).all()
+    assert (0 < sample["users"]).all() and (sample["users"] < users).all()
+    assert rp.agreement_note(sample).startswith(
+        f"`evalkit.evaluate` on a seeded sample of {int(sample['users'].max()):,} of the "
+        f"{users:,} test users (by a hash of their ids;")
     interval = {name: got[name].summary.loc["ndcg@10", ["ci_low", "ci_high"]].tolist()
                 for name in ("mine", "MostPopular")}
     assert rp.spark_headline(got, k=10, agreement=agreement) == {
@@ -728,3 +737,23 @@ def test_a_new_local_session_gets_two_shuffle_partitions_per_core() -> None:
     assert _local_partitions("local[*]") == 2 * (os.cpu_count() or 1)
     for master in ("yarn", "spark://host:7077", "k8s://https://host", "local-cluster[2,1,1024]"):
         assert _local_partitions(master) is None, master
+
+
+def test_a_jvm_that_died_is_named_with_the_remedies() -> None:
+    from evalkit.report import _spark
+
+    @_spark._answering
+    def spark_agreement() -> None:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    with pytest.raises(RuntimeError, match=r"spark_agreement: Spark's JVM stopped answering "
+                       r"\(ConnectionRefusedError: .*driver runs out of memory.*"
+                       r"spark.driver.memory.*CHECK_IN_MEMORY False"):
+        spark_agreement()
+
+    @_spark._answering
+    def other() -> None:
+        raise ValueError("not the JVM")
+
+    with pytest.raises(ValueError, match="not the JVM"):
+        other()

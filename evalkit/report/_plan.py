@@ -196,6 +196,8 @@ NEEDS = {
                  "classified as relevant or not",
     "predictions": "no rating predictions to evaluate (PREDICTIONS and RATING_BASELINES are "
                    "empty)",
+    "spark": "the Spark page runs when asked (evalkit report --spark, as make report does, "
+             "or TRUTH_PARQUET)",
 }
 
 
@@ -224,7 +226,7 @@ def _value(name: str, params: Mapping[str, object], declared: Mapping[str, dict]
 
 
 def skipped_pages(notebooks: Mapping[Path, Mapping[str, dict]], params: Mapping[str, object],
-                  files: FileCheck) -> dict[Path, str]:
+                  files: FileCheck, *, spark: bool = False) -> dict[Path, str]:
     """The notebooks a run leaves out, each with the reason.
 
     Parameters
@@ -235,12 +237,17 @@ def skipped_pages(notebooks: Mapping[Path, Mapping[str, dict]], params: Mapping[
         The run's parameters.
     files : FileCheck
         From :func:`check_files`.
+    spark : bool, default False
+        Whether the run asks for the Spark page (a page that needs ``spark`` also runs on the
+        analyst's ``TRUTH_PARQUET``).
     """
     skipped = {}
     for notebook, declared in notebooks.items():
         for need in notebook_needs(notebook):
             if need == "ratings":
                 lacking = not files.has_ratings
+            elif need == "spark":
+                lacking = not (spark or params.get("TRUTH_PARQUET"))
             elif need == "threshold":
                 lacking = _value("THRESHOLD", params, declared) is None
             else:  # predictions

@@ -459,6 +459,7 @@ def run_reports(
     show_code: bool = False,
     progress: bool = True,
     jobs: int = 2,
+    spark: bool = False,
 ) -> list[Path]:
     """Run every notebook on ``data`` and render each to HTML in ``out``, plus an index.
 
@@ -490,6 +491,11 @@ def run_reports(
         Notebooks run at the same time, each in its own kernel (1: one after the other). The
         notebooks do not depend on each other, so the reports are the same for any value; the
         last notebooks start first (see Notes).
+    spark : bool, default False
+        Run the pages that need Spark (the at-scale page, whose metadata says ``spark``):
+        they start a JVM and copy the data into it, which only pays at scale, so they run
+        when asked (``evalkit report --spark``; ``make report`` asks) or when
+        ``TRUTH_PARQUET`` names the analyst's Parquet; otherwise the index says how to ask.
 
     Returns
     -------
@@ -539,7 +545,7 @@ def run_reports(
     files = check_files(str(params["DATASET"]), params)
     params, notes = _fit_to_files(params, files)
     params, notes = _fit_cutoff(params, declared, notes)
-    skipped = skipped_pages(declared, params, files)
+    skipped = skipped_pages(declared, params, files, spark=bool(spark))
     if len(skipped) == len(found):
         raise ParameterError(
             "run_reports: no report can run on these inputs: "

@@ -11,10 +11,11 @@ numbers from :func:`evalkit.evaluate` on the collected data) and :func:`spark_he
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,6 +235,36 @@ def _quiet() -> Iterator[None]:
         yield
 
 
+def _jvm_gone(error: BaseException) -> bool:
+    """Whether ``error`` says that Spark's JVM stopped answering (it died, most often out of
+    memory): a refused or reset connection, or py4j's network error."""
+    if isinstance(error, (ConnectionRefusedError, ConnectionResetError, BrokenPipeError)):
+        return True
+    return type(error).__name__ == "Py4JNetworkError"
+
+
+def _answering(func: Callable) -> Callable:
+    """``func``, whose error when Spark's JVM has died says so and names the remedies,
+    instead of a bare ``ConnectionRefusedError`` from py4j."""
+    @functools.wraps(func)
+    def call(*args: object, **kwargs: object) -> object:
+        try:
+            return func(*args, **kwargs)
+        except Exception as error:
+            if not _jvm_gone(error):
+                raise
+            raise RuntimeError(
+                f"{func.__name__}: Spark's JVM stopped answering ({type(error).__name__}: "
+                f"{error}). It most often dies when its driver runs out of memory: Spark gives "
+                "the driver 1g unless told otherwise, and the in-memory check collects data "
+                "to it. Give it more (SparkSession.builder.config('spark.driver.memory', "
+                "'8g') before the session starts, or spark-submit --driver-memory 8g), or "
+                "set CHECK_IN_MEMORY False; Spark's log has the JVM's last lines."
+            ) from error
+    return call
+
+
+@_answering
 def spark_evaluate_systems(frames: SparkFrames, *, k: Sequence[int],
                            metrics: Sequence[str] | None = None,
                            threshold: float | None = 4.0, seed: int = 0,
@@ -257,6 +288,7 @@ def spark_evaluate_systems(frames: SparkFrames, *, k: Sequence[int],
                 for name, recs in frames.systems.items()}
 
 
+@_answering
 def spark_curve_bands(frames: SparkFrames, *, k_max: int,
                       metrics: Sequence[str] = CURVE_METRICS, threshold: float | None = 4.0,
                       seed: int = 0, profile: str | None = None,
@@ -294,12 +326,21 @@ def _largest_difference(got: np.ndarray, want: np.ndarray) -> float:
     return float(np.abs(got[both] - want[both]).max()) if both.any() else 0.0
 
 
+@_answering
 def spark_agreement(frames: SparkFrames, evaluations: Mapping[str, object],
                     curves: Mapping[str, pd.DataFrame] | None = None, *, k: Sequence[int],
                     metrics: Sequence[str] | None = None, threshold: float | None = 4.0,
-                    seed: int = 0, profile: str | None = None) -> pd.DataFrame:
+                    seed: int = 0, profile: str | None = None,
+                    max_users: int = 20_000) -> pd.DataFrame:
     """The same evaluation by :func:`evalkit.evaluate` on the data collected from Spark, and
     how far its numbers are from the Spark ones.
+
+    Up to ``max_users`` test users, the whole data is collected and compared with
+    ``evaluations`` and ``curves``. Beyond, a seeded sample of about ``max_users`` users
+    (those whose id hashes, with ``seed``, into one of ``ceil(users / max_users)`` buckets)
+    is evaluated again by Spark and, collected, by :func:`evalkit.evaluate`, and the two
+    summaries are compared: the check then never brings the whole data to the driver (at
+    MovieLens-25M scale that ran Spark's driver out of memory).
 
     Parameters
     ----------
@@ -310,17 +351,26 @@ def spark_agreement(frames: SparkFrames, evaluations: Mapping[str, object],
         ``seed`` and ``profile``.
     curves : mapping of str to pandas.DataFrame, optional
         From :func:`spark_curve_bands` (default metrics and interval level); their largest
-        k is the bands' length.
+        k is the bands' length. Not compared on a sample.
+    max_users : int, default 20000
+        The most test users whose data is collected.
 
     Returns
     -------
     pandas.DataFrame
         One row per system and part (``summary``: means and interval bounds; ``curves``:
         the bands' means and bounds): ``compared`` (the numbers compared, NaN pairs included),
-        ``largest_difference`` (absolute; infinite where one side is NaN and the other not)
-        and ``same_users`` (the users behind each summary mean, and the counts, are equal;
-        NA for the curves, whose users are the summary's).
+        ``largest_difference`` (absolute; infinite where one side is NaN and the other not),
+        ``same_users`` (the users behind each summary mean, and the counts, are equal;
+        NA for the curves, whose users are the summary's), ``users`` (the test users
+        compared) and ``test_users`` (all of them).
     """
+    total = max((int(ev.counts.get("users", 0)) for ev in evaluations.values()), default=0)
+    if total > max_users:
+        frames = _sampled(frames, buckets=-(-total // max_users), seed=seed)
+        evaluations = spark_evaluate_systems(frames, k=k, metrics=metrics,
+                                             threshold=threshold, seed=seed, profile=profile)
+        curves = None
     with _quiet():
         truth = frames.truth.toPandas()
         systems = {name: recs.toPandas() for name, recs in frames.systems.items()}
@@ -338,19 +388,39 @@ def spark_agreement(frames: SparkFrames, evaluations: Mapping[str, object],
         want = memory[name].summary.reindex(got.summary.index)  # both indexed by metric@k
         same = bool(got.summary["n_users"].equals(want["n_users"])
                     and got.counts == memory[name].counts)
+        users = int(memory[name].counts.get("users", 0))
         rows.append((name, "summary", got.summary[numbers].size,
                      _largest_difference(got.summary[numbers].to_numpy(),
-                                         want[numbers].to_numpy()), same))
+                                         want[numbers].to_numpy()), same, users, total))
         if name in (curves or {}):
             got_bands = curves[name]
             rows.append((name, "curves", got_bands.size,
                          _largest_difference(got_bands.to_numpy(),
                                              bands[name][got_bands.columns].to_numpy()),
-                         pd.NA))
+                         pd.NA, users, total))
     table = pd.DataFrame(rows, columns=["system", "part", "compared", "largest_difference",
-                                        "same_users"])
+                                        "same_users", "users", "test_users"])
     table["same_users"] = table["same_users"].astype("boolean")
     return table.set_index(["system", "part"])
+
+
+def _sampled(frames: SparkFrames, *, buckets: int, seed: int) -> SparkFrames:
+    """``frames`` cut to the test users whose id hashes (with ``seed``) into bucket 0 of
+    ``buckets``: the truth, every system's lists and the training rows of those users."""
+    from pyspark.sql import functions as F
+
+    with _quiet():
+        chosen = frames.truth.select("user_id").distinct().where(
+            F.pmod(F.xxhash64(F.col("user_id").cast("string"), F.lit(int(seed))),
+                   F.lit(int(buckets))) == 0)
+        chosen = F.broadcast(chosen)
+
+        def keep(frame):
+            return frame.join(chosen, "user_id", "left_semi")
+
+        return SparkFrames(truth=keep(frames.truth),
+                           systems={name: keep(recs) for name, recs in frames.systems.items()},
+                           train=None if frames.train is None else keep(frames.train))
 
 
 def _difference(value: float, tol: float) -> str:
@@ -378,15 +448,20 @@ def agreement_note(table: pd.DataFrame | None, *, missing: str | None = None,
     parts = " and ".join(
         f"the {int(table.xs(p, level='part')['compared'].sum()):,} numbers {what[p]}"
         for p in table.index.get_level_values("part").unique())
+    sampled = "users" in table and bool((table["users"] < table["test_users"]).any())
+    data = (f"a seeded sample of {int(table['users'].max()):,} of the "
+            f"{int(table['test_users'].max()):,} test users (by a hash of their ids; Spark "
+            "evaluated them again, so that the check never collects the whole data)"
+            if sampled else "the same data")
     if close.all() and table["same_users"].all(skipna=True):
-        head = (f"`evalkit.evaluate` on the same data, collected from Spark into pandas, gives "
+        head = (f"`evalkit.evaluate` on {data}, collected from Spark into pandas, gives "
                 f"the same numbers for {len(systems)} system(s): over {parts}, the largest "
                 f"absolute difference is below {tol:.0e}, the size of floating-point rounding "
                 "(Spark adds the buckets' sums in another order), and every mean is over the "
                 "same users.")
     else:
         worst = table["largest_difference"].idxmax()
-        head = (f"**`evalkit.evaluate` on the same data differs from the Spark evaluation:** "
+        head = (f"**`evalkit.evaluate` on {data} differs from the Spark evaluation:** "
                 f"the largest absolute difference is "
                 f"{_difference(table['largest_difference'].max(), tol)} ({worst[0]}, "
                 f"{worst[1]})")
