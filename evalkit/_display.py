@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import pandas as pd
 
-__all__ = ["Text", "WideTable", "progress"]
+__all__ = ["Record", "Text", "WideTable", "progress"]
 
 T = TypeVar("T")
 
@@ -46,6 +46,33 @@ class Text(str):
 
     def _repr_pretty_(self, printer: object, cycle: bool) -> None:
         printer.text(str(self))  # type: ignore[attr-defined]
+
+
+class Record(dict):
+    """A dict (of an evaluation's definitions) that a notebook shows as a table: one row per
+    entry with its value and, for a field of :class:`evalkit.Definitions`, what it means."""
+
+    def _rows(self) -> pd.DataFrame:
+        from dataclasses import fields
+
+        from .definitions import Definitions
+
+        meaning = {f.name: f.metadata.get("help", "") for f in fields(Definitions)}
+        meaning |= {"confidence": "level of the bootstrap intervals",
+                    "n_resamples": "bootstrap resamples of the intervals",
+                    "bootstrap_seed": "seed of the bootstrap"}
+        return pd.DataFrame({"value": [repr(v) for v in self.values()],
+                             "meaning": [meaning.get(k, "") for k in self]},
+                            index=pd.Index(list(self), name="definition"))
+
+    def _repr_html_(self) -> str:
+        with pd.option_context("display.max_colwidth", None, "display.max_rows", None):
+            return self._rows()._repr_html_()
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        with pd.option_context("display.max_colwidth", None, "display.max_rows", None,
+                               "display.width", 200):
+            printer.text(self._rows().to_string())  # type: ignore[attr-defined]
 
 
 def _in_notebook() -> bool:

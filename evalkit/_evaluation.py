@@ -74,7 +74,8 @@ class Evaluation:
         tied scores straddle ``k``).
     definitions : dict
         The definitions used: gain, discount, log base, AP denominator, ties, empty policy,
-        threshold, half-life parameters, confidence level and bootstrap resamples.
+        threshold, half-life parameters, confidence level and bootstrap resamples (a dict
+        that a notebook shows as a table with each field's meaning).
     counts : dict
         ``users`` evaluated, ``users_without_recs`` (scored 0), ``recs_only_users`` (ignored).
     curves : pd.DataFrame or None
@@ -87,6 +88,12 @@ class Evaluation:
     definitions: dict = field(default_factory=dict)
     counts: dict = field(default_factory=dict)
     curves: pd.DataFrame | None = None
+
+    def __post_init__(self) -> None:
+        from ._display import Record
+
+        # shown as a table of definition, value and meaning in a notebook; a dict all the same
+        object.__setattr__(self, "definitions", Record(self.definitions))
 
     def as_definitions(self) -> Definitions:
         """The :class:`~evalkit.Definitions` this evaluation used."""

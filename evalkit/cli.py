@@ -103,6 +103,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="a folder, whose numbered notebooks (NN-name.ipynb) are run, or "
                     "notebook files (default: the project's notebooks/)")
     rp.add_argument("--show-code", action="store_true", help="keep code cells in the HTML")
+    rp.add_argument("--resume", action="store_true",
+                    help="finish the run that failed into --out: run only the pages it did "
+                    "not finish (kept in OUT/.failed), with the same inputs, then publish all")
     rp.add_argument("--spark", action="store_true",
                     help="also run the at-scale page on Spark (starts a JVM; make report asks "
                     "for it)")
@@ -316,7 +319,7 @@ def _report(args: argparse.Namespace) -> int:
     try:
         written = run_reports(args.data, out=args.out, notebooks=_notebook_args(args.notebooks),
                               parameters=report_parameters(args), show_code=args.show_code,
-                              jobs=args.jobs, spark=args.spark)
+                              jobs=args.jobs, spark=args.spark, resume=args.resume)
     except ReportError as error:
         print(f"evalkit report: error: {error}", file=sys.stderr)
         return 1

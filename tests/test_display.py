@@ -83,3 +83,18 @@ def test_progress_outside_a_notebook_is_a_text_bar_and_inside_one_a_widget_or_no
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[0, 1, 2]" and done.stderr == ""
+
+
+def test_an_evaluation_s_definitions_show_as_a_table_with_their_meaning() -> None:
+    from IPython.lib.pretty import pretty
+
+    systems, truth = _disagreeing()
+    result = ek.evaluate(truth, systems["a"], k=1, gain="exponential")
+    assert isinstance(result.definitions, dict) and result.definitions["gain"] == "exponential"
+    html = result.definitions._repr_html_()
+    assert "<th>gain</th>" in html and "'exponential'" in html
+    assert "gain of a test item in DCG" in html and "bootstrap resamples" in html
+    text = pretty(result.definitions)
+    assert text.splitlines()[0].split() == ["value", "meaning"]
+    assert any(line.startswith("gain") and "'exponential'" in line
+               for line in text.splitlines())

@@ -208,3 +208,33 @@ def test_notebook_parameters_read_as_papermill_reads_them() -> None:
                        "meaning": p["help"]}
                 for name, p in pm.inspect_notebook(str(path)).items()}
         assert notebook_parameters(path) == want, path.name
+
+
+def test_a_failed_run_resumes_with_only_the_pages_it_did_not_finish(tmp_path) -> None:
+    """The first page succeeds and the second fails; fixed, --resume runs the second only
+    (the first page's files are those of the failed run), and publishes both."""
+    nbs = tmp_path / "nbs"
+    _notebook(nbs, "01-fine")
+    flag = tmp_path / "broken"
+    flag.write_text("")
+    nb = nbformat.read(_notebook(nbs, "02-flaky"), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(
+        f"import pathlib\nassert not pathlib.Path({str(flag)!r}).exists(), 'still broken'"))
+    nbformat.write(nb, nbs / "02-flaky.ipynb")
+    out = tmp_path / "out"
+    with pytest.raises(ReportError, match=r"02-flaky.ipynb failed .*--resume"):
+        run_reports("sample", out=out, notebooks=nbs, progress=False, jobs=1)
+    finished = (out / ".failed" / "01-fine.html").stat().st_mtime_ns
+    with pytest.raises(ReportError, match=r"02-flaky.ipynb failed"):  # not fixed yet
+        run_reports("sample", out=out, notebooks=nbs, progress=False, resume=True)
+    with pytest.raises(ReportError, match=r"was made with other parameters; resuming would "
+                       r"mix"):
+        run_reports("sample", out=out, notebooks=nbs, progress=False, resume=True,
+                    parameters={"THRESHOLD": 3.0})
+    flag.unlink()
+    written = run_reports("sample", out=out, notebooks=nbs, progress=False, resume=True)
+    assert [p.name for p in written] == ["01-fine.html", "02-flaky.html", "index.html"]
+    assert (out / "01-fine.html").stat().st_mtime_ns == finished  # taken, not run again
+    assert not (out / ".failed").exists()
+    with pytest.raises(ReportError, match=r"nothing to resume"):
+        run_reports("sample", out=out, notebooks=nbs, progress=False, resume=True)

@@ -460,6 +460,7 @@ def run_reports(
     progress: bool = True,
     jobs: int = 2,
     spark: bool = False,
+    resume: bool = False,
 ) -> list[Path]:
     """Run every notebook on ``data`` and render each to HTML in ``out``, plus an index.
 
@@ -496,6 +497,12 @@ def run_reports(
         they start a JVM and copy the data into it, which only pays at scale, so they run
         when asked (``evalkit report --spark``; ``make report`` asks) or when
         ``TRUTH_PARQUET`` names the analyst's Parquet; otherwise the index says how to ask.
+    resume : bool, default False
+        Finish the run that failed into ``out``: the pages it finished (kept in
+        ``out/.failed``) are taken as they are and only the others run, then the whole set
+        is published as by any run. Refused when nothing failed there, or when anything that
+        decides the numbers differs from that run (data, parameters, their files' sizes and
+        times, the notebooks, evalkit's version).
 
     Returns
     -------
@@ -553,12 +560,19 @@ def run_reports(
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     show_code = show_code or os.environ.get("EVALKIT_SHOW_CODE", "") not in ("", "0")
+    manifest = _manifest(params, found, spark=bool(spark), show_code=show_code)
     with _Lock(out):
+        done = _resumable(out, manifest, found, skipped) if resume else []
         staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
+        atomic_write_text(staging / _RUN, json.dumps(manifest, indent=1, sort_keys=True))
+        for notebook in done:  # the pages the failed run finished, as they are
+            for name in (notebook.name, f"{notebook.stem}.html", f"{notebook.stem}.json"):
+                if (out / ".failed" / name).exists():
+                    shutil.copy2(out / ".failed" / name, staging / name)
         try:
             names = _run_all(found, declared, params, staging, out, show_code=show_code,
                              progress=progress, data=data, jobs=jobs, skipped=skipped,
-                             notes=notes)
+                             notes=notes, done=done)
         except ReportError:
             failed = out / ".failed"
             shutil.rmtree(failed, ignore_errors=True)
@@ -569,8 +583,57 @@ def run_reports(
             raise
         _publish(staging, out, names)
         shutil.rmtree(staging, ignore_errors=True)
+        if resume:  # its pages are published: nothing is left to resume
+            shutil.rmtree(out / ".failed", ignore_errors=True)
     return [out / n for n in names if n.endswith(".html") and n != "index.html"] + [
         out / "index.html"]
+
+
+#: What a run records in its staging folder (so in ``.failed``) to be resumed.
+_RUN = ".evalkit-run.json"
+
+
+def _manifest(params: Mapping[str, object], found: list[Path], *, spark: bool,
+              show_code: bool) -> dict[str, object]:
+    """What decides a run's pages: the parameters, the size and modification time of every
+    file or folder they name, the notebooks (and their own times), evalkit's version."""
+    def stamp(value: object) -> object:
+        if isinstance(value, Mapping):
+            return {str(k): stamp(v) for k, v in value.items()}
+        if isinstance(value, str) and value and "://" not in value and Path(value).exists():
+            stat = Path(value).stat()
+            return [stat.st_size, stat.st_mtime_ns]
+        return None
+
+    return {
+        "version": __version__,
+        "parameters": {k: _jsonable(v) for k, v in params.items()},
+        "files": {k: stamp(v) for k, v in params.items()
+                  if k in PATH_PARAMETERS or k == "DATASET"},
+        "notebooks": {nb.name: nb.stat().st_mtime_ns for nb in found},
+        "spark": spark,
+        "show_code": show_code,
+    }
+
+
+def _resumable(out: Path, manifest: Mapping[str, object], found: list[Path],
+               skipped: Mapping[Path, str]) -> list[Path]:
+    """The pages of the failed run in ``out/.failed`` that finished (their HTML was
+    written), when that run is the one asked for now; else a ReportError saying why."""
+    recorded = out / ".failed" / _RUN
+    if not recorded.exists():
+        raise ReportError(f"run_reports: nothing to resume in '{out}': no failed run is kept "
+                          "there (.failed); run without resume.")
+    earlier = json.loads(recorded.read_text())
+    differ = [key for key in manifest if earlier.get(key) != json.loads(json.dumps(
+        manifest[key]))]
+    if differ:
+        raise ReportError(
+            f"run_reports: the failed run in '{out / '.failed'}' was made with other "
+            f"{', '.join(differ)}; resuming would mix its pages with this run's. Run without "
+            "resume (its pages are replaced), or with the same inputs.")
+    return [nb for nb in found if nb not in skipped
+            and (out / ".failed" / f"{nb.stem}.html").exists()]
 
 
 def _fit_to_files(params: dict[str, object], files: FileCheck,
@@ -717,33 +780,44 @@ def _execute(notebook: Path, declared: set, params: dict, staging: Path, kernels
 
 def _failed(notebook: Path, error: BaseException, out: Path) -> BaseException:
     """The error a failed notebook is reported with: a ReportError naming the notebook and
-    the cell for an error in a cell; any other error (a kernel that died) as it is."""
+    the cell for an error in a cell, or saying that its kernel died (most often out of
+    memory); an error of the runner itself as it is."""
     import papermill as pm
 
     if not isinstance(error, pm.PapermillExecutionError):
-        return error
+        if type(error).__name__ != "DeadKernelError" and "died" not in str(error).lower():
+            return error
+        return ReportError(
+            f"run_reports: the kernel running notebook {notebook.name} died ({error}): most "
+            "often the machine ran out of memory. The pages that finished are kept in "
+            f"{out / '.failed'} (its kernel.log has the kernel's last words); the reports in "
+            f"{out} are unchanged. With more memory, or a lighter notebook (fewer "
+            "BASELINES), --resume (resume=True) runs only the pages that did not finish."
+        )
     first_line = (error.source or "").strip().splitlines()[:1]
     return ReportError(
         f"run_reports: notebook {notebook.name} failed in cell {error.exec_count} "
         f"[{first_line[0] if first_line else ''}] ({error.ename}: {error.evalue}); "
-        f"the partly executed notebook is kept at {out / '.failed' / notebook.name}; "
-        f"the reports in {out} are unchanged."
+        f"the partly executed notebook is kept at {out / '.failed' / notebook.name}, with "
+        f"the pages that finished; the reports in {out} are unchanged. Once it is fixed, "
+        "--resume (resume=True) runs only the pages that did not finish."
     )
 
 
 def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, out: Path, *,
              show_code: bool, progress: bool, data: str, jobs: int,
              skipped: Mapping[Path, str] | None = None,
-             notes: Sequence[str] = ()) -> list[str]:
+             notes: Sequence[str] = (), done: Sequence[Path] = ()) -> list[str]:
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     from tqdm import tqdm
 
     skipped = skipped or {}
     found = [nb for nb in listed if nb not in skipped]
+    to_run = [nb for nb in found if nb not in done]
 
     kernels = _logged_kernels(staging / "kernel.log", kernel_threads(jobs))
-    bar = tqdm(total=len(found), desc="notebooks", unit="nb", disable=not progress)
+    bar = tqdm(total=len(to_run), desc="notebooks", unit="nb", disable=not progress)
     failure: tuple[Path, BaseException] | None = None
     # papermill's log (a kernel stopped while it started: "Kernel died before replying to
     # kernel_info") goes to the kernel log, not above the error the run reports
@@ -755,7 +829,7 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="evalkit-report") as pool:
             pending: dict = {}
             try:
-                for nb in _start_order(found, jobs):
+                for nb in _start_order(to_run, jobs):
                     pending[pool.submit(_execute, nb, declared[nb], params, staging, kernels)] = nb
                 while pending and failure is None:
                     # a timeout, so that this thread gets back to Python often enough to see

@@ -86,6 +86,11 @@ class SparkEvaluation:
     curves: pd.DataFrame | None = None
     _cached: object = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        from .._display import Record
+
+        object.__setattr__(self, "definitions", Record(self.definitions))
+
     def _shape(self) -> Evaluation:
         return Evaluation(per_user=pd.DataFrame(), summary=self.summary,
                           definitions=self.definitions, counts=self.counts, curves=self.curves)
