@@ -1,8 +1,8 @@
 """Time the baselines' ``recommend`` at MovieLens-25M scale (the call the reports make).
 
 Training data: four seeded MovieLens-25M-shaped interaction sets drawn as ``generate.py``
-draws its test sets (seeds 1 to 4, one catalogue), duplicates dropped: 162,541 users, 59,047 items and about 19 million
-training pairs at ``--scale full``. Each model is fitted once, then
+draws its test sets (seeds 1 to 4, one catalogue), duplicates dropped: at ``--scale full``,
+162,541 users and 18,619,567 training pairs over 56,047 items. Each model is fitted once, then
 ``recommend(every user, k=100)`` (seen items excluded, the default) is timed ``--repeats``
 times; the JSON records every run, the median and the list rows.
 

@@ -64,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
         help="run the notebooks into HTML reports",
         description="Run every notebook in notebooks/ with papermill and render each to HTML "
         "in OUT, with an index page linking them (pages your inputs cannot feed, such as "
-        "rating prediction without ratings, are left out, with the reason on the index). The data is DATA, split by the notebooks, "
+        "rating prediction without ratings, are left out, with the reason on the index). "
+        "The data is DATA, split by the notebooks, "
         "or your own split (--train/--test); the systems are your recommendation files "
         "(--recs) beside evalkit's baselines (--baselines).",
         epilog="example: evalkit report --train data/example/train.csv --test "

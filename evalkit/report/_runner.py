@@ -163,7 +163,8 @@ th.addEventListener('click',function(){
 var up=th.dataset.sort!=='up';th.dataset.sort=up?'up':'down';
 var rows=Array.prototype.slice.call(body.rows);
 rows.sort(function(a,b){
-var x=a.cells[col]?a.cells[col].textContent.trim():'',y=b.cells[col]?b.cells[col].textContent.trim():'';
+var x=a.cells[col]?a.cells[col].textContent.trim():'';
+var y=b.cells[col]?b.cells[col].textContent.trim():'';
 var nx=Number(x.replace(/,/g,'')),ny=Number(y.replace(/,/g,''));
 var c=(x!==''&&y!==''&&!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);
 return up?c:-c;});

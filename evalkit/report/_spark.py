@@ -183,8 +183,8 @@ def spark_note(missing: str | None, *, master: str, partitions: int) -> str:
     if missing:
         return (f"**Spark cannot run here: {missing}.** The Spark evaluation needs pyspark "
                 "(`pip install pyspark`, or `make spark-setup` in a clone of evalkit) and "
-                "Java 17 or later (for example the Debian package `openjdk-17-jre-headless`, or `JAVA_HOME` pointing at one); "
-                "install what is missing and run the report again. The cells that need Spark "
+                "Java 17 or later (for example the Debian package `openjdk-17-jre-headless`, "
+                "or `JAVA_HOME` pointing at one); install what is missing and run the report again. The cells that need Spark "
                 "are skipped, so the sections below stay empty; the ranking report shows the "
                 "same evaluation computed in memory.")
     return (f"Spark runs on `{master}`. The test users are hashed into {partitions:,} "

@@ -28,9 +28,10 @@ def audit(split: Split) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Shown with its ``detail`` text whole. Columns ``check`` (name), ``count`` (int), ``share`` (count over the denominator given
-        below; 0.0 when the denominator is 0), ``severity`` (``"ok"`` when count is 0, else
-        ``"warning"`` or ``"leak"``) and ``detail`` (plain text). Rows, in this order:
+        Shown with its ``detail`` text whole. Columns ``check`` (name), ``count`` (int),
+        ``share`` (count over the denominator given below; 0.0 when the denominator is 0),
+        ``severity`` (``"ok"`` when count is 0, else ``"warning"`` or ``"leak"``) and
+        ``detail`` (plain text). Rows, in this order:
 
         ``test_pairs_in_train`` (leak)
             test rows whose (user_id, item_id) pair also occurs in train; over test rows.
