@@ -36,6 +36,7 @@ from ._topk import (
     in_popular_baseline,
     nan_warning,
     top_k,
+    users_per_item,
     warn_outside,
 )
 
@@ -840,8 +841,7 @@ def _item_popularity(
         raise ValueError(f"{func}: 'train' must hold at least one interaction; got none.")
     n_users = int(train["user_id"].nunique())
     if unit == "users":
-        pairs = train[["user_id", "item_id"]].drop_duplicates()
-        return pairs["item_id"].value_counts(sort=False), n_users, n_users
+        return users_per_item(train), n_users, n_users
     return train["item_id"].value_counts(sort=False), len(train), n_users
 
 
