@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextvars
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -12,6 +15,7 @@ from ._common import warn_ties
 
 __all__ = [
     "catalog_items",
+    "sharing_training",
     "users_per_item",
     "in_popular_baseline",
     "nan_warning",
@@ -78,12 +82,42 @@ def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | No
                          "rank": rank[top].astype(np.int64)})
 
 
+#: The training frame whose distinct pairs the metrics of one table share, and those pairs
+#: once found (see :func:`sharing_training`).
+_SHARED: contextvars.ContextVar = contextvars.ContextVar("evalkit_shared_training",
+                                                        default=None)
+
+
+@contextmanager
+def sharing_training(train: pd.DataFrame) -> Iterator[None]:
+    """Within the block, the metrics given this very ``train`` object find its distinct
+    pairs once (a table of every beyond-accuracy metric needs them three times). Nothing is
+    kept after the block."""
+    token = _SHARED.set([train, None])
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 def _distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                   np.ndarray]:
     """``(users, items, u, i)``: the sorted distinct training users and items, and the codes
     of each distinct (user, item) pair, grouped by user with items ascending; by the ranking
     engine's grouping (a counting sort by user, each user's few items sorted) rather than a
-    frame's ``drop_duplicates``."""
+    frame's ``drop_duplicates``. Found once per :func:`sharing_training` block."""
+    slot = _SHARED.get()
+    shared = slot is not None and slot[0] is train
+    if shared and slot[1] is not None:
+        return slot[1]
+    found = _find_distinct_pairs(train)
+    if shared:
+        slot[1] = found
+    return found
+
+
+def _find_distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                       np.ndarray]:
     from . import _kernels
     from ._hits import _codes, _id_array, _unique
 
@@ -97,12 +131,12 @@ def _distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.nda
     return users, items, u[first], i[first]
 
 
-def users_per_item(train: pd.DataFrame) -> pd.Series:
+def users_per_item(train: pd.DataFrame) -> tuple[pd.Series, int]:
     """The number of distinct training users of each training item (repeated pairs count
-    once), indexed by ``item_id`` in ascending order."""
-    _, items, _, i = _distinct_pairs(train)
+    once), indexed by ``item_id`` in ascending order; and the number of training users."""
+    users, items, _, i = _distinct_pairs(train)
     counts = np.bincount(i, minlength=items.size)
-    return pd.Series(counts, index=pd.Index(items, name="item_id"), name="count")
+    return pd.Series(counts, index=pd.Index(items, name="item_id"), name="count"), users.size
 
 
 def catalog_items(catalog: object, *, func: str) -> pd.Index:

@@ -839,9 +839,9 @@ def _item_popularity(
     number of distinct training users. Raises on an empty ``train``."""
     if len(train) == 0:
         raise ValueError(f"{func}: 'train' must hold at least one interaction; got none.")
-    n_users = int(train["user_id"].nunique())
+    counts, n_users = users_per_item(train)
     if unit == "users":
-        return users_per_item(train), n_users, n_users
+        return counts, n_users, n_users
     return train["item_id"].value_counts(sort=False), len(train), n_users
 
 

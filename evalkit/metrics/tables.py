@@ -27,7 +27,7 @@ from .beyond import (
 )
 from .classification import confusion
 from ._curves import mean_over_users
-from ._topk import top_k
+from ._topk import sharing_training, top_k
 from .ranking import make_options, prepare
 
 __all__ = ["LIST_BEYOND", "PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",
@@ -157,20 +157,21 @@ def beyond_accuracy(
     """
     d = {"definitions": definitions}
     recs = _cut_once(recs, k, definitions, func="beyond_accuracy")
-    values = {
-        "catalog_coverage": catalog_coverage(recs, k=k, catalog=train, **d),
-        "user_coverage": user_coverage(truth, recs, k=k),
-        "gini_index": gini_index(recs, k=k, catalog=train, **d),
-        "personalization": personalization(recs, k=k),
-        "exposure_entropy": exposure_entropy(recs, k=k),
-        "exposure_gini": exposure_gini(recs, k=k, catalog=train),
-        "novelty": novelty(recs, train, k=k, **d).mean(),
-        "average_recommended_popularity":
-            average_recommended_popularity(recs, train, k=k).mean(),
-        "mean_pop_rank": mean_pop_rank(recs, train, k=k).mean(),
-        "intra_list_diversity": intra_list_diversity(recs, items, k=k, **d).mean(),
-        "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold).mean(),
-    }
+    with sharing_training(train):  # the training pairs, found once for every metric
+        values = {
+            "catalog_coverage": catalog_coverage(recs, k=k, catalog=train, **d),
+            "user_coverage": user_coverage(truth, recs, k=k),
+            "gini_index": gini_index(recs, k=k, catalog=train, **d),
+            "personalization": personalization(recs, k=k),
+            "exposure_entropy": exposure_entropy(recs, k=k),
+            "exposure_gini": exposure_gini(recs, k=k, catalog=train),
+            "novelty": novelty(recs, train, k=k, **d).mean(),
+            "average_recommended_popularity":
+                average_recommended_popularity(recs, train, k=k).mean(),
+            "mean_pop_rank": mean_pop_rank(recs, train, k=k).mean(),
+            "intra_list_diversity": intra_list_diversity(recs, items, k=k, **d).mean(),
+            "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold).mean(),
+        }
     return pd.Series(values, name=f"@{k}", dtype=np.float64)
 
 
@@ -218,14 +219,16 @@ def beyond_intervals(
 
     d = {"definitions": definitions}
     recs = _cut_once(recs, k, definitions, func="beyond_intervals")
-    columns = {
-        "novelty": novelty(recs, train, k=k, **d),
-        "average_recommended_popularity": average_recommended_popularity(recs, train, k=k),
-        "mean_pop_rank": mean_pop_rank(recs, train, k=k),
-        "intra_list_diversity": (None if items is None else
-                                 intra_list_diversity(recs, items, k=k, **d)),
-        "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold),
-    }
+    with sharing_training(train):  # the training pairs, found once for every metric
+        columns = {
+            "novelty": novelty(recs, train, k=k, **d),
+            "average_recommended_popularity": average_recommended_popularity(recs, train,
+                                                                             k=k),
+            "mean_pop_rank": mean_pop_rank(recs, train, k=k),
+            "intra_list_diversity": (None if items is None else
+                                     intra_list_diversity(recs, items, k=k, **d)),
+            "serendipity": serendipity(truth, recs, train, k=k, threshold=threshold),
+        }
     frame = pd.DataFrame({name: values for name, values in columns.items()
                           if values is not None})
     return bootstrap_ci_frame(frame, confidence=confidence, n_resamples=n_resamples, rng=rng)

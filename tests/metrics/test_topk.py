@@ -75,5 +75,6 @@ def test_users_per_item_counts_each_pair_once(seed, strings) -> None:
     if strings:
         train = train.astype(str)
     want = train.drop_duplicates()["item_id"].value_counts().sort_index()
-    got = users_per_item(train)
+    got, n_users = users_per_item(train)
+    assert n_users == train["user_id"].nunique()
     assert got.index.tolist() == want.index.tolist() and got.tolist() == want.tolist()
