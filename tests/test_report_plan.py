@@ -238,3 +238,35 @@ def test_a_failed_run_resumes_with_only_the_pages_it_did_not_finish(tmp_path) ->
     assert not (out / ".failed").exists()
     with pytest.raises(ReportError, match=r"nothing to resume"):
         run_reports("sample", out=out, notebooks=nbs, progress=False, resume=True)
+
+
+def test_data_without_timestamps_compares_the_splits_it_can(implicit, tmp_path) -> None:
+    names = {"user_id": "uid", "item_id": "sku"}
+    for role in ("train", "test"):
+        pd.read_csv(implicit[role]).drop(columns="timestamp").to_csv(tmp_path / f"{role}.csv",
+                                                                     index=False)
+    params = {"TRAIN": str(tmp_path / "train.csv"), "TEST": str(tmp_path / "test.csv"),
+              "COLUMNS": {v: k for k, v in names.items()}}
+    found = check_files("sample", params)
+    assert not found.has_timestamps and check_files("sample", {}).has_timestamps
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    cell = nbformat.v4.new_code_cell("STRATEGIES = ['random', 'user_temporal']\n"
+                                     "HEADLINE_PATH = None")
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Splits"), cell, nbformat.v4.new_code_cell(
+        "from evalkit.report import write_headline\n"
+        "write_headline(HEADLINE_PATH, {'strategies': ' '.join(STRATEGIES)})")]
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(nb, tmp_path / "nbs" / "01-splits.ipynb")
+    with pytest.raises(ParameterError, match=r"user_temporal needs timestamps, and the data "
+                       r"has no timestamp column"):
+        run_reports("sample", out=tmp_path / "out", notebooks=tmp_path / "nbs",
+                    progress=False, parameters={**params, "STRATEGIES": ["user_temporal"]})
+    run_reports("sample", out=tmp_path / "out", notebooks=tmp_path / "nbs", progress=False,
+                parameters=params)
+    assert json.loads((tmp_path / "out" / "01-splits.json").read_text()) == {
+        "strategies": "random user_ratio"}
+    assert "The data has no timestamp column: the splitting page compares the random and " \
+        "per-user splits only." in (tmp_path / "out" / "index.html").read_text()

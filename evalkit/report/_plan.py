@@ -106,12 +106,15 @@ class FileCheck:
     ----------
     has_ratings : bool
         Whether the interactions (the dataset, or TRAIN and TEST) have a rating column.
+    has_timestamps : bool
+        Whether they have a timestamp column.
     columns : dict
         By parameter (``"TEST"``, ``"RECS['mine']"``, ...): the file's column names.
     """
 
     has_ratings: bool
     columns: dict = field(default_factory=dict)
+    has_timestamps: bool = True
 
 
 def _header(label: str, path: str) -> list[str]:
@@ -186,7 +189,8 @@ def check_files(data: str, params: Mapping[str, object]) -> FileCheck:
         _check("ITEMS", str(params["ITEMS"]), "items", columns, found)
     # a MovieLens release and the sample always have ratings
     has_ratings = all("rating" in provided for provided in interactions)
-    return FileCheck(has_ratings=has_ratings, columns=found)
+    has_timestamps = all("timestamp" in provided for provided in interactions)
+    return FileCheck(has_ratings=has_ratings, columns=found, has_timestamps=has_timestamps)
 
 
 #: What a page can need, and the reason given on the index when the run cannot give it.

@@ -439,16 +439,20 @@ def _alive(pid: int) -> bool:
 _MANIFEST = ".evalkit-report.json"
 
 
-def _publish(staging: Path, out: Path, names: list[str]) -> None:
+def _publish(staging: Path, out: Path, names: list[str],
+             seconds: Mapping[str, float] | None = None) -> None:
     """Move the finished run from ``staging`` into ``out``, index last; drop the files of an
-    earlier run that this one did not write."""
+    earlier run that this one did not write. The manifest (``.evalkit-report.json``) lists
+    the files and each notebook's wall time in seconds (``seconds``)."""
     manifest = out / _MANIFEST
     earlier = json.loads(manifest.read_text()).get("files", []) if manifest.exists() else []
     for name in sorted(names, key=lambda n: n == "index.html"):
         os.replace(staging / name, out / name)
     for name in set(earlier) - set(names):
         (out / name).unlink(missing_ok=True)
-    atomic_write_text(manifest, json.dumps({"files": sorted(names)}, indent=1) + "\n")
+    record = {"files": sorted(names),
+              "seconds": {k: round(v, 3) for k, v in sorted((seconds or {}).items())}}
+    atomic_write_text(manifest, json.dumps(record, indent=1) + "\n")
 
 
 def run_reports(
@@ -571,9 +575,9 @@ def run_reports(
                 if (out / ".failed" / name).exists():
                     shutil.copy2(out / ".failed" / name, staging / name)
         try:
-            names = _run_all(found, declared, params, staging, out, show_code=show_code,
-                             progress=progress, data=data, jobs=jobs, skipped=skipped,
-                             notes=notes, done=done)
+            names, seconds = _run_all(found, declared, params, staging, out,
+                                      show_code=show_code, progress=progress, data=data,
+                                      jobs=jobs, skipped=skipped, notes=notes, done=done)
         except ReportError:
             failed = out / ".failed"
             shutil.rmtree(failed, ignore_errors=True)
@@ -582,7 +586,7 @@ def run_reports(
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        _publish(staging, out, names)
+        _publish(staging, out, names, seconds)
         shutil.rmtree(staging, ignore_errors=True)
         if resume:  # its pages are published: nothing is left to resume
             shutil.rmtree(out / ".failed", ignore_errors=True)
@@ -657,6 +661,20 @@ def _fit_to_files(params: dict[str, object], files: FileCheck,
     elif params.get("THRESHOLD", 0.0) is None:
         notes.append("THRESHOLD is None: every test interaction is relevant, with binary "
                      "gain.")
+    if not files.has_timestamps:
+        temporal = ("user_temporal", "global_temporal")
+        asked = [s for s in [params.get("SPLIT"), *(params.get("STRATEGIES") or [])]
+                 if s in temporal]
+        if asked:
+            raise ParameterError(
+                f"run_reports: {', '.join(dict.fromkeys(asked))} needs timestamps, and the "
+                "data has no timestamp column; choose among random and user_ratio (SPLIT, "
+                "STRATEGIES), or give data with a timestamp column (COLUMNS maps yours)."
+            )
+        if "STRATEGIES" not in params:
+            params = {**params, "STRATEGIES": ["random", "user_ratio"]}
+            notes.append("The data has no timestamp column: the splitting page compares the "
+                         "random and per-user splits only.")
     return params, notes
 
 
@@ -757,9 +775,14 @@ def _start_order(found: list[Path], jobs: int) -> list[Path]:
     return order
 
 
-def _execute(notebook: Path, declared: set, params: dict, staging: Path, kernels: type) -> None:
+def _execute(notebook: Path, declared: set, params: dict, staging: Path,
+             kernels: type) -> float:
+    """Run one notebook into ``staging``; its wall time in seconds."""
+    import time
+
     import papermill as pm
 
+    started = time.perf_counter()
     given = {"HEADLINE_PATH": str(staging / f"{notebook.stem}.json"), **params}
     given = {k: v for k, v in given.items() if k in declared}
     pm.execute_notebook(
@@ -777,6 +800,7 @@ def _execute(notebook: Path, declared: set, params: dict, staging: Path, kernels
         extra_arguments=["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"],
         kernel_manager_class=kernels,
     )
+    return time.perf_counter() - started
 
 
 def _failed(notebook: Path, error: BaseException, out: Path) -> BaseException:
@@ -808,7 +832,8 @@ def _failed(notebook: Path, error: BaseException, out: Path) -> BaseException:
 def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, out: Path, *,
              show_code: bool, progress: bool, data: str, jobs: int,
              skipped: Mapping[Path, str] | None = None,
-             notes: Sequence[str] = (), done: Sequence[Path] = ()) -> list[str]:
+             notes: Sequence[str] = (), done: Sequence[Path] = ()
+             ) -> tuple[list[str], dict[str, float]]:
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     from tqdm import tqdm
@@ -820,6 +845,7 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
     kernels = _logged_kernels(staging / "kernel.log", kernel_threads(jobs))
     bar = tqdm(total=len(to_run), desc="notebooks", unit="nb", disable=not progress)
     failure: tuple[Path, BaseException] | None = None
+    seconds: dict[str, float] = {}
     # papermill's log (a kernel stopped while it started: "Kernel died before replying to
     # kernel_info") goes to the kernel log, not above the error the run reports
     papermill_log = logging.getLogger("papermill")
@@ -841,6 +867,7 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                         if future.exception() is not None:
                             failure = failure or (notebook, future.exception())
                             continue
+                        seconds[notebook.name] = future.result()
                         bar.set_postfix_str(notebook.name)
                         bar.update(1)
                         _render(notebook, found, staging, show_code=show_code)
@@ -871,7 +898,7 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                                   skipped={nb.stem: why for nb, why in skipped.items()},
                                   notes=notes))
     names.append("index.html")
-    return names
+    return names, seconds
 
 
 def _render(notebook: Path, found: list[Path], staging: Path, *, show_code: bool) -> None:
