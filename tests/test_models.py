@@ -493,7 +493,7 @@ def _scored_per_user(model):
     return clone
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), k=st.integers(1, 14), exclude=st.booleans(),
        tied=st.booleans())
 def test_global_order_models_equal_ranking_every_user_s_row(seed, k, exclude, tied) -> None:

@@ -30,7 +30,7 @@ def reference(recs: pd.DataFrame, k: int, tie_order: str) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), k=st.integers(1, 8), strings=st.booleans(),
        by_rank=st.booleans(), shuffled=st.booleans(),
        tie_order=st.sampled_from(["item", "item_desc", "item_str", "item_str_desc"]))
@@ -66,7 +66,7 @@ def test_ties_across_the_cutoff_are_counted_in_the_warning() -> None:
         top_k(recs, k=3, func="top_k_test", stacklevel=1)  # no tie across 3
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), strings=st.booleans())
 def test_users_per_item_counts_each_pair_once(seed, strings) -> None:
     rng = np.random.default_rng(seed)
