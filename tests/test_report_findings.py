@@ -310,3 +310,24 @@ def test_inputs_are_unchanged() -> None:
     for name, summary in before[0].items():
         pd.testing.assert_frame_equal(evaluations[name].summary, summary)
     pd.testing.assert_frame_equal(table, before[1])
+
+
+def test_ties_are_counted_from_the_lists_scores_even_where_ranks_ordered_them() -> None:
+    truth = _truth()
+    ranked = _lists(truth, 0.5)
+    tied = ranked.assign(score=1.0)  # ranks given, every score equal: the ranks decided
+    systems = {"ranked": ranked, "tied": tied}
+    evaluations = _evaluate(truth, systems)
+    longest = int(tied.groupby("user_id").size().max())
+    assert longest > 1
+    text = rp.findings(evaluations, k=1, systems=systems)
+    assert "For **tied**, tied scores straddle the cutoff 1 for 40 of the 40 test users: " \
+        "the list's ranks ordered them" in text
+    assert "No system has tied scores" not in text
+    # without the lists, the evaluations (which used the ranks) see no tie
+    assert "No system has tied scores straddling the cutoff 1" in \
+        rp.findings(evaluations, k=1)
+    # lists that end at the cutoff cannot show a tie across it
+    text = rp.findings(evaluations, k=longest, systems=systems)
+    assert f"end at the cutoff {longest}: whether tied scores straddle it cannot be seen" \
+        in text and "No system has tied scores" not in text

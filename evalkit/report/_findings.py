@@ -314,6 +314,7 @@ def _ties(evaluations: dict, columns: list[str],
     lines = []
     cutoffs: set[int] = set()
     unseen = []  # systems given by ranks alone: their ties cannot be seen
+    cut: dict[int, list[str]] = {}  # lists that end at a cutoff: ties across it are unseen
     for name, ev in evaluations.items():  # one step per system
         s = ev.summary.loc[columns]
         s = s[s["k"].notna()]
@@ -325,7 +326,12 @@ def _ties(evaluations: dict, columns: list[str],
             if counts is None:
                 unseen.append(name)
                 continue
-            tied = pd.Series(counts)
+            longest = int(systems[name].groupby("user_id", sort=False).size().max()) \
+                if len(systems[name]) else 0
+            for k in ks:
+                if longest <= k:
+                    cut.setdefault(k, []).append(name)
+            tied = pd.Series({k: n for k, n in counts.items() if longest > k}, dtype=int)
         else:
             tied = s.groupby(s["k"].astype(int))["tied_users"].max()
         tied = tied[tied > 0]
@@ -336,6 +342,9 @@ def _ties(evaluations: dict, columns: list[str],
                          f"{int(count):,} of the {int(ev.counts.get('users', 0)):,} test "
                          f"users: {decided}, and their values at that cutoff depend on it "
                          "(the ties table shows by how much).")
+    for k, names in sorted(cut.items()):
+        lines.append(f"The lists of {_bold(names)} end at the cutoff {k}: whether tied scores "
+                     f"straddle it cannot be seen from them (longer lists would show it).")
     if not lines and cutoffs:
         at = _join([str(k) for k in sorted(cutoffs)])
         plural = "s" if len(cutoffs) > 1 else ""
