@@ -233,3 +233,20 @@ def test_a_failed_run_resumes_with_only_the_pages_it_did_not_finish(tmp_path) ->
     assert not (out / ".failed").exists()
     with pytest.raises(ReportError, match=r"nothing to resume"):
         run_reports("sample", out=out, notebooks=nbs, progress=False, resume=True)
+
+
+def test_a_kernel_that_could_not_start_is_started_again_once(tmp_path, monkeypatch) -> None:
+    from evalkit.report import _runner
+
+    real, calls = _runner._papermill, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:  # as when another process took the kernel's port
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_runner, "_papermill", flaky)
+    _notebook(tmp_path / "nbs", "01-any")
+    run_reports("sample", out=tmp_path / "out", notebooks=tmp_path / "nbs", progress=False)
+    assert len(calls) == 2 and (tmp_path / "out" / "01-any.html").exists()

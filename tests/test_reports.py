@@ -81,17 +81,12 @@ def readme_runs(tmp_path_factory) -> list[tuple[str, subprocess.CompletedProcess
         pytest.skip(reason)
     base = tmp_path_factory.mktemp("readme")
     files = _implicit_files(base)
-    started = []
-    for i, command in enumerate(readme_commands()):  # side by side: they share nothing
-        out = base / f"out-{i}"
-        started.append((command, subprocess.Popen(
-            _as_run(command, files, out), cwd=base, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True), out))
     runs = []
-    for command, process, out in started:
-        stdout, stderr = process.communicate(timeout=900)
-        runs.append((command, subprocess.CompletedProcess(process.args, process.returncode,
-                                                          stdout, stderr), out))
+    for i, command in enumerate(readme_commands()):
+        out = base / f"out-{i}"
+        done = subprocess.run(_as_run(command, files, out), cwd=base, capture_output=True,
+                              text=True, timeout=900)
+        runs.append((command, done, out))
     return runs
 
 

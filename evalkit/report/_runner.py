@@ -780,11 +780,28 @@ def _execute(notebook: Path, declared: set, params: dict, staging: Path,
     """Run one notebook into ``staging``; its wall time in seconds."""
     import time
 
-    import papermill as pm
-
     started = time.perf_counter()
     given = {"HEADLINE_PATH": str(staging / f"{notebook.stem}.json"), **params}
     given = {k: v for k, v in given.items() if k in declared}
+    for attempt in (1, 2):
+        try:
+            _papermill(notebook, given, staging, kernels)
+            break
+        except Exception as error:
+            # a kernel that could not start (its port taken by another process between
+            # jupyter_client's choice and the kernel's bind: reports run side by side) is
+            # started again, once; nothing of the notebook ran
+            if attempt == 2 or kernels.stopped or \
+                    "before replying to kernel_info" not in str(error):
+                raise
+    return time.perf_counter() - started
+
+
+def _papermill(notebook: Path, given: dict, staging: Path, kernels: type) -> None:
+    """papermill's run of ``notebook`` with ``given`` into ``staging``, in a kernel of
+    ``kernels``."""
+    import papermill as pm
+
     pm.execute_notebook(
         str(notebook), str(staging / notebook.name), parameters=given,
         # the kernel starts in the notebook's folder; papermill's own cwd= would change this
@@ -800,7 +817,6 @@ def _execute(notebook: Path, declared: set, params: dict, staging: Path,
         extra_arguments=["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"],
         kernel_manager_class=kernels,
     )
-    return time.perf_counter() - started
 
 
 def _failed(notebook: Path, error: BaseException, out: Path) -> BaseException:
@@ -813,11 +829,11 @@ def _failed(notebook: Path, error: BaseException, out: Path) -> BaseException:
         if type(error).__name__ != "DeadKernelError" and "died" not in str(error).lower():
             return error
         return ReportError(
-            f"run_reports: the kernel running notebook {notebook.name} died ({error}): most "
-            "often the machine ran out of memory. The pages that finished are kept in "
-            f"{out / '.failed'} (its kernel.log has the kernel's last words); the reports in "
-            f"{out} are unchanged. With more memory, or a lighter notebook (fewer "
-            "BASELINES), --resume (resume=True) runs only the pages that did not finish."
+            f"run_reports: the kernel running notebook {notebook.name} died ({error}); its "
+            f"last words are in {out / '.failed' / 'kernel.log'} (a kernel dies most often "
+            "when the machine runs out of memory). The pages that finished are kept in "
+            f"{out / '.failed'}; the reports in {out} are unchanged. Once the cause is "
+            "fixed, --resume (resume=True) runs only the pages that did not finish."
         )
     first_line = (error.source or "").strip().splitlines()[:1]
     return ReportError(
