@@ -7,6 +7,10 @@ BIN    := $(VENV)/bin
 DATA   ?= sample
 OUT    ?= reports
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
+# The editable install puts the project folder on sys.path (setuptools' compat mode) rather
+# than a finder consulted after it: from a clone's parent folder, where the clone's own folder
+# may be named evalkit, import evalkit still finds the package, not an empty namespace.
+EDITABLE := --config-settings editable_mode=compat
 
 .PHONY: setup setup-test spark-setup report test notebooks benchmark lock clean
 
@@ -17,7 +21,7 @@ $(BIN)/python:
 # (evalkit/_compile.py) once here, not by every notebook kernel and test worker that starts
 # next (an editable install is not byte-compiled by pip).
 $(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
-	$(PIP) -e .
+	$(PIP) $(EDITABLE) -e .
 	$(BIN)/python -m compileall -q evalkit
 	$(BIN)/python -m evalkit._compile
 	touch $@
@@ -25,7 +29,7 @@ $(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
 # ranx, which the tests compare evalkit with, compiles its numba functions into the same cache
 # here (tests/compile_references.py) instead of in every test process that calls it.
 $(VENV)/.test-installed: $(VENV)/.run-installed
-	$(PIP) -e '.[test]'
+	$(PIP) $(EDITABLE) -e '.[test]'
 	$(BIN)/python tests/compile_references.py
 	touch $@
 
@@ -36,7 +40,7 @@ setup-test: $(VENV)/.test-installed
 ## evalkit.spark and the at-scale report on Spark: the spark extra (Java 17+ needed), and an
 ## archive of the JVM classes Spark loads, recorded now so that every session starts sooner.
 spark-setup: setup
-	$(PIP) -e '.[spark]'
+	$(PIP) $(EDITABLE) -e '.[spark]'
 	$(BIN)/python -m evalkit.spark
 
 ## Run every notebook on DATA (default: the embedded sample) into HTML reports under OUT.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -216,3 +218,14 @@ print(len(used), sum(sum(f.stats.cache_misses.values()) for f in used),
     used, misses, hits = map(int, done.stdout.split())
     assert used >= 5 and hits >= used, done.stdout
     assert misses == 0, f"{misses} kernel signature(s) compiled in a new process"
+
+
+def test_import_evalkit_beside_a_clone_named_evalkit_finds_the_package(tmp_path) -> None:
+    """From the folder that holds a clone named ``evalkit`` (a folder without an
+    ``__init__.py``), ``import evalkit`` finds the installed package, not an empty namespace
+    package (make setup installs in setuptools' compat mode)."""
+    (tmp_path / "evalkit").symlink_to(ROOT, target_is_directory=True)
+    done = subprocess.run([sys.executable, "-c", "import evalkit; print(evalkit.__file__)"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(ROOT / "evalkit" / "__init__.py")
