@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import subprocess
 from pathlib import Path
 
@@ -32,7 +31,12 @@ def _spark_missing() -> str | None:
     return missing()
 
 
-_REPORT_NOTEBOOK = re.compile(r"\d\d-[^/]+\.ipynb")
+@functools.cache
+def _reports() -> frozenset[Path]:
+    """The report notebooks of this folder, as the report runner finds them."""
+    from evalkit.report import find_notebooks
+
+    return frozenset(find_notebooks(Path(__file__).parent))
 
 
 @functools.cache
@@ -50,7 +54,7 @@ def _tracked() -> frozenset[str] | None:
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     if collection_path.suffix != ".ipynb" or collection_path.parent != Path(__file__).parent:
         return None
-    if not _REPORT_NOTEBOOK.fullmatch(collection_path.name):
+    if collection_path not in _reports():
         return True
     tracked = _tracked()
     return True if tracked is not None and collection_path.name not in tracked else None

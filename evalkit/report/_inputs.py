@@ -121,9 +121,11 @@ class ReportInputs:
 
 def _read_items(path: Path, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     frame = pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
-    frame = frame.rename(columns=columns or {"movieId": "item_id", "itemId": "item_id",
-                                             "item": "item_id", "movie_id": "item_id",
-                                             "itemID": "item_id"})
+    usual = {"movieId": "item_id", "itemId": "item_id", "item": "item_id",
+             "movie_id": "item_id", "itemID": "item_id"}
+    mapped = set((columns or {}).values())
+    frame = frame.rename(columns={**{k: v for k, v in usual.items() if v not in mapped},
+                                  **(columns or {})})
     if "item_id" not in frame.columns:
         raise ParameterError(
             f"parameter ITEMS: '{path.name}' has no item id column (item_id or movieId); "
