@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -318,3 +319,48 @@ def test_a_baseline_too_large_for_the_memory_is_left_out_with_its_reason(monkeyp
     assert list(table.index) == ["MostPopular", "EASE"]
     assert table.loc["EASE", "left out"] == systems.left_out["EASE"]
     assert table.loc["MostPopular", "left out"] == ""
+
+
+def _documented_digest(frame: pd.DataFrame) -> str:
+    """fingerprint's digest as its docstring defines it, computed with pandas' sort."""
+    import hashlib
+
+    keys = [c for c in ("user_id", "item_id", "timestamp", "rating") if c in frame]
+    rows = frame.sort_values(keys, kind="stable")
+    digest = hashlib.sha256()
+    for column, dtype in (("user_id", "<i8"), ("item_id", "<i8"), ("rating", "<f8"),
+                          ("timestamp", "<i8")):
+        if column in rows:
+            digest.update(column.encode() + b"\x00")
+            values = rows[column]
+            if dtype == "<f8" or pd.api.types.is_integer_dtype(values):
+                digest.update(values.to_numpy().astype(dtype).tobytes())
+            else:
+                digest.update("\x00".join(values.astype(str)).encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("ids", ["small", "wide", "extreme", "text"])
+@pytest.mark.parametrize("with_time", [True, False])
+def test_the_fingerprint_is_the_documented_digest_in_any_row_order(ids, with_time) -> None:
+    rng = np.random.default_rng(7)
+    n = 400
+    users = rng.integers(0, 30, n)
+    items = rng.integers(0, 25, n)  # repeated (user, item) pairs: the timestamp orders them
+    frame = pd.DataFrame({
+        "user_id": {"small": users, "wide": users * 2**40 - 2**61,
+                    "extreme": np.where(users % 2 == 1, 2**63 - 1 - users, -2**63 + users),
+                    "text": [f"u{u}" for u in users]}[ids],
+        "item_id": {"small": items, "wide": items * 2**39, "extreme": items,
+                    "text": [f"i{i}" for i in items]}[ids],
+        "rating": rng.integers(1, 11, n) / 2,
+        "timestamp": rng.integers(0, 5, n) * 1000})
+    if not with_time:
+        frame = frame.drop(columns="timestamp")
+    fp = ek.fingerprint(frame)
+    assert fp["sha256"] == _documented_digest(frame)
+    shuffled = frame.sample(frac=1.0, random_state=3)
+    assert ek.fingerprint(shuffled)["sha256"] == fp["sha256"]
+    changed = frame.copy()
+    changed.loc[5, "rating"] += 0.5
+    assert ek.fingerprint(changed)["sha256"] != fp["sha256"]

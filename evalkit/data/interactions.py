@@ -392,6 +392,30 @@ def _column_bytes(values: pd.Series, dtype: str) -> bytes:
     return "\x00".join(values.astype("str").tolist()).encode("utf-8")
 
 
+def _sort_key(values: pd.Series) -> np.ndarray:
+    """Integers whose order is the values' order (equal values, equal keys)."""
+    if pd.api.types.is_integer_dtype(values.dtype) or pd.api.types.is_float_dtype(values.dtype):
+        return values.to_numpy()
+    return pd.factorize(values, sort=True)[0]
+
+
+def _canonical_order(ratings: pd.DataFrame) -> np.ndarray:
+    """The row order by (``user_id``, ``item_id``, ``timestamp``, ``rating``): one sort on a
+    single key combining user and item where their ranges allow it (integer ids), else a
+    lexicographic sort. Rows equal in all four are equal in every hashed column, so any input
+    order gives the same sorted columns."""
+    user, item = _sort_key(ratings["user_id"]), _sort_key(ratings["item_id"])
+    keys = [_sort_key(ratings[c]) for c in ("rating", "timestamp") if c in ratings.columns]
+    if len(user):
+        users = int(user.max()) - int(user.min()) + 1
+        span = int(item.max()) - int(item.min()) + 1
+        if users * span < 2**62:
+            combined = ((user - user.min()).astype(np.int64) * span
+                        + (item - item.min()).astype(np.int64))
+            return np.lexsort(keys + [combined])
+    return np.lexsort(keys + [item, user])
+
+
 def fingerprint(ratings: pd.DataFrame) -> dict[str, str | int]:
     """A content hash and size summary of a ratings table, for reports and caches.
 
@@ -414,7 +438,7 @@ def fingerprint(ratings: pd.DataFrame) -> dict[str, str | int]:
 
     Notes
     -----
-    The rows are sorted by (``user_id``, ``item_id``, ``timestamp``), stably. Then, for each of
+    The rows are sorted by (``user_id``, ``item_id``, ``timestamp``, ``rating``). Then, for each of
     ``user_id``, ``item_id``, ``rating``, ``timestamp`` that is present, in that order, the hash
     takes the column name in UTF-8, a zero byte, and the whole column as little-endian bytes:
     int64 for integer ids and timestamps, float64 for ratings (string ids: UTF-8 text joined by
@@ -432,9 +456,7 @@ def fingerprint(ratings: pd.DataFrame) -> dict[str, str | int]:
     ratings = as_dataframe(ratings)
     check_columns(ratings, func="fingerprint", arg="ratings", required=["user_id", "item_id"])
     check_ids(ratings, func="fingerprint", arg="ratings")
-    keys = [ratings[c] for c in ("user_id", "item_id", "timestamp") if c in ratings.columns]
-    codes = [pd.factorize(k, sort=True)[0] for k in keys]
-    order = np.lexsort(codes[::-1])
+    order = _canonical_order(ratings)
     digest = hashlib.sha256()
     dtypes = {"user_id": "<i8", "item_id": "<i8", "rating": "<f8", "timestamp": "<i8"}
     for column, dtype in dtypes.items():
