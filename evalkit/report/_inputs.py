@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._version import __version__
 from ._params import ParameterError
+from ._shared import run_key, shared
 
 __all__ = [
     "ReportInputs",
@@ -79,6 +80,11 @@ class ReportInputs:
         None when the notebook asked for none.
     files : dict
         For each file the analyst gave (role -> info): its name, sha256 fingerprint and rows.
+    fingerprint : dict or None
+        :func:`evalkit.data.fingerprint` of ``ratings``, computed once (None: not computed).
+    key : str or None
+        What the inputs were loaded from (arguments and files' size and time), which the
+        notebooks of one report run use to share them and the baselines' lists.
     """
 
     name: str
@@ -86,6 +92,8 @@ class ReportInputs:
     items: pd.DataFrame | None
     split: object | None = None
     files: dict = field(default_factory=dict)
+    fingerprint: dict | None = None
+    key: str | None = None
 
     @property
     def train(self) -> pd.DataFrame:
@@ -229,13 +237,39 @@ def load_inputs(
     ValueError, TypeError
         From the loaders, for unreadable files (naming the file).
     """
-    from ..split import Split, split_by
-
-    files: dict[str, dict] = {}
     folder = _split_folder(Path(dataset)) if train is None and test is None else None
     if folder is not None:
         train, test = folder["train"], folder["test"]
         items = items if items is not None else folder.get("items")
+    if train is not None and test is not None:  # the analyst's split: SPLIT is not used
+        split = None
+    loaded = _shared_inputs(dataset, train=train, test=test, folder=folder, split=split,
+                            test_fraction=test_fraction, seed=seed, columns=columns)
+    if items is None:
+        return loaded
+    items_path = Path(items)
+    table = _read_items(items_path, _mapping(items_path, columns, "items"))
+    return replace(loaded, items=table, files={
+        **loaded.files, "items": {"file": items_path.name, "rows": len(table)}})
+
+
+def _shared_inputs(dataset, *, train, test, folder, split, test_fraction, seed,
+                   columns) -> ReportInputs:
+    """:func:`_load_inputs`, once per report run for the same arguments and files."""
+    if split is None:
+        test_fraction = None
+    key = run_key("inputs", dataset, train, test, split, test_fraction, seed, columns)
+    return shared("inputs", key, lambda: _load_inputs(
+        dataset, train=train, test=test, folder=folder, split=split,
+        test_fraction=test_fraction, seed=seed, columns=columns, key=key))
+
+
+def _load_inputs(dataset, *, train, test, folder, split, test_fraction, seed, columns,
+                 key) -> ReportInputs:
+    from ..data import fingerprint
+    from ..split import Split, split_by
+
+    files: dict[str, dict] = {}
     if train is not None and test is not None:
         train_path, test_path = Path(train), Path(test)
         train_frame, test_frame = _interactions(train_path, columns), _interactions(test_path,
@@ -250,6 +284,19 @@ def load_inputs(
         })
         ratings = pd.concat([train_frame, test_frame], ignore_index=True)
         item_table = None
+    elif split is not None:  # the unsplit data, shared with the pages that do not split
+        whole = _shared_inputs(dataset, train=None, test=None, folder=None, split=None,
+                               test_fraction=None, seed=seed, columns=columns)
+        name, ratings, item_table = whole.name, whole.ratings, whole.items
+        files = dict(whole.files)
+        if split in ("user_temporal", "global_temporal") and "timestamp" not in ratings:
+            raise ParameterError(
+                f"parameter SPLIT={split!r} needs timestamps, and {name} has no timestamp "
+                "column; choose SPLIT='user_ratio' or 'random', or give TRAIN and TEST."
+            )
+        made = split_by(ratings, split, test_fraction=test_fraction, rng=seed)
+        return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=made,
+                            files=files, fingerprint=whole.fingerprint, key=key)
     else:
         if _interactions_file(dataset):
             name, ratings, item_table = Path(dataset).name, _interactions(dataset, columns), None
@@ -258,19 +305,8 @@ def load_inputs(
             data = load_dataset(dataset, seed=seed)
             name, ratings, item_table = data.name, data.ratings, data.items
         made = None
-        if split is not None:
-            if split in ("user_temporal", "global_temporal") and "timestamp" not in ratings:
-                raise ParameterError(
-                    f"parameter SPLIT={split!r} needs timestamps, and {name} has no timestamp "
-                    "column; choose SPLIT='user_ratio' or 'random', or give TRAIN and TEST."
-                )
-            made = split_by(ratings, split, test_fraction=test_fraction, rng=seed)
-    if items is not None:
-        items_path = Path(items)
-        item_table = _read_items(items_path, _mapping(items_path, columns, "items"))
-        files["items"] = {"file": items_path.name, "rows": len(item_table)}
     return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=made,
-                        files=files)
+                        files=files, fingerprint=fingerprint(ratings), key=key)
 
 
 def load_systems(
@@ -312,12 +348,23 @@ def load_systems(
     from ..models import ModelTooLarge, recommend_all
     from ..recs import read_recommendations
 
-    systems = Systems({name: read_recommendations(path, columns=_mapping(path, columns, "recs"))
-                       for name, path in (recs or {}).items()})
+    def read(path: str | os.PathLike) -> pd.DataFrame:
+        mapping = _mapping(path, columns, "recs")
+        return shared("recs", run_key("recs", path, mapping),
+                      lambda: read_recommendations(path, columns=mapping))
+
+    def baseline(name: str) -> dict[str, pd.DataFrame]:
+        def compute() -> dict[str, pd.DataFrame]:
+            return recommend_all([name], inputs.train, inputs.test_users, k=k, rng=seed)
+
+        if getattr(inputs, "key", None) is None:
+            return compute()
+        return shared("baseline", run_key("baseline", inputs.key, name, k, seed), compute)
+
+    systems = Systems({name: read(path) for name, path in (recs or {}).items()})
     for name in baselines:  # one model at a time: one that does not fit is left out
         try:
-            systems.update(recommend_all([name], inputs.train, inputs.test_users, k=k,
-                                         rng=seed))
+            systems.update(baseline(name))
         except ModelTooLarge as error:
             systems.left_out[name] = str(error).split(": ", 1)[-1]
     return systems
@@ -435,7 +482,11 @@ def load_predictions(
         out[name] = pd.DataFrame({"user_id": frame["user_id"], "item_id": frame["item_id"],
                                   "prediction": pd.to_numeric(frame[column], errors="raise")})
     if baselines:
-        fitted = predict_ratings(inputs.train, inputs.test[["user_id", "item_id"]])
+        def compute() -> dict[str, pd.DataFrame]:
+            return predict_ratings(inputs.train, inputs.test[["user_id", "item_id"]])
+
+        fitted = (compute() if getattr(inputs, "key", None) is None
+                  else shared("predictions", run_key("predictions", inputs.key), compute))
         out.update({name: fitted[name] for name in baselines})
     return out
 
@@ -560,7 +611,7 @@ def run_card(
     """
     from ..data import fingerprint
 
-    fp = fingerprint(inputs.ratings)
+    fp = getattr(inputs, "fingerprint", None) or fingerprint(inputs.ratings)
     rows: list[tuple[str, object]] = [
         ("dataset", inputs.name),
         ("ratings sha256", fp["sha256"]),

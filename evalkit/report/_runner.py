@@ -28,6 +28,7 @@ from .._checks import check_positive_int
 from ._inputs import _split_folder
 from ._params import PARAMETERS, ParameterError, check_parameters
 from ._plan import FileCheck, check_files, skipped_pages
+from ._shared import ENVIRONMENT
 
 __all__ = [
     "ReportError",
@@ -581,6 +582,7 @@ def run_reports(
         except ReportError:
             failed = out / ".failed"
             shutil.rmtree(failed, ignore_errors=True)
+            shutil.rmtree(staging / ".shared", ignore_errors=True)  # the pages, not the data
             os.replace(staging, failed)
             raise
         except BaseException:
@@ -858,7 +860,11 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
     found = [nb for nb in listed if nb not in skipped]
     to_run = [nb for nb in found if nb not in done]
 
-    kernels = _logged_kernels(staging / "kernel.log", kernel_threads(jobs))
+    # the inputs and baselines the notebooks share, read and computed once (._shared)
+    cache = staging / ".shared"
+    cache.mkdir(exist_ok=True)
+    kernels = _logged_kernels(staging / "kernel.log",
+                              {**kernel_threads(jobs), ENVIRONMENT: str(cache)})
     bar = tqdm(total=len(to_run), desc="notebooks", unit="nb", disable=not progress)
     failure: tuple[Path, BaseException] | None = None
     seconds: dict[str, float] = {}

@@ -1,0 +1,95 @@
+"""The notebooks of one report run share its inputs and baselines: read and computed once,
+returned exactly as computed, recomputed when a file changes, never shared outside a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalkit.report import _shared
+from evalkit.report._inputs import load_inputs, load_systems
+from evalkit.report._shared import ENVIRONMENT, shared
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+
+
+@pytest.fixture
+def run_folder(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    monkeypatch.setenv(ENVIRONMENT, str(folder))
+    return folder
+
+
+def _counting():
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return pd.DataFrame({"x": [len(calls)]})
+
+    return calls, compute
+
+
+def test_a_value_is_computed_once_per_run_and_every_time_outside_one(run_folder,
+                                                                     monkeypatch) -> None:
+    calls, compute = _counting()
+    first = shared("thing", "k1", compute)
+    again = shared("thing", "k1", compute)
+    assert len(calls) == 1
+    pd.testing.assert_frame_equal(first, again)
+    shared("thing", "k2", compute)  # another key: computed
+    assert len(calls) == 2
+    monkeypatch.delenv(ENVIRONMENT)
+    shared("thing", "k1", compute)
+    shared("thing", "k1", compute)
+    assert len(calls) == 4
+
+
+def test_an_error_leaves_nothing_and_a_damaged_entry_is_recomputed(run_folder) -> None:
+    def fail():
+        raise ValueError("load_inputs: no such file")
+
+    with pytest.raises(ValueError, match="no such file"):
+        shared("thing", "k", fail)
+    assert not list(run_folder.glob("*.pickle")) and not list(run_folder.glob("*.part"))
+    calls, compute = _counting()
+    shared("thing", "k", compute)
+    (entry,) = run_folder.glob("thing-k.pickle")
+    entry.write_bytes(entry.read_bytes()[:10])
+    assert shared("thing", "k", compute)["x"].tolist() == [2]
+
+
+def test_a_changed_file_changes_the_key(tmp_path) -> None:
+    path = tmp_path / "train.csv"
+    path.write_text("user_id,item_id\n1,2\n")
+    before = _shared.run_key("inputs", path)
+    path.write_text("user_id,item_id\n1,2\n1,3\n")
+    assert _shared.run_key("inputs", path) != before
+    assert _shared.run_key("inputs", str(path)) == _shared.run_key("inputs", path)
+
+
+@pytest.mark.parametrize("given", [False, True])
+def test_shared_inputs_and_baselines_equal_those_computed_alone(run_folder, monkeypatch,
+                                                                given) -> None:
+    args = ({"train": EXAMPLE / "train.csv", "test": EXAMPLE / "test.csv"} if given
+            else {"split": "user_ratio"})
+    monkeypatch.delenv(ENVIRONMENT)
+    alone = load_inputs("sample", **args)
+    lists = load_systems(alone, baselines=["MostPopular"], k=5)
+    monkeypatch.setenv(ENVIRONMENT, str(run_folder))
+    load_systems(load_inputs("sample", **args), baselines=["MostPopular"], k=5)
+    entries = sorted(p.name.split("-")[0] for p in run_folder.glob("*.pickle"))
+    # a split is made from the unsplit data, which the pages that do not split share
+    assert entries == (["baseline", "inputs"] if given else ["baseline", "inputs", "inputs"])
+    again = load_inputs("sample", **args)  # from the run's folder
+    for part in ("ratings", "train", "test"):
+        pd.testing.assert_frame_equal(getattr(again, part), getattr(alone, part))
+    assert again.fingerprint == alone.fingerprint and again.files == alone.files
+    assert again.split.info == alone.split.info
+    pd.testing.assert_frame_equal(
+        load_systems(again, baselines=["MostPopular"], k=5)["MostPopular"],
+        lists["MostPopular"])
