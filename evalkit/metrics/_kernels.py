@@ -32,7 +32,7 @@ from numba import njit
 from .._parallel import available_threads, run_parallel
 
 __all__ = ["AT_METRICS", "INCREMENTS", "group_rows", "group_starts", "grouped_duplicates",
-           "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users",
+           "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users", "pair_counts",
            "rank_reduce", "score_positions", "tied_values"]
 
 # Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
@@ -63,6 +63,34 @@ def over_users(n_users: int, task) -> list:
     order."""
     bounds = list(range(0, n_users, CHUNK_USERS)) + [n_users]
     return _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])])
+
+
+@njit(**_OPTIONS)
+def pair_counts(starts, x, y, u0, u1, out):  # pragma: no cover - compiled
+    """For users ``u0..u1-1`` (rows ``starts[u]:starts[u+1]``), the counts over every pair of
+    the user's rows of concordant pairs, discordant pairs, pairs tied in ``x`` and pairs tied
+    in ``y``, into ``out[0..3, u]``. Counts are exact: any order of the pairs gives them."""
+    for u in range(u0, u1):
+        a, b = starts[u], starts[u + 1]
+        nc = nd = tx = ty = 0
+        for i in range(a, b):
+            xi, yi = x[i], y[i]
+            for j in range(i + 1, b):
+                dx = xi - x[j]
+                dy = yi - y[j]
+                if dx == 0:
+                    tx += 1
+                if dy == 0:
+                    ty += 1
+                p = dx * dy
+                if p > 0:
+                    nc += 1
+                elif p < 0:
+                    nd += 1
+        out[0, u] = nc
+        out[1, u] = nd
+        out[2, u] = tx
+        out[3, u] = ty
 
 
 @njit(**_OPTIONS)

@@ -18,9 +18,6 @@ from .._checks import join_predictions
 
 __all__ = ["fcp", "fcp_global", "kendall", "spearman"]
 
-#: Upper bound on the number of item pairs materialized at once.
-_PAIR_CHUNK = 4_000_000
-
 
 class _Prepared:
     """Test ratings and predictions grouped by user (codes ascending, rows sorted by code)."""
@@ -48,35 +45,19 @@ class _Prepared:
 
 
 def _pair_counts(prep: _Prepared) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per user: concordant, discordant, tied-in-truth and tied-in-prediction pair counts.
+    """Per user: concordant, discordant, tied-in-truth and tied-in-prediction pair counts,
+    over every within-user pair of test items (a compiled loop over the pairs,
+    :func:`._kernels.pair_counts`; no pair is materialized)."""
+    from ._kernels import over_users, pair_counts
 
-    Every within-user pair (i, j), i < j, is built with ``np.repeat`` from the group offsets,
-    in chunks of at most ``_PAIR_CHUNK`` pairs.
-    """
-    codes, x, y = prep.codes, prep.rating, prep.prediction
-    n_users, size = len(prep.users), codes.size
-    counts = [np.zeros(n_users) for _ in range(4)]
-    if size == 0:
-        return tuple(counts)  # type: ignore[return-value]
-    ends = np.cumsum(prep.n).astype(np.int64)[codes]  # exclusive end of each row's group
-    n_after = ends - np.arange(size) - 1  # pairs in which the row comes first
-    cum = np.cumsum(n_after)
-    lo = 0
-    while lo < size:
-        done = cum[lo - 1] if lo else 0
-        hi = max(int(np.searchsorted(cum, done + _PAIR_CHUNK, side="right")), lo + 1)
-        reps = n_after[lo:hi]
-        first = np.repeat(np.arange(lo, hi), reps)
-        offset = np.arange(first.size) - np.repeat(np.cumsum(reps) - reps, reps)
-        second = first + 1 + offset
-        sx = np.sign(x[first] - x[second])
-        sy = np.sign(y[first] - y[second])
-        s = sx * sy
-        group = codes[first]
-        for total, mask in zip(counts, (s > 0, s < 0, sx == 0, sy == 0)):
-            total += np.bincount(group, weights=mask, minlength=n_users)
-        lo = hi
-    return tuple(counts)  # type: ignore[return-value]
+    n_users = len(prep.users)
+    out = np.zeros((4, n_users), dtype=np.int64)
+    starts = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(prep.n.astype(np.int64), out=starts[1:])
+    if n_users:
+        over_users(n_users, lambda u0, u1: pair_counts(starts, prep.rating, prep.prediction,
+                                                       u0, u1, out))
+    return tuple(out.astype(np.float64))  # type: ignore[return-value]
 
 
 def spearman(

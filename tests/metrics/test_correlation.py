@@ -9,7 +9,6 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import evalkit.metrics.correlation as correlation
 from evalkit.metrics.correlation import fcp, fcp_global, kendall, spearman
 
 
@@ -85,11 +84,13 @@ def test_fcp_matches_naive_loop(seed):
     assert fcp_global(truth, predictions) == pytest.approx(total_c / (total_c + total_d))
 
 
-def test_pair_chunks_give_the_same_result(monkeypatch):
+def test_chunks_of_users_give_the_same_result(monkeypatch):
+    from evalkit.metrics import _kernels
+
     truth, predictions = random_data(0, n_users=10, max_items=30)
     expected_tau = kendall(truth, predictions, empty="nan")
     expected_fcp = fcp(truth, predictions, empty="nan")
-    monkeypatch.setattr(correlation, "_PAIR_CHUNK", 7)
+    monkeypatch.setattr(_kernels, "CHUNK_USERS", 3)
     pd.testing.assert_series_equal(kendall(truth, predictions, empty="nan"), expected_tau)
     pd.testing.assert_series_equal(fcp(truth, predictions, empty="nan"), expected_fcp)
 
