@@ -3,7 +3,8 @@ and the peak memory of the whole process tree (the runner, its kernels, Spark if
 
 The data (Parquet, in a temporary folder): training pairs as ``models.py`` draws them,
 ``generate.py``'s test sets and top-100 lists (scores only, as an analyst's files often
-are), for ``--users`` users (8,700 give about 1M training pairs, 43,500 about 5M, 162,541
+are), with timestamps that put every test pair after its user's training pairs (as a
+temporal split does), for ``--users`` users (8,700 give about 1M training pairs, 43,500 about 5M, 162,541
 about 19M). The command is the one the README gives for an analyst's own files:
 ``evalkit report --train --test --recs mine=... --baselines MostPopular``.
 
@@ -57,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=8_700)
     parser.add_argument("--spark", action="store_true", help="run the Spark page too")
+    parser.add_argument("--no-timestamps", action="store_true",
+                        help="no timestamp column (the splitting page then makes two splits, "
+                             "not four)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="evalkit-report-bench-"))
@@ -66,8 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     # a split's test pairs are not in training: those the independent draws share are dropped
     seen = train.set_index(["user_id", "item_id"]).index
     test = test[~test.set_index(["user_id", "item_id"]).index.isin(seen)]
+    if not args.no_timestamps:  # as a temporal split leaves them: each test pair after training
+        gen = np.random.default_rng(5)
+        train["timestamp"] = gen.integers(10**9, 1.5 * 10**9, len(train))
+        test = test.assign(timestamp=gen.integers(1.5 * 10**9, 1.6 * 10**9, len(test)))
     for name, frame in (("train", train), ("test", test), ("recs", recs)):
         frame.to_parquet(work / f"{name}.parquet", index=False)
+    sizes = {"train_rows": len(train), "test_rows": len(test), "list_rows": len(recs),
+             "timestamps": not args.no_timestamps}
+    del train, test, recs, seen  # this process is not measured; the machine's memory is
     command = [sys.executable, "-m", "evalkit", "report", "--train", str(work / "train.parquet"),
                "--test", str(work / "test.parquet"), "--recs",
                f"mine={work / 'recs.parquet'}", "--baselines", "MostPopular",
@@ -88,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     stdout, stderr = proc.communicate()
     watcher.join()
     wall = time.perf_counter() - started
-    record = {"users": args.users, "train_rows": len(train), "test_rows": len(test),
-              "list_rows": len(recs), "returncode": proc.returncode, "wall_s": round(wall, 1),
+    record = {"users": args.users, **sizes, "returncode": proc.returncode,
+              "wall_s": round(wall, 1),
               "peak_tree_rss_gb": round(peak / 1e9, 2)}
     manifest = work / "out" / ".evalkit-report.json"
     if manifest.exists():

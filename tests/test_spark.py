@@ -450,10 +450,24 @@ def test_start_session_reuses_the_running_session_and_says_what_it_cannot_start(
         evalkit.spark.start_session("")
     with pytest.raises(ValueError, match=r"start_session: 'partitions' must be a positive"):
         evalkit.spark.start_session(partitions=0)
+    with pytest.raises(ValueError, match=r"start_session: 'memory' must be a JVM memory size "
+                                         r"such as '8g' or '4096m'; got '8 GB'"):
+        evalkit.spark.start_session(memory="8 GB")
     monkeypatch.setenv("JAVA_HOME", str(tmp_path))
     with pytest.raises(RuntimeError, match=r"^start_session: Spark cannot run here: Java is not "
                                            r"installed where JAVA_HOME points"):
         evalkit.spark.start_session()
+
+
+def test_a_local_session_gets_a_quarter_of_the_available_memory_and_arrow(spark) -> None:
+    from evalkit.spark._session import driver_memory
+
+    gib = 2**30
+    assert [driver_memory(n * gib) for n in (1, 7, 8, 24, 63, 64, 200)] == [
+        "1g", "1g", "2g", "6g", "15g", "16g", "16g"]
+    conf = spark.sparkContext.getConf()
+    assert conf.get("spark.driver.memory") is not None
+    assert spark.conf.get("spark.sql.execution.arrow.pyspark.enabled") == "true"
 
 
 def test_a_local_session_maps_the_archive_of_sparks_classes(spark) -> None:

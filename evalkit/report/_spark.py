@@ -255,11 +255,13 @@ def _answering(func: Callable) -> Callable:
                 raise
             raise RuntimeError(
                 f"{func.__name__}: Spark's JVM stopped answering ({type(error).__name__}: "
-                f"{error}). It most often dies when its driver runs out of memory: Spark gives "
-                "the driver 1g unless told otherwise, and the in-memory check collects data "
-                "to it. Give it more (SparkSession.builder.config('spark.driver.memory', "
-                "'8g') before the session starts, or spark-submit --driver-memory 8g), or "
-                "set CHECK_IN_MEMORY False; Spark's log has the JVM's last lines."
+                f"{error}). It most often dies when its driver runs out of memory (the "
+                "in-memory check collects data to it; evalkit.spark.start_session gives a "
+                "local driver a quarter of the available memory). Give it more "
+                "(start_session(memory='8g') in a new kernel, "
+                "SparkSession.builder.config('spark.driver.memory', '8g') before the session "
+                "starts, or spark-submit --driver-memory 8g), or set CHECK_IN_MEMORY False; "
+                "Spark's log has the JVM's last lines."
             ) from error
     return call
 

@@ -137,8 +137,21 @@ def _local_partitions(master: str) -> int | None:
     return 2 * max(n, 1)
 
 
+def driver_memory(available: int | None = None) -> str:
+    """The driver heap a new local session gets: a quarter of the memory available now,
+    between 1 and 16 GiB (``"6g"``); 2 GiB when the available memory cannot be read."""
+    if available is None:
+        from ..models._base import available_memory
+
+        available = available_memory()
+    if available is None:
+        return "2g"
+    return f"{min(16, max(1, available // 4 // 2**30))}g"
+
+
 def start_session(master: str = "local[2]", *, partitions: int | None = None,
-                  app_name: str = "evalkit", log: str | os.PathLike | None = None):
+                  app_name: str = "evalkit", log: str | os.PathLike | None = None,
+                  memory: str | None = None):
     """A Spark session for :func:`evalkit.spark.evaluate`, with quiet local defaults.
 
     Reuses the active session when it runs on ``master``; stops it and starts another when
@@ -161,6 +174,12 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
         File that receives the console output of Spark's JVM and of its Python workers
         (log4j lines, warnings); default ``evalkit-spark-<pid>.log`` in the temporary
         directory. Spark's own log level is set to ERROR.
+    memory : str, optional
+        ``spark.driver.memory`` of a new session (``"8g"``). Default on a ``local`` master,
+        where the driver is also the only executor: a quarter of the memory available when
+        the session starts, between 1 and 16 GiB (:func:`driver_memory`; Spark's own default,
+        1 GiB, runs out on MovieLens-25M); elsewhere Spark's settings. It cannot change the
+        heap of a JVM already running.
 
     Returns
     -------
@@ -177,6 +196,9 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
     Notes
     -----
     The defaults: the web UI off (``spark.ui.enabled=false``), no console progress bars,
+    Arrow for the transfers between pandas and Spark
+    (``spark.sql.execution.arrow.pyspark.enabled``, falling back to rows where a type has no
+    Arrow form), the driver memory above,
     and for a ``local`` master ``PYSPARK_PYTHON`` set to this Python (``sys.executable``),
     so that the workers import the same evalkit; for other masters ``PYSPARK_PYTHON`` is
     set only when it is unset (the executors need evalkit installed, see the README).
@@ -196,6 +218,10 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
                          f"to evalkit.spark.evaluate; got {master!r}.")
     if partitions is not None:
         partitions = check_positive_int(partitions, func="start_session", arg="partitions")
+    if memory is not None and not (isinstance(memory, str)
+                                   and re.fullmatch(r"[1-9]\d*[kmgt]", memory.strip().lower())):
+        raise ValueError("start_session: 'memory' must be a JVM memory size such as '8g' or "
+                         f"'4096m'; got {memory!r}.")
     reason = missing()
     if reason:
         raise RuntimeError(f"start_session: Spark cannot run here: {reason}.")
@@ -214,7 +240,12 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
         if active is None:
             builder = (SparkSession.builder.master(master).appName(app_name)
                        .config("spark.ui.enabled", "false")
-                       .config("spark.ui.showConsoleProgress", "false"))
+                       .config("spark.ui.showConsoleProgress", "false")
+                       .config("spark.sql.execution.arrow.pyspark.enabled", "true"))
+            if memory is None and _local_partitions(master) is not None:
+                memory = driver_memory()
+            if memory is not None:
+                builder = builder.config("spark.driver.memory", str(memory))
             shuffle = partitions if partitions is not None else _local_partitions(master)
             if shuffle is not None:
                 builder = builder.config("spark.sql.shuffle.partitions", str(shuffle))
