@@ -93,3 +93,14 @@ def test_shared_inputs_and_baselines_equal_those_computed_alone(run_folder, monk
     pd.testing.assert_frame_equal(
         load_systems(again, baselines=["MostPopular"], k=5)["MostPopular"],
         lists["MostPopular"])
+
+
+def test_an_analyst_s_split_is_put_together_only_for_the_pages_that_ask() -> None:
+    inputs = load_inputs("x", train=EXAMPLE / "train.csv", test=EXAMPLE / "test.csv")
+    assert inputs._ratings is None  # the pickled inputs hold train and test once
+    assert inputs.has_ratings and inputs.has_timestamps and inputs._ratings is None
+    whole = pd.concat([inputs.train, inputs.test], ignore_index=True)
+    pd.testing.assert_frame_equal(inputs.ratings, whole)
+    from evalkit.data import fingerprint
+
+    assert inputs.fingerprint == fingerprint(whole)

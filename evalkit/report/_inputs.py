@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -63,7 +62,6 @@ def load_dataset(name_or_path: str, *, seed: int = 0):
     return load_movielens(name_or_path)
 
 
-@dataclass(frozen=True, eq=False)
 class ReportInputs:
     """The data of one report run.
 
@@ -72,7 +70,9 @@ class ReportInputs:
     name : str
         The dataset's name (a release name, ``"sample"``, or the analyst's file names).
     ratings : pd.DataFrame
-        Every interaction: the dataset, or the analyst's train and test together.
+        Every interaction: the dataset, or the analyst's train and test together (put
+        together when first asked for, so the pages that do not need them do not hold a
+        second copy of the data).
     items : pd.DataFrame or None
         ``item_id, title, genres`` when the dataset or ``ITEMS`` has them, else None.
     split : evalkit.split.Split or None
@@ -87,13 +87,39 @@ class ReportInputs:
         notebooks of one report run use to share them and the baselines' lists.
     """
 
-    name: str
-    ratings: pd.DataFrame
-    items: pd.DataFrame | None
-    split: object | None = None
-    files: dict = field(default_factory=dict)
-    fingerprint: dict | None = None
-    key: str | None = None
+    def __init__(self, name: str, ratings: pd.DataFrame | None, items: pd.DataFrame | None,
+                 split: object | None = None, files: dict | None = None,
+                 fingerprint: dict | None = None, key: str | None = None) -> None:
+        if ratings is None and split is None:
+            raise ValueError("ReportInputs: give the ratings, or a split whose train and test "
+                             "are all of them.")
+        self.name, self.items, self.split = name, items, split
+        self.files = dict(files or {})
+        self.fingerprint, self.key = fingerprint, key
+        self._ratings = ratings
+
+    def __repr__(self) -> str:
+        parts = [f"name={self.name!r}"]
+        if self.split is not None:
+            parts.append(f"train={len(self.split.train):,} rows, "
+                         f"test={len(self.split.test):,} rows")
+        elif self._ratings is not None:
+            parts.append(f"ratings={len(self._ratings):,} rows")
+        return f"ReportInputs({', '.join(parts)})"
+
+    @property
+    def ratings(self) -> pd.DataFrame:
+        """Every interaction (see the class's attributes)."""
+        if self._ratings is None:
+            split = self._split()
+            self._ratings = pd.concat([split.train, split.test], ignore_index=True)
+        return self._ratings
+
+    def _replace(self, **changes: object) -> ReportInputs:
+        fields = {"name": self.name, "ratings": self._ratings, "items": self.items,
+                  "split": self.split, "files": self.files, "fingerprint": self.fingerprint,
+                  "key": self.key}
+        return ReportInputs(**{**fields, **changes})
 
     @property
     def train(self) -> pd.DataFrame:
@@ -113,12 +139,17 @@ class ReportInputs:
     @property
     def has_timestamps(self) -> bool:
         """Whether the interactions carry a ``timestamp`` column."""
-        return "timestamp" in self.ratings.columns
+        return "timestamp" in self._columns()
 
     @property
     def has_ratings(self) -> bool:
         """Whether the interactions carry a ``rating`` column (explicit feedback)."""
-        return "rating" in self.ratings.columns
+        return "rating" in self._columns()
+
+    def _columns(self) -> pd.Index:
+        if self._ratings is not None:
+            return self._ratings.columns
+        return self._split().train.columns.union(self._split().test.columns)
 
     def _split(self):
         if self.split is None:
@@ -249,7 +280,7 @@ def load_inputs(
         return loaded
     items_path = Path(items)
     table = _read_items(items_path, _mapping(items_path, columns, "items"))
-    return replace(loaded, items=table, files={
+    return loaded._replace(items=table, files={
         **loaded.files, "items": {"file": items_path.name, "rows": len(table)}})
 
 
@@ -283,8 +314,11 @@ def _load_inputs(dataset, *, train, test, folder, split, test_fraction, seed, co
             "seed": None, "sizes": {"train": len(train_frame), "test": len(test_frame)},
         })
         ratings = pd.concat([train_frame, test_frame], ignore_index=True)
-        item_table = None
-    elif split is not None:  # the unsplit data, shared with the pages that do not split
+        fp = fingerprint(ratings)
+        del ratings  # put together again only by the pages that use it (ReportInputs.ratings)
+        return ReportInputs(name=str(name), ratings=None, items=None, split=made, files=files,
+                            fingerprint=fp, key=key)
+    if split is not None:  # the unsplit data, shared with the pages that do not split
         whole = _shared_inputs(dataset, train=None, test=None, folder=None, split=None,
                                test_fraction=None, seed=seed, columns=columns)
         name, ratings, item_table = whole.name, whole.ratings, whole.items
@@ -297,15 +331,13 @@ def _load_inputs(dataset, *, train, test, folder, split, test_fraction, seed, co
         made = split_by(ratings, split, test_fraction=test_fraction, rng=seed)
         return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=made,
                             files=files, fingerprint=whole.fingerprint, key=key)
+    if _interactions_file(dataset):
+        name, ratings, item_table = Path(dataset).name, _interactions(dataset, columns), None
+        files["dataset"] = _file_info(Path(dataset), ratings)
     else:
-        if _interactions_file(dataset):
-            name, ratings, item_table = Path(dataset).name, _interactions(dataset, columns), None
-            files["dataset"] = _file_info(Path(dataset), ratings)
-        else:
-            data = load_dataset(dataset, seed=seed)
-            name, ratings, item_table = data.name, data.ratings, data.items
-        made = None
-    return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=made,
+        data = load_dataset(dataset, seed=seed)
+        name, ratings, item_table = data.name, data.ratings, data.items
+    return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=None,
                         files=files, fingerprint=fingerprint(ratings), key=key)
 
 
