@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=8_700)
     parser.add_argument("--spark", action="store_true", help="run the Spark page too")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="evalkit report --jobs (a variant: default, the runner's)")
     parser.add_argument("--no-timestamps", action="store_true",
                         help="no timestamp column (the splitting page then makes two splits, "
                              "not four)")
@@ -82,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     command = [sys.executable, "-m", "evalkit", "report", "--train", str(work / "train.parquet"),
                "--test", str(work / "test.parquet"), "--recs",
                f"mine={work / 'recs.parquet'}", "--baselines", "MostPopular",
-               "--out", str(work / "out")] + (["--spark"] if args.spark else [])
+               "--out", str(work / "out")] + (["--spark"] if args.spark else []) + (
+                   ["--jobs", str(args.jobs)] if args.jobs else [])
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     stdout, stderr = proc.communicate()
     watcher.join()
     wall = time.perf_counter() - started
-    record = {"users": args.users, **sizes, "returncode": proc.returncode,
+    record = {"users": args.users, **sizes, "jobs": args.jobs or "default", "returncode": proc.returncode,
               "wall_s": round(wall, 1),
               "peak_tree_rss_gb": round(peak / 1e9, 2)}
     manifest = work / "out" / ".evalkit-report.json"

@@ -4,6 +4,7 @@ the numbers and flips when they do."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from evalkit import report as rp
@@ -82,3 +83,39 @@ def test_split_findings_name_leaks_only_where_the_audit_finds_them() -> None:
     assert "**leaky**: 33.3% of 6 rows held out; LEAK: 1 test row (50.0%) repeat" in text
     assert "**leaky** leak test answers into training" in text
     assert "Caveats" not in rp.split_findings({"clean": clean})
+
+
+def test_beyond_max_rows_the_strategies_split_a_sample_of_users_and_say_so(monkeypatch) -> None:
+    import evalkit.split as split_module
+
+    inputs = rp.load_inputs("sample", split=None)
+    ratings = inputs.ratings
+    whole = rp.make_splits(inputs, ["random", "user_ratio"])
+    assert whole.sample is None and "sample of" not in rp.split_findings(whole)
+    calls = []
+    monkeypatch.setattr(split_module, "audit", lambda s, _a=split_module.audit: (
+        calls.append(s), _a(s))[1])
+    splits = rp.make_splits(inputs, ["random", "user_ratio"], max_rows=len(ratings) // 4)
+    sample = splits.sample
+    users = np.union1d(splits["random"].train["user_id"], splits["random"].test["user_id"])
+    assert sample["users"] == len(users) == round(ratings["user_id"].nunique() / 4)
+    assert sample["of_users"] == ratings["user_id"].nunique()
+    assert sample["rows"] == len(splits["random"].train) + len(splits["random"].test)
+    # every interaction of each user drawn, and the same users for every strategy
+    assert sample["rows"] == ratings["user_id"].isin(users).sum()
+    ratio_users = np.union1d(splits["user_ratio"].train["user_id"],
+                             splits["user_ratio"].test["user_id"])
+    np.testing.assert_array_equal(ratio_users, users)
+    text = rp.split_findings(splits)
+    assert (f"**random** and **user_ratio** split a seeded sample of {sample['users']:,} of "
+            f"the {sample['of_users']:,} users ({sample['rows']:,} of {len(ratings):,} "
+            "interactions") in text
+    table = splits.audit_table()
+    assert len(calls) == 2 and list(table.columns) == ["random", "user_ratio"]
+    again = rp.make_splits(inputs, ["random", "user_ratio"], max_rows=len(ratings) // 4)
+    pd.testing.assert_frame_equal(again["random"].test, splits["random"].test)
+    given = rp.make_splits(rp.load_inputs("sample"), ["random"], max_rows=len(ratings) // 4)
+    assert len(given["given"].train) + len(given["given"].test) == len(ratings)
+    assert "your own split is audited whole" in rp.split_findings(given)
+    with pytest.raises(ValueError, match=r"make_splits.*max_rows"):
+        rp.make_splits(inputs, ["random"], max_rows=0)

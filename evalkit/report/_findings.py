@@ -724,13 +724,14 @@ _SPLIT_WORDING = {
 
 def split_findings(splits: Mapping[str, object]) -> str:
     """The findings the splitting report opens with: for each split, its size and what its
-    audit (:func:`evalkit.audit`) finds (leaks, cold users and items, time order), and a
-    caveat naming the splits that leak."""
+    audit (:func:`evalkit.audit`) finds (leaks, cold users and items, time order), a caveat
+    naming the splits that leak, and, for :func:`make_splits`' splits of a sample of users,
+    what was drawn. The audits of a :class:`Splits` are its own, computed once."""
     from ..split import audit as audit_split
 
     bullets, leaking = [], []
     for name, split in splits.items():  # one step per split strategy
-        audit = audit_split(split)
+        audit = splits.audit(name) if hasattr(splits, "audit") else audit_split(split)
         train, test = len(split.train), len(split.test)
         found = []
         for _, row in audit[audit["count"].astype(int) > 0].iterrows():  # per audit check
@@ -749,6 +750,16 @@ def split_findings(splits: Mapping[str, object]) -> str:
                        f"{_n(train + test, 'row')} held out; "
                        f"{'no leak; ' if not leaks else ''}{tail}.")
     text = "## Findings\n\n" + "\n".join(f"- {b}" for b in bullets)
+    sample = getattr(splits, "sample", None)
+    if sample:
+        made = [name for name in splits if name != "given"]
+        text += (f"\n\n{_bold(made)} split a seeded sample of {sample['users']:,} of the "
+                 f"{sample['of_users']:,} users ({sample['rows']:,} of {sample['of_rows']:,} "
+                 f"interactions, every interaction of each user drawn): the data has more "
+                 f"than {sample['max_rows']:,} interactions, and strategies compare as well "
+                 "on a sample of users, at a fraction of the time and memory"
+                 + ("; your own split is audited whole." if "given" in splits else ".")
+                 + " The other pages use all the data.")
     text += ("\n\nNew test items cannot be recommended by a model that learns from training "
              "items, and users without a training interaction get no personal list; time "
              "order matters when the question is predicting the future.")

@@ -133,9 +133,10 @@ def split_by(
 
 
 
-def audit_many(splits: dict) -> pd.DataFrame:
+def audit_many(splits: dict, *, audits: dict | None = None) -> pd.DataFrame:
     """The :func:`audit` of several splits side by side: one row per check, one column per
-    split, each cell ``count (severity)``.
+    split, each cell ``count (severity)``. ``audits`` (name -> :func:`audit` result) gives
+    audits already computed, which are not computed again.
 
     Examples
     --------
@@ -147,9 +148,10 @@ def audit_many(splits: dict) -> pd.DataFrame:
     """
     import pandas as pd
 
-    columns = {}
+    columns, audits = {}, audits or {}
     for name, split in splits.items():  # one audit per split
-        table = audit(split).set_index("check")
+        found = audits.get(name)
+        table = (audit(split) if found is None else found).set_index("check")
         columns[name] = table["count"].astype(str) + " (" + table["severity"] + ")"
     out = pd.DataFrame(columns)
     out.index.name = "check"
