@@ -54,6 +54,19 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+def by_notebook(seconds: dict[str, float], timeline: list[tuple[float, int]],
+                wall: float) -> dict[str, float]:
+    """Peak memory of the process tree while each notebook ran, for a run of one notebook at
+    a time: the notebooks' times are laid end to end back from the end of the run (what
+    precedes the first is the runner's start and its checks of the files)."""
+    out, end = {}, wall
+    for name, took in reversed(list(seconds.items())):
+        inside = [rss for t, rss in timeline if end - took <= t <= end]
+        out[name] = round(max(inside, default=0) / 1e9, 2)
+        end -= took
+    return dict(reversed(list(out.items())))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=8_700)
@@ -89,12 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    peak = 0
+    peak, timeline = 0, []
 
     def watch() -> None:
         nonlocal peak
         while proc.poll() is None:
-            peak = max(peak, tree_rss(proc.pid))
+            rss = tree_rss(proc.pid)
+            peak = max(peak, rss)
+            timeline.append((time.perf_counter() - started, rss))
             time.sleep(0.5)
 
     watcher = threading.Thread(target=watch, daemon=True)
@@ -108,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     manifest = work / "out" / ".evalkit-report.json"
     if manifest.exists():
         record["seconds"] = json.loads(manifest.read_text()).get("seconds", {})
+        if args.jobs == 1:  # one notebook at a time: the samples during each are its own
+            record["peak_gb_by_notebook"] = by_notebook(record["seconds"], timeline, wall)
     else:
         record["stderr"] = stderr[-3000:]
     print(json.dumps(record, indent=1))

@@ -110,8 +110,9 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--spark", action="store_true",
                     help="also run the at-scale page on Spark (starts a JVM; make report asks "
                     "for it)")
-    rp.add_argument("--jobs", type=_positive_int, default=2, metavar="N",
-                    help="notebooks run at the same time (default: 2; 1: one after the other)")
+    rp.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                    help="notebooks run at the same time (default: 2, or 1 beyond 10 million "
+                    "interactions, for memory; 1: one after the other)")
 
     sm = sub.add_parser(
         "sample",

@@ -250,3 +250,34 @@ def test_a_kernel_that_could_not_start_is_started_again_once(tmp_path, monkeypat
     _notebook(tmp_path / "nbs", "01-any")
     run_reports("sample", out=tmp_path / "out", notebooks=tmp_path / "nbs", progress=False)
     assert len(calls) == 2 and (tmp_path / "out" / "01-any.html").exists()
+
+
+def test_the_data_s_size_is_told_from_metadata_or_the_first_lines(tmp_path) -> None:
+    from evalkit.report._plan import MOVIELENS_ROWS, estimated_rows
+
+    train = pd.read_csv(EXAMPLE / "train.csv")
+    train.to_parquet(tmp_path / "train.parquet", index=False)
+    assert estimated_rows(tmp_path / "train.parquet") == len(train)
+    guess = estimated_rows(EXAMPLE / "train.csv")
+    assert abs(guess - len(train)) <= 0.05 * len(train)
+    (tmp_path / "empty.csv").write_text("user_id,item_id\n")
+    assert estimated_rows(tmp_path / "empty.csv") == 0
+    assert estimated_rows(tmp_path / "missing.csv") is None
+    test = pd.read_csv(EXAMPLE / "test.csv")
+    found = check_files("sample", {"TRAIN": str(tmp_path / "train.parquet"),
+                                   "TEST": str(EXAMPLE / "test.csv")})
+    assert abs(found.rows - len(train) - len(test)) <= 0.05 * len(test)
+    assert check_files("ml-25m", {}).rows == MOVIELENS_ROWS["ml-25m"] == 25_000_095
+    assert check_files("sample", {}).rows is None
+
+
+def test_beyond_ten_million_interactions_the_pages_run_one_at_a_time_unless_told() -> None:
+    from evalkit.report._runner import ONE_AT_A_TIME_ROWS, _fit_jobs
+
+    assert _fit_jobs(None, None, ["a"]) == (2, ["a"])
+    assert _fit_jobs(None, ONE_AT_A_TIME_ROWS, []) == (2, [])
+    jobs, notes = _fit_jobs(None, 23_055_542, [])
+    assert jobs == 1 and notes[0].startswith(
+        "The pages ran one at a time: the data holds about 23,055,542 interactions")
+    assert "--jobs 2 runs two at a time anyway" in notes[0]
+    assert _fit_jobs(2, 23_055_542, []) == (2, [])

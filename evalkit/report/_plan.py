@@ -110,11 +110,62 @@ class FileCheck:
         Whether they have a timestamp column.
     columns : dict
         By parameter (``"TEST"``, ``"RECS['mine']"``, ...): the file's column names.
+    rows : int or None
+        About how many interactions the data holds (:func:`estimated_rows`: exact for
+        Parquet and the MovieLens releases by name, estimated from the size and the first
+        lines for CSV); None when it cannot be told without reading the data.
     """
 
     has_ratings: bool
     columns: dict = field(default_factory=dict)
     has_timestamps: bool = True
+    rows: int | None = None
+
+
+#: Ratings in the MovieLens releases (from their READMEs; ml-latest as of its 2023 release).
+MOVIELENS_ROWS = {"ml-100k": 100_000, "ml-1m": 1_000_209, "ml-10m": 10_000_054,
+                  "ml-20m": 20_000_263, "ml-25m": 25_000_095, "ml-32m": 32_000_204,
+                  "ml-latest-small": 100_836, "ml-latest": 33_832_162}
+
+
+def estimated_rows(path: str | Path) -> int | None:
+    """About how many rows an interactions file holds, without reading it: a Parquet file's
+    metadata; for an uncompressed CSV or TSV, its size over the mean length of its first
+    lines; None for other files (compressed, unreadable)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            import pyarrow.parquet as pq
+
+            return int(pq.ParquetFile(path).metadata.num_rows)
+        if suffix in (".csv", ".tsv", ".dat"):
+            with open(path, "rb") as handle:
+                head = handle.read(1 << 16)
+            lines = head.count(b"\n")
+            if not lines:
+                return 0 if not head.strip() else 1
+            size = path.stat().st_size
+            return max(0, round(size / (len(head) / lines)) - 1)  # less the header
+    except (ImportError, OSError, ValueError):
+        return None
+    return None
+
+
+def _data_rows(data: str, files: list[str]) -> int | None:
+    """About how many interactions a run's data holds (see :class:`FileCheck`)."""
+    if files:
+        counts = [estimated_rows(f) for f in files]
+        return None if None in counts else sum(counts)
+    if data in MOVIELENS_ROWS:
+        return MOVIELENS_ROWS[data]
+    if data == "sample":
+        return None
+    folder = Path(data)
+    for name in ("ratings.csv", "ratings.dat", "u.data"):
+        if (folder / name).is_file():
+            return estimated_rows(folder / name)
+    return None
 
 
 def _header(label: str, path: str) -> list[str]:
@@ -171,6 +222,7 @@ def check_files(data: str, params: Mapping[str, object]) -> FileCheck:
     columns = params.get("COLUMNS") or {}
     found: dict[str, list[str]] = {}
     interactions: list[set[str]] = []
+    data_files: list[str] = []
     train, test = params.get("TRAIN"), params.get("TEST")
     if train is None and test is None:
         folder = _split_folder(Path(data))
@@ -178,7 +230,9 @@ def check_files(data: str, params: Mapping[str, object]) -> FileCheck:
             train, test = str(folder["train"]), str(folder["test"])
         elif _interactions_file(data):
             interactions.append(_check("DATASET", data, "interactions", columns, found))
+            data_files.append(data)
     if train is not None and test is not None:
+        data_files += [str(train), str(test)]
         interactions.append(_check("TRAIN", str(train), "interactions", columns, found))
         interactions.append(_check("TEST", str(test), "interactions", columns, found))
     for name, path in (params.get("RECS") or {}).items():
@@ -190,7 +244,8 @@ def check_files(data: str, params: Mapping[str, object]) -> FileCheck:
     # a MovieLens release and the sample always have ratings
     has_ratings = all("rating" in provided for provided in interactions)
     has_timestamps = all("timestamp" in provided for provided in interactions)
-    return FileCheck(has_ratings=has_ratings, columns=found, has_timestamps=has_timestamps)
+    return FileCheck(has_ratings=has_ratings, columns=found, has_timestamps=has_timestamps,
+                     rows=_data_rows(data, data_files))
 
 
 #: What a page can need, and the reason given on the index when the run cannot give it.

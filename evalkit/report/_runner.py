@@ -464,7 +464,7 @@ def run_reports(
     parameters: Mapping[str, object] | None = None,
     show_code: bool = False,
     progress: bool = True,
-    jobs: int = 2,
+    jobs: int | None = None,
     spark: bool = False,
     resume: bool = False,
 ) -> list[Path]:
@@ -494,10 +494,13 @@ def run_reports(
         does the same).
     progress : bool, default True
         Show a progress bar across notebooks.
-    jobs : int, default 2
+    jobs : int, optional
         Notebooks run at the same time, each in its own kernel (1: one after the other). The
         notebooks do not depend on each other, so the reports are the same for any value; the
-        last notebooks start first (see Notes).
+        last notebooks start first (see Notes). Default: 2, or 1 when the data holds more
+        than :data:`ONE_AT_A_TIME_ROWS` (10 million) interactions, which the index says:
+        at MovieLens-25M scale one page holds up to about 7 GB, and two side by side twice
+        that.
     spark : bool, default False
         Run the pages that need Spark (the at-scale page, whose metadata says ``spark``):
         they start a JVM and copy the data into it, which only pays at scale, so they run
@@ -547,7 +550,8 @@ def run_reports(
     running are stopped and the first failure is reported. A lock file refuses a second run
     into the same ``out`` while one is running.
     """
-    jobs = check_positive_int(jobs, func="run_reports", arg="jobs")
+    if jobs is not None:
+        jobs = check_positive_int(jobs, func="run_reports", arg="jobs")
     params = _resolve_parameters(data, parameters or {})
     found = find_notebooks(notebooks)
     if not found:
@@ -558,6 +562,7 @@ def run_reports(
     files = check_files(str(params["DATASET"]), params)
     params, notes = _fit_to_files(params, files)
     params, notes = _fit_cutoff(params, declared, notes)
+    jobs, notes = _fit_jobs(jobs, files.rows, notes)
     skipped = skipped_pages(declared, params, files, spark=bool(spark))
     if len(skipped) == len(found):
         raise ParameterError(
@@ -678,6 +683,26 @@ def _fit_to_files(params: dict[str, object], files: FileCheck,
             notes.append("The data has no timestamp column: the splitting page compares the "
                          "random and per-user splits only.")
     return params, notes
+
+
+#: Interactions beyond which the notebooks run one at a time unless ``jobs`` is given.
+ONE_AT_A_TIME_ROWS = 10_000_000
+
+
+def _fit_jobs(jobs: int | None, rows: int | None,
+              notes: Sequence[str]) -> tuple[int, list[str]]:
+    """``jobs``, or the default for data of ``rows`` interactions, and the notes for the
+    index."""
+    notes = list(notes)
+    if jobs is not None:
+        return jobs, notes
+    if rows is not None and rows > ONE_AT_A_TIME_ROWS:
+        notes.append(f"The pages ran one at a time: the data holds about {rows:,} "
+                     f"interactions, and beyond {ONE_AT_A_TIME_ROWS:,} two pages side by side "
+                     "would hold twice the memory (up to about 7 GB for one page at "
+                     "MovieLens-25M scale); --jobs 2 runs two at a time anyway.")
+        return 1, notes
+    return 2, notes
 
 
 def _fit_cutoff(params: dict[str, object], declared: Mapping[Path, Mapping[str, dict]],
