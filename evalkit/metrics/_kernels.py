@@ -32,7 +32,7 @@ from numba import njit
 from .._parallel import available_threads, run_parallel
 
 __all__ = ["AT_METRICS", "INCREMENTS", "group_rows", "group_starts", "grouped_duplicates",
-           "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users", "pair_counts",
+           "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users", "in_global_top", "pair_counts",
            "rank_reduce", "score_positions", "tied_values"]
 
 # Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
@@ -63,6 +63,30 @@ def over_users(n_users: int, task) -> list:
     order."""
     bounds = list(range(0, n_users, CHUNK_USERS)) + [n_users]
     return _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])])
+
+
+@njit(**_OPTIONS)
+def in_global_top(user, position, seen_start, seen_position, k, r0, r1, out):  # pragma: no cover
+    """For rows ``r0..r1-1`` (a user code, -1 for a user without training items, and an
+    item's position in a global order, -1 for an item outside it): whether the item is among
+    the first ``k`` of the order once the user's seen items (positions
+    ``seen_position[seen_start[u]:seen_start[u+1]]``) are skipped, into ``out``."""
+    for r in range(r0, r1):
+        p = position[r]
+        if p < 0:
+            out[r] = False
+            continue
+        u = user[r]
+        before = 0
+        seen = False
+        if u >= 0:
+            for j in range(seen_start[u], seen_start[u + 1]):
+                q = seen_position[j]
+                if q < p:
+                    before += 1
+                elif q == p:
+                    seen = True
+        out[r] = (not seen) and (p - before < k)
 
 
 @njit(**_OPTIONS)

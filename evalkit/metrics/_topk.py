@@ -199,19 +199,14 @@ def in_popular_baseline(top: pd.DataFrame, train: pd.DataFrame, *, k: int) -> np
     count = np.bincount(i, minlength=items.size)
     position = np.empty(items.size, dtype=np.int64)
     position[np.lexsort((np.arange(items.size), -count))] = np.arange(items.size)
-    n_pos = items.size + 1
-    seen = position[i]
-    order, _ = _kernels.order_by_group(u, seen, seen, users.size)
-    seen_keys = u[order].astype(np.int64) * n_pos + seen[order]  # ascending
-    tu = _codes(_id_array(top["user_id"]), users)
+    seen_start = np.zeros(users.size + 1, dtype=np.int64)  # the pairs are grouped by user
+    np.cumsum(np.bincount(u, minlength=users.size), out=seen_start[1:])
+    tu = _codes(_id_array(top["user_id"]), users).astype(np.int64)
     ti = _codes(_id_array(top["item_id"]), items)
-    in_train = ti >= 0
-    p = np.where(in_train, position[np.maximum(ti, 0)], 0)
-    base = np.maximum(tu, 0).astype(np.int64) * n_pos
-    query = base + p
-    known = tu >= 0
-    seen_before = np.where(known, np.searchsorted(seen_keys, query, "left")
-                           - np.searchsorted(seen_keys, base, "left"), 0)
-    is_seen = np.where(known, np.searchsorted(seen_keys, query, "right")
-                       - np.searchsorted(seen_keys, query, "left"), 0)
-    return in_train & (is_seen == 0) & (p - seen_before < k)
+    p = np.where(ti >= 0, position[np.maximum(ti, 0)], -1)
+    out = np.zeros(len(top), dtype=np.bool_)
+    bounds = np.linspace(0, len(top), _kernels._threads() + 1).astype(np.int64)
+    _kernels._parallel([
+        lambda a=a, b=b: _kernels.in_global_top(tu, p, seen_start, position[i], k, a, b, out)
+        for a, b in zip(bounds[:-1], bounds[1:])])
+    return out

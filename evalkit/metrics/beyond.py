@@ -986,6 +986,20 @@ def intra_list_diversity(
     )
 
 
+def _pairs_in(rows: pd.DataFrame, pairs: pd.DataFrame) -> np.ndarray:
+    """Whether each (user_id, item_id) row of ``rows`` is among those of ``pairs`` (ids of
+    the same kind): one integer key per pair, coded on the ids of ``rows``."""
+    from ._hits import _codes, _id_array, _unique
+
+    user, item = _id_array(rows["user_id"]), _id_array(rows["item_id"])
+    users, items = _unique(user), _unique(item)
+    pu = _codes(_id_array(pairs["user_id"]), users).astype(np.int64)
+    pi = _codes(_id_array(pairs["item_id"]), items).astype(np.int64)
+    keep = (pu >= 0) & (pi >= 0)
+    keys = _codes(user, users).astype(np.int64) * items.size + _codes(item, items)
+    return pd.Index(keys).isin(pu[keep] * items.size + pi[keep])
+
+
 @uses_definitions("tie_order")
 def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item") -> float:
     """One minus the mean cosine similarity between the top-k lists of two different users
@@ -1176,8 +1190,7 @@ def serendipity(
         in_base = top.merge(base, on=["user_id", "item_id"], how="left")["_base"].notna()
         in_base = in_base.to_numpy()
     relevant = truth if threshold is None else truth.loc[truth["rating"] >= threshold]
-    rel = top.merge(relevant[["user_id", "item_id"]].assign(_rel=True),
-                    on=["user_id", "item_id"], how="left")["_rel"].notna().to_numpy()
+    rel = _pairs_in(top, relevant)
     hit = (rel & ~in_base).astype(np.float64)
     codes = users.get_indexer(top["user_id"])
     values = np.bincount(codes, weights=hit, minlength=len(users)) / k
