@@ -7,6 +7,7 @@ draws its test sets (seeds 1 to 4, one catalogue), duplicates dropped: at ``--sc
 times; the JSON records every run, the median and the list rows.
 
     .venv/bin/python benchmarks/models.py --scale full --repeats 3
+    .venv/bin/python benchmarks/models.py --scale full --repeats 1 --models ItemKNN
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import MAX_ITEM_ID, N_ITEMS, SCALES, _test_sets  # noqa: E402
 
-from evalkit.models import BiasBaseline, MostPopular  # noqa: E402
+from evalkit.models import MODELS  # noqa: E402
 
 
 def training(n_users: int) -> pd.DataFrame:
@@ -47,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--k", type=int, default=100)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--models", nargs="+", default=["MostPopular", "BiasBaseline"],
+                        choices=sorted(MODELS), help="default: MostPopular BiasBaseline")
     args = parser.parse_args(argv)
     n_users = SCALES[args.scale]
     started = time.perf_counter()
@@ -57,8 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {"scale": args.scale, "k": args.k, "train_rows": len(train),
                "users": len(users), "items": int(train["item_id"].nunique()),
                "python": platform.python_version(), "models": {}}
-    for model in (MostPopular(), BiasBaseline()):
-        name = type(model).__name__
+    for name in args.models:
+        model = MODELS[name]()
         started = time.perf_counter()
         model.fit(train)
         fit = time.perf_counter() - started
@@ -72,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
                                    "rows": len(lists)}
         print(f"{name}: fit {fit:.1f} s; recommend({len(users):,} users, k={args.k}) "
               f"median {np.median(runs):.2f} s over {args.repeats} runs, {len(lists):,} rows")
-    out = args.out or Path(__file__).parent / "results" / f"models_{args.scale}.json"
+    default = f"models_{args.scale}.json" if args.models == ["MostPopular", "BiasBaseline"] \
+        else f"models_{args.scale}_{'_'.join(args.models)}.json"
+    out = args.out or Path(__file__).parent / "results" / default
     out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"wrote {out}")
     return 0

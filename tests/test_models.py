@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics.pairwise import cosine_similarity
 
@@ -557,3 +557,37 @@ def test_ease_over_the_most_popular_items_recommends_only_among_them(train) -> N
     full = EASE(l2=1.0).fit(train)
     same = EASE(l2=1.0, max_items=train["item_id"].nunique()).fit(train)
     np.testing.assert_array_equal(full.weights_, same.weights_)
+
+
+@settings(max_examples=25, deadline=None)
+@example(seed=96, k=1, neighbors=3, shrinkage=2.0, exclude_seen=False)
+@given(seed=st.integers(0, 10_000), k=st.sampled_from([1, 3, 8]),
+       neighbors=st.sampled_from([1, 3, 50]), shrinkage=st.sampled_from([0.0, 2.0]),
+       exclude_seen=st.booleans())
+def test_item_knn_lists_do_not_depend_on_the_users_asked_beside(seed, k, neighbors,
+                                                                 shrinkage,
+                                                                 exclude_seen) -> None:
+    """A user's list is the same bits asked alone or beside others, unknown users among
+    them (a block holding an unknown user once summed each user's scores in another order,
+    which changed ties in the last bit), and with one thread or several."""
+    from evalkit.models import _base
+
+    gen = np.random.default_rng(seed)
+    n = int(gen.integers(5, 60))
+    train = pd.DataFrame({"user_id": gen.integers(0, 12, n), "item_id": gen.integers(0, 25, n),
+                          "rating": gen.integers(1, 6, n).astype(float)})
+    model = ItemKNN(neighbors=neighbors, shrinkage=shrinkage).fit(train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        together = model.recommend(np.arange(-1, 14), k=k, exclude_seen=exclude_seen)
+        for user in range(12):
+            alone = model.recommend([user], k=k, exclude_seen=exclude_seen)
+            pd.testing.assert_frame_equal(
+                alone, together[together["user_id"] == user].reset_index(drop=True))
+        original = _base.block_rows
+        try:  # one user per block: blocks on threads
+            _base.block_rows = lambda n_cols: 1
+            pd.testing.assert_frame_equal(
+                model.recommend(np.arange(-1, 14), k=k, exclude_seen=exclude_seen), together)
+        finally:
+            _base.block_rows = original

@@ -15,6 +15,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from evalkit._checks import check_columns, check_finite, check_ids, check_positive_int, describe
+from evalkit._parallel import available_threads, run_parallel
 
 __all__ = ["ModelTooLarge", "available_memory"]
 
@@ -184,7 +185,12 @@ class Recommender:
         rows = self._positive[np.maximum(codes, 0)]
         if (codes < 0).any():
             rows = sp.diags((codes >= 0).astype(np.float64)) @ rows
-        return sp.csr_matrix(rows)
+        rows = sp.csr_matrix(rows)
+        # each row's items in order, whatever else is in the block: a product with the rows
+        # then sums each user's terms in one order, so a user's scores are the same bits
+        # whichever users are scored beside them
+        rows.sort_indices()
+        return rows
 
     def _fallback_label(self) -> str:
         return "the popularity ranking"
@@ -257,23 +263,7 @@ class Recommender:
             return pd.DataFrame({"user_id": requested.to_numpy()[row],
                                  "item_id": self.items_.to_numpy()[col],
                                  "score": val, "rank": rank})
-        step = block_rows(len(self.items_))
-        rows, cols, vals = [], [], []
-        for start in range(0, len(codes), step):
-            block = codes[start : start + step]
-            scores = self._scores(block)
-            if exclude_seen:
-                known = np.flatnonzero(block >= 0)
-                seen = self._seen[block[known]].tocoo()
-                scores[known[seen.row], seen.col] = -np.inf
-            top_cols, top_vals = top_k(scores, k)
-            row, pos = np.nonzero(top_vals > -np.inf)
-            rows.append(row + start)
-            cols.append(top_cols[row, pos])
-            vals.append(top_vals[row, pos])
-        row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-        col = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
-        val = np.concatenate(vals) if vals else np.zeros(0, dtype=np.float64)
+        row, col, val = self._dense_lists(codes, k, exclude_seen)
         counts = np.bincount(row, minlength=len(codes))
         starts = np.cumsum(counts) - counts
         rank = np.arange(len(row), dtype=np.int64) - np.repeat(starts, counts) + 1
@@ -285,6 +275,32 @@ class Recommender:
                 "rank": rank,
             }
         )
+
+    def _dense_lists(self, codes: np.ndarray, k: int, exclude_seen: bool
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Positions in ``codes``, item codes and scores of the top-``k`` lists, by rows of
+        dense scores: blocks of users, on a thread per core (NumPy's partitions and SciPy's
+        products release the GIL); each block's lists are its own, so they do not depend on
+        the threads."""
+        step = block_rows(len(self.items_))
+
+        def block_lists(start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            block = codes[start : start + step]
+            scores = self._scores(block)
+            if exclude_seen:
+                known = np.flatnonzero(block >= 0)
+                seen = self._seen[block[known]].tocoo()
+                scores[known[seen.row], seen.col] = -np.inf
+            top_cols, top_vals = top_k(scores, k)
+            row, pos = np.nonzero(top_vals > -np.inf)
+            return row + start, top_cols[row, pos], top_vals[row, pos]
+
+        found = run_parallel([lambda a=a: block_lists(a) for a in range(0, len(codes), step)],
+                             available_threads())
+        if not found:
+            return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                    np.zeros(0, dtype=np.float64))
+        return tuple(np.concatenate([f[j] for f in found]) for j in range(3))
 
     def _from_global_order(self, codes: np.ndarray, k: int, exclude_seen: bool,
                            item_scores: np.ndarray, offsets: np.ndarray,

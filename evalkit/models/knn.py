@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from evalkit._checks import check_positive_int
-from evalkit._checks import check_real
+from evalkit._checks import check_positive_int, check_real
+from evalkit._parallel import available_threads, run_parallel
 from evalkit.models._base import Recommender, block_rows, top_k
 
 __all__ = ["ItemKNN"]
@@ -99,9 +99,9 @@ class ItemKNN(Recommender):
         by_item = matrix.T.tocsr()  # items x users
         n_items = matrix.shape[1]
         norms = np.sqrt(self._popularity)  # binary columns: ||x_i||^2 = number of users
-        targets, sources, values = [], [], []
         step = block_rows(n_items)
-        for start in range(0, n_items, step):
+
+        def block(start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             stop = min(start + step, n_items)
             dots = (by_item[start:stop] @ matrix).toarray()  # targets x candidate neighbours
             denominator = norms[start:stop, None] * norms[None, :] + self.shrinkage
@@ -110,9 +110,13 @@ class ItemKNN(Recommender):
             sim[sim <= self.min_similarity] = -np.inf
             cols, vals = top_k(sim, self.neighbors)
             row, pos = np.nonzero(vals > -np.inf)
-            targets.append(row + start)
-            sources.append(cols[row, pos])
-            values.append(vals[row, pos])
+            return row + start, cols[row, pos], vals[row, pos]
+
+        # blocks of items on a thread per core (NumPy and SciPy's products release the GIL);
+        # each block's result is its own, so the matrix does not depend on the threads
+        found = run_parallel([lambda a=a: block(a) for a in range(0, n_items, step)],
+                             available_threads())
+        targets, sources, values = ([f[j] for f in found] for j in range(3))
         self.similarity_ = sp.csr_matrix(
             (np.concatenate(values), (np.concatenate(sources), np.concatenate(targets))),
             shape=(n_items, n_items),
