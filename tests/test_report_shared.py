@@ -104,3 +104,23 @@ def test_an_analyst_s_split_is_put_together_only_for_the_pages_that_ask() -> Non
     from evalkit.data import fingerprint
 
     assert inputs.fingerprint == fingerprint(whole)
+
+
+@pytest.mark.parametrize("name", ["Random", "MostPopular", "BiasBaseline", "ItemKNN", "EASE"])
+def test_the_first_k_of_a_longer_list_are_the_top_k_list(run_folder, monkeypatch,
+                                                         name) -> None:
+    """A run computes each baseline's lists once, at the longest length any page asks for
+    (LIST_LENGTH); a page's lists are their first k, equal to lists asked at k."""
+    from evalkit.report._shared import LIST_LENGTH
+
+    monkeypatch.delenv(ENVIRONMENT)
+    inputs = load_inputs("sample")
+    alone = load_systems(inputs, baselines=[name], k=7, seed=3)[name]
+    monkeypatch.setenv(ENVIRONMENT, str(run_folder))
+    monkeypatch.setenv(LIST_LENGTH, "30")
+    inputs = load_inputs("sample")
+    longest = load_systems(inputs, baselines=[name], k=30, seed=3)[name]
+    assert longest["rank"].max() == 30
+    cut = load_systems(inputs, baselines=[name], k=7, seed=3)[name]
+    assert len(list(run_folder.glob("baseline-*.pickle"))) == 1  # computed once
+    pd.testing.assert_frame_equal(cut, alone)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._version import __version__
 from ._params import ParameterError
-from ._shared import run_key, shared
+from ._shared import list_length, run_key, shared
 
 __all__ = [
     "ReportInputs",
@@ -174,7 +174,8 @@ def _read_items(path: Path, columns: Mapping[str, str] | None = None) -> pd.Data
     genres = genres.fillna("").astype(str).replace("(no genres listed)", "")
     return pd.DataFrame({
         "item_id": frame["item_id"],
-        "title": frame["title"].astype(str) if "title" in frame.columns else frame["item_id"].astype(str),
+        "title": (frame["title"].astype(str) if "title" in frame.columns
+                  else frame["item_id"].astype(str)),
         "genres": genres.str.findall(r"[^|]+"),
     })
 
@@ -386,12 +387,19 @@ def load_systems(
                       lambda: read_recommendations(path, columns=mapping))
 
     def baseline(name: str) -> dict[str, pd.DataFrame]:
+        length = max(k, list_length() or 0)
+
         def compute() -> dict[str, pd.DataFrame]:
-            return recommend_all([name], inputs.train, inputs.test_users, k=k, rng=seed)
+            return recommend_all([name], inputs.train, inputs.test_users, k=length, rng=seed)
 
         if getattr(inputs, "key", None) is None:
             return compute()
-        return shared("baseline", run_key("baseline", inputs.key, name, k, seed), compute)
+        lists = shared("baseline", run_key("baseline", inputs.key, name, length, seed), compute)
+        if length == k:
+            return lists
+        # the first k of each list (one ranking per user) are its top-k list
+        return {n: frame[frame["rank"] <= k].reset_index(drop=True)
+                for n, frame in lists.items()}
 
     systems = Systems({name: read(path) for name, path in (recs or {}).items()})
     for name in baselines:  # one model at a time: one that does not fit is left out
@@ -523,7 +531,8 @@ def load_predictions(
     return out
 
 
-def prediction_coverage(predictions: Mapping[str, pd.DataFrame], test: pd.DataFrame) -> pd.DataFrame:
+def prediction_coverage(predictions: Mapping[str, pd.DataFrame],
+                        test: pd.DataFrame) -> pd.DataFrame:
     """Which test ratings each system predicts: the rest are left out of its errors, counted.
 
     Returns

@@ -14,21 +14,21 @@ import re
 import shutil
 import tempfile
 import threading
-from datetime import datetime, timezone
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
-from .._io import atomic_write_text
-from ..data.download import MOVIELENS_NAMES
 from .._checks import check_positive_int
+from .._io import atomic_write_text
+from .._version import __version__
+from ..data.download import MOVIELENS_NAMES
 from ._inputs import _split_folder
 from ._params import PARAMETERS, ParameterError, check_parameters
 from ._plan import FileCheck, check_files, skipped_pages
-from ._shared import ENVIRONMENT
+from ._shared import ENVIRONMENT, LIST_LENGTH
 
 __all__ = [
     "ReportError",
@@ -705,6 +705,29 @@ def _fit_jobs(jobs: int | None, rows: int | None,
     return 2, notes
 
 
+def _longest_list(notebooks: Sequence[Path], declared: Mapping[Path, Mapping[str, dict]],
+                  params: Mapping[str, object]) -> int:
+    """The longest list (``K_MAX``, ``K``, ``K_VALUES``) any of ``notebooks`` asks for, by
+    the run's parameters or the notebook's defaults; 0 when none asks."""
+    import ast
+
+    lengths = []
+    for notebook in notebooks:
+        for name in ("K_MAX", "K", "K_VALUES"):
+            if name not in declared.get(notebook, {}):
+                continue
+            if name in params:
+                value = params[name]
+            else:
+                try:
+                    value = ast.literal_eval(declared[notebook][name].get("default", ""))
+                except (ValueError, SyntaxError):
+                    continue
+            values = value if isinstance(value, list | tuple) else [value]
+            lengths += [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    return max(lengths, default=0)
+
+
 def _fit_cutoff(params: dict[str, object], declared: Mapping[Path, Mapping[str, dict]],
                 notes: list[str]) -> tuple[dict[str, object], list[str]]:
     """``K`` (the single-k views), when ``K_VALUES`` is given without it and does not hold
@@ -888,8 +911,10 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
     # the inputs and baselines the notebooks share, read and computed once (._shared)
     cache = staging / ".shared"
     cache.mkdir(exist_ok=True)
-    kernels = _logged_kernels(staging / "kernel.log",
-                              {**kernel_threads(jobs), ENVIRONMENT: str(cache)})
+    longest = _longest_list(to_run, declared, params)
+    kernels = _logged_kernels(staging / "kernel.log", {
+        **kernel_threads(jobs), ENVIRONMENT: str(cache),
+        **({LIST_LENGTH: str(longest)} if longest else {})})
     bar = tqdm(total=len(to_run), desc="notebooks", unit="nb", disable=not progress)
     failure: tuple[Path, BaseException] | None = None
     seconds: dict[str, float] = {}

@@ -27,10 +27,12 @@ from typing import TypeVar
 
 from .._version import __version__
 
-__all__ = ["ENVIRONMENT", "file_stamp", "run_key", "shared"]
+__all__ = ["ENVIRONMENT", "LIST_LENGTH", "file_stamp", "list_length", "run_key", "shared"]
 
 #: The environment variable naming the folder a run's notebooks share values in.
 ENVIRONMENT = "EVALKIT_REPORT_CACHE"
+#: The environment variable giving the longest baseline list any page of the run asks for.
+LIST_LENGTH = "EVALKIT_REPORT_LIST_LENGTH"
 
 T = TypeVar("T")
 
@@ -54,6 +56,14 @@ def file_stamp(value: object) -> object:
             pass
         return str(value)
     return value
+
+
+def list_length() -> int | None:
+    """The longest baseline list a page of this report run asks for (the runner sets it);
+    None outside a run. The baselines' lists are computed once at that length and each page
+    takes their first k entries, which are the top-k lists (each list is one ranking)."""
+    value = os.environ.get(LIST_LENGTH, "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
 
 
 def _stat(path: Path) -> tuple[str, int, int]:
