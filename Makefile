@@ -53,8 +53,10 @@ report: setup
 	  $(foreach r,$(RECS),--recs $(r)) $(foreach r,$(PREDICTIONS),--predictions $(r)) \
 	  $(if $(BASELINES),--baselines $(filter-out none,$(BASELINES))) $(PARAMS)
 
-## Run the whole test suite: unit and property tests, strict nbval, papermill and browser checks.
+## Lint (ruff: pyflakes, import order, line length), then run the whole test suite: unit and
+## property tests, strict nbval, papermill and browser checks.
 test: setup-test
+	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest
 
 ## Time the metric engine against ranx, trec_eval and pandas (SCALE=small|medium|full).

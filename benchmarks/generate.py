@@ -139,7 +139,8 @@ def generate(
         rows per user.
     """
     if n_items <= MAX_TEST + LIST_LENGTH:
-        raise ValueError(f"generate: 'n_items' must exceed {MAX_TEST + LIST_LENGTH}; got {n_items}.")
+        raise ValueError(
+            f"generate: 'n_items' must exceed {MAX_TEST + LIST_LENGTH}; got {n_items}.")
     gen = np.random.default_rng(rng)
     item_ids = np.sort(gen.choice(np.arange(1, max(MAX_ITEM_ID, n_items) + 1), n_items,
                                   replace=False))

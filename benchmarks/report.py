@@ -4,8 +4,8 @@ and the peak memory of the whole process tree (the runner, its kernels, Spark if
 The data (Parquet, in a temporary folder): training pairs as ``models.py`` draws them,
 ``generate.py``'s test sets and top-100 lists (scores only, as an analyst's files often
 are), with timestamps that put every test pair after its user's training pairs (as a
-temporal split does), for ``--users`` users (8,700 give about 1M training pairs, 43,500 about 5M, 162,541
-about 19M). The command is the one the README gives for an analyst's own files:
+temporal split does), for ``--users`` users (8,700 give about 1M training pairs, 43,500
+about 5M, 162,541 about 19M). The command is the one the README gives for an analyst's own files:
 ``evalkit report --train --test --recs mine=... --baselines MostPopular``.
 
     .venv/bin/python benchmarks/report.py --users 8700
@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     stdout, stderr = proc.communicate()
     watcher.join()
     wall = time.perf_counter() - started
-    record = {"users": args.users, **sizes, "jobs": args.jobs or "default", "returncode": proc.returncode,
+    record = {"users": args.users, **sizes, "jobs": args.jobs or "default",
+              "returncode": proc.returncode,
               "wall_s": round(wall, 1),
               "peak_tree_rss_gb": round(peak / 1e9, 2)}
     manifest = work / "out" / ".evalkit-report.json"

@@ -10,11 +10,11 @@ system in a fresh subprocess (so that peak memory is the system's own):
   (``evaluate(..., curves=100)``, intervals included) and as the two calls, the single-k
   suite ``k=[10]``, and the default call with ``ties="expected"`` on the lists without their
   ranks (as generated, with distinct scores, and with the scores rounded to 0.1, so with tie
-  groups), with ``gain="exponential"``, with half-life utility beside the five metrics and with every registered ranking metric
-  (``metrics=None``); plus a breakdown into input validation, hit table, reductions and the
-  bootstrap. ``compare`` of three systems (the lists and two re-rankings of them with noise)
-  with paired tests, 10,000 randomization rounds and Holm, and its randomization alone. No
-  conversion: evalkit reads the frames as they are.
+  groups), with ``gain="exponential"``, with half-life utility beside the five metrics and
+  with every registered ranking metric (``metrics=None``); plus a breakdown into input
+  validation, hit table, reductions and the bootstrap. ``compare`` of three systems (the lists
+  and two re-rankings of them with noise) with paired tests, 10,000 randomization rounds and
+  Holm, and its randomization alone. No conversion: evalkit reads the frames as they are.
 - ranx: conversion ``Qrels.from_df`` / ``Run.from_df`` (string ids, as ranx requires), then
   ``ranx.evaluate(qrels, run, [precision, recall, map, mrr at 10 and 100 with relevance level
   8, ndcg at 10 and 100])``.
@@ -112,7 +112,8 @@ class PeakRSS:
 
 
 def timed(func, repeats: int) -> tuple[list[float], object]:
-    """Wall times of ``repeats`` calls of ``func`` (after the caller's warm-up) and the last result."""
+    """Wall times of ``repeats`` calls of ``func`` (after the caller's warm-up) and the last
+    result."""
     times, result = [], None
     for _ in range(repeats):
         result = None
@@ -207,14 +208,13 @@ def rerank(recs: pd.DataFrame, noise: float, seed: int) -> pd.DataFrame:
 
 
 def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_) -> dict:
-    from evalkit import compare
-    from evalkit import evaluate
+    from evalkit import compare, evaluate
+    from evalkit._resample import design_key
     from evalkit.metrics import average_precision_at_k, ranking_curves
     from evalkit.metrics._common import check_recs, check_truth
     from evalkit.metrics._curves import RankingCurves
     from evalkit.metrics._hits import build_hits
     from evalkit.metrics.ranking import make_options
-    from evalkit._resample import design_key
     from evalkit.stats import _sign_flip_pvalues, bootstrap_ci_frame
 
     def suite(ks=list(KS), n_resamples=n_resamples):
@@ -369,9 +369,10 @@ def run_ranx(truth, recs, *, repeats, check, **_) -> dict:
         # compile ranx's numba kernels on a few users first (not timed)
         few = _sample_users(truth, 20)
         small_t, small_r = truth[truth["user_id"].isin(few)], recs[recs["user_id"].isin(few)]
-        q = ranx.Qrels.from_df(pd.DataFrame({"q_id": small_t["user_id"].astype(str).astype(object),
-                                             "doc_id": small_t["item_id"].astype(str).astype(object),
-                                             "score": (2 * small_t["rating"]).round().astype(np.int64)}))
+        q = ranx.Qrels.from_df(pd.DataFrame({
+            "q_id": small_t["user_id"].astype(str).astype(object),
+            "doc_id": small_t["item_id"].astype(str).astype(object),
+            "score": (2 * small_t["rating"]).round().astype(np.int64)}))
         r = ranx.Run.from_df(pd.DataFrame({"q_id": small_r["user_id"].astype(str).astype(object),
                                            "doc_id": small_r["item_id"].astype(str).astype(object),
                                            "score": small_r["score"].astype(np.float64)}))
@@ -460,7 +461,8 @@ def worker(system: str, args: argparse.Namespace) -> dict:
                           pandas_users=pandas_users)
     out["load_before"] = load_before
     out["load_after"] = os.getloadavg()
-    out["input_bytes"] = int(truth.memory_usage(deep=True).sum() + recs.memory_usage(deep=True).sum())
+    out["input_bytes"] = int(truth.memory_usage(deep=True).sum()
+                             + recs.memory_usage(deep=True).sum())
     out["check_users"] = check.tolist()
     return out
 
@@ -606,7 +608,8 @@ def main(argv: list[str] | None = None) -> int:
         "agreement": agree,
         "results": {s: {k: v for k, v in r.items() if k != "check"} for s, r in results.items()},
     }
-    out = args.out or HERE / "results" / f"results_{args.scale if not args.users else args.users}.json"
+    out = args.out or (HERE / "results"
+                       / f"results_{args.scale if not args.users else args.users}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record, indent=2) + "\n")
     print(f"\nwrote {out}")

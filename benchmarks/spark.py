@@ -417,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--driver-memory", default=DRIVER_MEMORY)
     parser.add_argument("--partitions", type=int, default=PARTITIONS,
                         help="spark.sql.shuffle.partitions, the same for every system "
-                             f"(default {PARTITIONS}; Spark's own default, 200, is many for 2 cores)")
+                             f"(default {PARTITIONS}; Spark's own default, 200, is many for "
+                             "2 cores)")
     parser.add_argument("--inline", action="store_true",
                         help="run evalkit and RankingEvaluator in this process, one session "
                              "(faster; memory less meaningful)")

@@ -62,17 +62,30 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what static tools see; at run time the names above are loaded on use
     from evalkit import examples, explore, metrics, models, segments, split, stats
-    from evalkit._comparison import (PAIRS, Comparison, CrossValidation, compare,
-                                     compare_evaluations, cross_validate, format_pvalue)
+    from evalkit._comparison import (
+        PAIRS,
+        Comparison,
+        CrossValidation,
+        compare,
+        compare_evaluations,
+        cross_validate,
+        format_pvalue,
+    )
     from evalkit._evaluation import Evaluation, evaluate, metric_column
-    from evalkit.data import (Dataset, fingerprint, load_interactions, load_movielens,
-                              load_sample)
+    from evalkit.data import Dataset, fingerprint, load_interactions, load_movielens, load_sample
     from evalkit.definitions import Definitions
     from evalkit.profiles import PROFILES, Profile, profile
     from evalkit.recs import read_recommendations
-    from evalkit.split import (Split, audit, global_temporal_split, kfold_split,
-                               random_split, train_dev_test_split, user_ratio_split,
-                               user_temporal_split)
+    from evalkit.split import (
+        Split,
+        audit,
+        global_temporal_split,
+        kfold_split,
+        random_split,
+        train_dev_test_split,
+        user_ratio_split,
+        user_temporal_split,
+    )
 
 __all__ = [
     "PAIRS",

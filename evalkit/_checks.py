@@ -156,7 +156,8 @@ def check_finite(
 ) -> np.ndarray:
     """Check that ``frame[column]`` is numeric and finite; return it as a float64 array."""
     series = frame[column]
-    if not (pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)):
+    if not (pd.api.types.is_numeric_dtype(series.dtype)
+            and not pd.api.types.is_bool_dtype(series.dtype)):
         raise TypeError(
             f"{func}: '{arg}' column '{column}' must be numeric; got dtype {series.dtype}."
         )
@@ -353,11 +354,11 @@ def has_duplicate_pairs(first: pd.Series | np.ndarray, second: pd.Series | np.nd
     """Whether any (first, second) pair repeats, without hashing every row where possible.
 
     Integer columns grouped by ``first`` (recommendations listed user by user) are checked by
-    compiled passes (:func:`evalkit.metrics._kernels.grouped_duplicates`). Otherwise they are packed into one
-    int64 key: rows grouped by ``first`` with values too spread for the kernel's table sort
-    each group as one row of a small matrix; otherwise already increasing keys have no
-    duplicate, and a sort of the keys finds equal neighbours. Other dtypes fall back to
-    ``DataFrame.duplicated``.
+    compiled passes (:func:`evalkit.metrics._kernels.grouped_duplicates`). Otherwise they are
+    packed into one int64 key: rows grouped by ``first`` with values too spread for the
+    kernel's table sort each group as one row of a small matrix; otherwise already increasing
+    keys have no duplicate, and a sort of the keys finds equal neighbours. Other dtypes fall
+    back to ``DataFrame.duplicated``.
     """
     a, b = np.asarray(first), np.asarray(second)
     if a.size < 2:

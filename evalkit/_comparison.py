@@ -10,15 +10,14 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
 from ._display import progress as show_progress
-from ._checks import check_choice, check_fraction, check_positive_int, check_rng
-from .definitions import Definitions, takes_definitions
 from ._evaluation import Evaluation, check_ks, evaluate
+from ._paired import PairedSums, paired_results, paired_sums
+from ._resample import design_key, user_streams
+from .definitions import Definitions, takes_definitions
 from .metrics.ranking import SharedTruth
 from .split import kfold_split
-from ._paired import PairedSums, paired_results, paired_sums
-from ._checks import check_resamples
-from ._resample import design_key, user_streams
 from .stats import bootstrap_ci_frame, holm
 
 __all__ = ["PAIRS", "Comparison", "CrossValidation", "compare", "compare_evaluations",
@@ -369,8 +368,8 @@ def compare_evaluations(
                 f"{func}: every evaluation must be of the same test users; {name!r} has "
                 f"{len(other.per_user):,} users, {order[0]!r} {len(users):,}, and not the "
                 "same ones. Evaluate every system on the same truth.")
-    return comparison_table(dict(evaluations), order, pairs=pairs, alpha=alpha, confidence=confidence,
-                    n_resamples=n_resamples, n_permutations=n_permutations,
+    return comparison_table(dict(evaluations), order, pairs=pairs, alpha=alpha,
+                    confidence=confidence, n_resamples=n_resamples, n_permutations=n_permutations,
                     generator=np.random.default_rng(rng), func=func)
 
 
@@ -597,7 +596,8 @@ def cross_validate(
     """
     func = "cross_validate"
     if not callable(model_factory):
-        raise TypeError(f"{func}: 'model_factory' must be callable; got {type(model_factory).__name__}.")
+        raise TypeError(
+            f"{func}: 'model_factory' must be callable; got {type(model_factory).__name__}.")
     confidence = check_fraction(confidence, func=func, arg="confidence")
     ks = check_ks(k, func=func)
     generator = np.random.default_rng(rng)

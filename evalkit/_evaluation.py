@@ -5,23 +5,22 @@ from __future__ import annotations
 
 import html
 import json
-import warnings
 import numbers
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from ._checks import check_cutoff, check_fraction, check_resamples, check_rng
 from ._version import __version__
-from ._checks import check_cutoff, check_fraction, check_rng
 from .definitions import Definitions, takes_definitions
-from .profiles import check_covered, covers
 from .metrics._common import fill_undefined, n_dropped
+from .metrics._curves import RankingCurves
 from .metrics._registry import RANKING_METRICS, get_metric
 from .metrics.ranking import SharedTruth, curves_frame, prepare, tie_check
-from .metrics._curves import RankingCurves
-from ._checks import check_resamples
+from .profiles import check_covered, covers
 from .stats import bootstrap_ci_frame
 
 __all__ = ["Evaluation", "evaluate", "metric_column"]
@@ -37,7 +36,8 @@ def check_ks(k: object, *, func: str) -> list[int]:
         return [check_cutoff(k, func=func, arg="k")]
     ks = [check_cutoff(v, func=func, arg="k") for v in k]
     if not ks:
-        raise ValueError(f"{func}: 'k' must be a positive integer or a non-empty list of them; got [].")
+        raise ValueError(
+            f"{func}: 'k' must be a positive integer or a non-empty list of them; got [].")
     return sorted(set(ks))
 
 
@@ -51,7 +51,8 @@ def _check_metrics(metrics: object, *, func: str) -> list[str]:
         if name not in RANKING_METRICS:
             raise ValueError(
                 f"{func}: metric {name!r} is not a ranking metric; evaluate takes "
-                f"{', '.join(RANKING_METRICS)}. Call evalkit.metrics.{get_metric(name, func=func).func.__name__} directly."
+                f"{', '.join(RANKING_METRICS)}. Call "
+                f"evalkit.metrics.{get_metric(name, func=func).func.__name__} directly."
             )
     if not names:
         raise ValueError(f"{func}: 'metrics' must name at least one metric; got [].")
@@ -336,8 +337,9 @@ def evaluate(
         ["metric", "k", "label", "mean", "ci_low", "ci_high", "n_users", "dropped_undefined",
          "undefined", "tied_users"]
     ]
-    definitions = options.as_dict() | {"confidence": confidence, "n_resamples": n_resamples,
-                                       "bootstrap_seed": rng if isinstance(rng, numbers.Integral) else None}
+    definitions = options.as_dict() | {
+        "confidence": confidence, "n_resamples": n_resamples,
+        "bootstrap_seed": rng if isinstance(rng, numbers.Integral) else None}
     counts = {
         "users": table.n_users,
         "users_without_recs": table.n_without_recs,

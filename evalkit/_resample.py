@@ -250,8 +250,8 @@ def poisson_bootstrap_sums(values: np.ndarray, present: np.ndarray, key: int, n_
     def task(u0: int, u1: int) -> tuple[np.ndarray, np.ndarray]:
         sums = np.zeros((m, n_resamples))
         weights = np.zeros((p, n_resamples))
-        _poisson_block(values, present, streams, key, _POISSON_LOOKUP, POISSON_THRESHOLDS, n_resamples,
-                       u0, u1, sums, weights)
+        _poisson_block(values, present, streams, key, _POISSON_LOOKUP, POISSON_THRESHOLDS,
+                       n_resamples, u0, u1, sums, weights)
         return sums, weights
 
     parts = _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])],

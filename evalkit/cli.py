@@ -206,8 +206,8 @@ def _definitions_from(args: argparse.Namespace) -> object:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from .data import load_interactions
     from ._evaluation import evaluate
+    from .data import load_interactions
     from .recs import read_recommendations
 
     truth = load_interactions(args.truth)

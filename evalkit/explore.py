@@ -28,7 +28,8 @@ def summarize(ratings: pd.DataFrame) -> pd.Series:
 
     Examples
     --------
-    >>> frame = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 2, 1], "rating": [4.0, 2.0, 5.0]})
+    >>> frame = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 2, 1],
+    ...                       "rating": [4.0, 2.0, 5.0]})
     >>> summarize(frame)[["interactions", "users", "items", "mean_rating"]].tolist()
     [3, 2, 2, 3.6667]
     """

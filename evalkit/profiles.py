@@ -305,8 +305,8 @@ _PROFILES = [
         "score_type='raw' / 'exp' are gain='linear' / 'exponential' with "
         "gain_scope='relevant'; map (not map_at_k) is ap_denominator='relevant'. "
         "r_precision_at_k is evalkit's r_precision_at_k per user; its mean, over the users with "
-        "a hit within the top min(|R|, k) only, is a bug, not copied. ndcg_at_k scores a test user without "
-        "recommendations 0 where its other metrics leave them out. Its novelty: "
+        "a hit within the top min(|R|, k) only, is a bug, not copied. ndcg_at_k scores a test "
+        "user without recommendations 0 where its other metrics leave them out. Its novelty: "
         "popularity='interactions'.",
         precision_users="relevant", gain="binary", log_base=2.718281828459045,
         popularity="interactions",

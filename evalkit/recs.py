@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data.interactions import ALIASES, column_renaming, normalize_ids, read_table
 from ._checks import check_recs
+from .data.interactions import ALIASES, column_renaming, normalize_ids, read_table
 
 __all__ = ["read_recommendations"]
 

@@ -15,14 +15,25 @@ its partitions and gets the intervals of the whole table).
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import (check_choice, check_fraction, check_positive_int, check_resamples,
-                             check_rng, describe)
-from evalkit._resample import (design_key, poisson_column_sums, poisson_means, quantile_interval,
-                               sign_flip_sums, user_streams)
+from evalkit._checks import (
+    check_choice,
+    check_fraction,
+    check_positive_int,
+    check_resamples,
+    check_rng,
+    describe,
+)
+from evalkit._resample import (
+    design_key,
+    poisson_column_sums,
+    poisson_means,
+    quantile_interval,
+    sign_flip_sums,
+    user_streams,
+)
 
 __all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests",
            "percentile_interval", "user_bootstrap_sums"]

@@ -32,8 +32,9 @@ def write_files(d: Path) -> dict[str, str]:
     train = pd.read_csv(EXAMPLE / "train.csv")
     test = pd.read_csv(EXAMPLE / "test.csv")
     recs = pd.read_csv(EXAMPLE / "recs.csv")
-    out = {"folder": str(EXAMPLE), "movies": str(EXAMPLE / "movies.csv"), "recs": str(EXAMPLE / "recs.csv"),
-           "train": str(EXAMPLE / "train.csv"), "test": str(EXAMPLE / "test.csv")}
+    out = {"folder": str(EXAMPLE), "movies": str(EXAMPLE / "movies.csv"),
+           "recs": str(EXAMPLE / "recs.csv"), "train": str(EXAMPLE / "train.csv"),
+           "test": str(EXAMPLE / "test.csv")}
 
     def write(name: str, frame: pd.DataFrame) -> None:
         frame.to_csv(d / f"{name}.csv", index=False)
@@ -148,7 +149,8 @@ FAILS = {
     ("no timestamps, random split, reference system, ratings but THRESHOLD None", "04"): (
         "THRESHOLD", r"THRESHOLD must be given"),
     **{("no timestamps, temporal split asked", nb): ("SPLIT", r"SPLIT='global_temporal' needs "
-                                                    r"timestamps") for nb in "03 04 05 06 07".split()},
+                                                    r"timestamps")
+       for nb in "03 04 05 06 07".split()},
     ("no timestamps, temporal split asked", "02"): ("STRATEGIES", r"STRATEGIES names "
                                                     r"global_temporal, which need timestamps"),
     **{("a system named like a baseline", nb): ("RECS", r"RECS and BASELINES both name "

@@ -81,7 +81,7 @@ def polars_frame() -> object:
 T, R, P = truth(), recs(), predictions()
 DUP = pd.concat([R, R.iloc[:1]], ignore_index=True)
 STR_ITEMS = R.assign(item_id=R["item_id"].astype(str))
-MISSING = rf"\b1 of 4 test rating\(s\) have no prediction"
+MISSING = r"\b1 of 4 test rating\(s\) have no prediction"
 RNG_TYPE = r"'rng' must be an int seed, a numpy Generator or None; got "
 
 CASES = [

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from evalkit.data import load_interactions
 from evalkit import evaluate
+from evalkit.data import load_interactions
 from evalkit.metrics import ranking_curves
 from evalkit.recs import read_recommendations
 

@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from evalkit import compare, cross_validate
-from evalkit import evaluate
+from evalkit import compare, cross_validate, evaluate
 from evalkit.models import MostPopular, Random
 from evalkit.split import kfold_split
 from evalkit.stats import holm, paired_tests

@@ -8,11 +8,9 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from evalkit import compare, compare_evaluations
-from evalkit import evaluate
+from evalkit import compare, compare_evaluations, evaluate
 from evalkit._resample import design_key
 from evalkit.stats import bootstrap_ci_frame, holm
-
 
 
 def make_systems(seed: int = 0):

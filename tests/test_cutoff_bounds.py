@@ -34,4 +34,5 @@ def test_huge_cutoffs_are_refused_without_allocating(call, arg, k) -> None:
 
 def test_the_bound_itself_is_accepted() -> None:
     got = ek.evaluate(TRUTH, RECS, k=[1, MAX_CUTOFF], metrics=["precision"], n_resamples=10)
-    assert got.mean("precision", MAX_CUTOFF) == pytest.approx(1 / 3 / MAX_CUTOFF)  # one hit in three lists
+    # one hit in three lists
+    assert got.mean("precision", MAX_CUTOFF) == pytest.approx(1 / 3 / MAX_CUTOFF)

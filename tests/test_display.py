@@ -4,13 +4,11 @@ audits with their text whole, descriptions as text, progress that leaves nothing
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import evalkit as ek
 from evalkit._display import Text, WideTable, progress

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-
 import json
 
 import numpy as np
@@ -84,7 +83,8 @@ def test_counts_and_definitions_are_reported() -> None:
     assert result.counts["users"] == truth["user_id"].nunique()
     assert result.counts["recs_only_users"] == 1
     assert result.counts["users_without_recs"] == len({u for u in range(60) if u % 7 == 3})
-    no_relevant = (truth.assign(rel=truth["rating"] >= 4).groupby("user_id")["rel"].sum() == 0).sum()
+    no_relevant = (
+        truth.assign(rel=truth["rating"] >= 4).groupby("user_id")["rel"].sum() == 0).sum()
     assert result.summary.loc["recall@5", "dropped_undefined"] == no_relevant
     for key in ("threshold", "gain", "discount", "ap_denominator", "ties", "empty"):
         assert key in result.definitions

@@ -23,9 +23,19 @@ import pandas as pd
 import pytest
 
 from evalkit.report import notebook_parameters
-from tests.notebook_checks import (EXPECT, FAILS, FILE_KEYS, NOTEBOOKS, REPORT_SET, ROOT,
-                                   SPARK_NOTEBOOKS, Direct, parameters, shared_sets,
-                                   spark_sets)
+from tests.notebook_checks import (
+    EXPECT,
+    FAILS,
+    FILE_KEYS,
+    NOTEBOOKS,
+    REPORT_SET,
+    ROOT,
+    SPARK_NOTEBOOKS,
+    Direct,
+    parameters,
+    shared_sets,
+    spark_sets,
+)
 
 
 def _runs(*, with_report_set: bool = False) -> list[tuple[str, str]]:

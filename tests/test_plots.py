@@ -163,7 +163,8 @@ def test_precision_recall_curve_data(curves: dict[str, pd.DataFrame]) -> None:
     assert "Recall" in ax.get_xlabel() and "Precision" in ax.get_ylabel()
 
 
-def test_precision_recall_curve_reads_k_from_the_index_order(curves: dict[str, pd.DataFrame]) -> None:
+def test_precision_recall_curve_reads_k_from_the_index_order(
+        curves: dict[str, pd.DataFrame]) -> None:
     shuffled = {"x": curves["good"].iloc[::-1]}
     ax = plots.precision_recall_curve(shuffled)
     np.testing.assert_allclose(ax.lines[0].get_xdata(), curves["good"]["recall"].to_numpy())
@@ -195,7 +196,8 @@ def test_metrics_at_k_grid(curves: dict[str, pd.DataFrame]) -> None:
 def test_metric_at_k_bad_input(curves: dict[str, pd.DataFrame]) -> None:
     with pytest.raises(ValueError, match="metric_at_k: unknown metric 'nDCG'; valid values are"):
         plots.metric_at_k(curves, "nDCG")
-    with pytest.raises(ValueError, match=r"metric_at_k: 'curves\['good'\]' is missing column\(s\) ndcg"):
+    with pytest.raises(ValueError,
+                       match=r"metric_at_k: 'curves\['good'\]' is missing column\(s\) ndcg"):
         plots.metric_at_k({"good": curves["good"].drop(columns="ndcg")})
     with pytest.raises(TypeError, match="metric_at_k: 'curves' must be a non-empty dict"):
         plots.metric_at_k(curves["good"])
@@ -259,7 +261,8 @@ def test_per_user_ecdf_steps_through_every_user_and_gives_the_share_at_zero(
 def test_per_user_single_frame_and_errors(per_user: dict[str, pd.DataFrame]) -> None:
     ax = plots.per_user_distribution(per_user["B"], kind="hist")
     assert ax.patches[0].get_data().values.sum() == 8
-    with pytest.raises(ValueError, match=r"per_user_distribution: 'per_user' is missing column\(s\) recall@5"):
+    with pytest.raises(ValueError,
+                       match=r"per_user_distribution: 'per_user' is missing column\(s\) recall@5"):
         plots.per_user_distribution(per_user["B"], "recall@5")
     with pytest.raises(ValueError, match="per_user_distribution: unknown kind 'box'"):
         plots.per_user_distribution(per_user, kind="box")
@@ -299,7 +302,8 @@ def test_comparison_never_stars_the_baseline(compare_table: pd.DataFrame) -> Non
 
 
 def test_comparison_errors(compare_table: pd.DataFrame) -> None:
-    with pytest.raises(ValueError, match="comparison: 'column' 'map@10' is not in 'table'; it has 'ndcg@10', 'recall@10'"):
+    with pytest.raises(ValueError, match="comparison: 'column' 'map@10' is not in 'table'; "
+                                         "it has 'ndcg@10', 'recall@10'"):
         plots.comparison(compare_table, "map@10")
     with pytest.raises(ValueError, match=r"comparison: 'table' is missing column\(s\) significant"):
         plots.comparison(compare_table.drop(columns="significant"))
@@ -343,7 +347,8 @@ def test_metric_by_segment_bars_and_intervals(segment_table: pd.DataFrame) -> No
     errors = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert len(bars) == 2 and len(errors) == 2
     # segment order follows the categories: cold, then warm
-    expected = {"A": ([0.2, 0.5], [0.1, 0.45], [0.3, 0.55]), "B": ([0.3, 0.6], [0.25, 0.5], [0.4, 0.7])}
+    expected = {"A": ([0.2, 0.5], [0.1, 0.45], [0.3, 0.55]),
+                "B": ([0.3, 0.6], [0.25, 0.5], [0.4, 0.7])}
     for bar, err, name in zip(bars, errors, ("A", "B")):
         mean, low, high = expected[name]
         assert bar.get_label() == name
@@ -361,12 +366,14 @@ def test_metric_by_segment_without_systems_and_errors(segment_table: pd.DataFram
     ax = plots.metric_by_segment(one)
     assert len([c for c in ax.containers if isinstance(c, BarContainer)]) == 1
     assert ax.get_legend() is None
-    with pytest.raises(ValueError, match=r"metric_by_segment: 'table' is missing column\(s\) ci_low"):
+    with pytest.raises(ValueError,
+                       match=r"metric_by_segment: 'table' is missing column\(s\) ci_low"):
         plots.metric_by_segment(one.drop(columns="ci_low"))
 
 
 def test_metric_by_segment_on_segments_output() -> None:
-    train = pd.DataFrame({"user_id": np.repeat([1, 2, 3, 4], [5, 5, 30, 30]), "item_id": np.arange(70)})
+    train = pd.DataFrame({"user_id": np.repeat([1, 2, 3, 4], [5, 5, 30, 30]),
+                          "item_id": np.arange(70)})
     per_user = {"S": pd.DataFrame({"recall@5": [0.1, 0.3, 0.6, 0.8]}, index=[1, 2, 3, 4])}
     table = metrics_by_segment(per_user, user_activity_bins(train), n_resamples=50)
     ax = plots.metric_by_segment(table, "recall@5")
@@ -400,7 +407,8 @@ def test_long_tail(tmp_path) -> None:
 
 def test_exposure_shares() -> None:
     train = pd.DataFrame({"user_id": np.arange(10), "item_id": [1] * 5 + [2] * 3 + [3, 4]})
-    recs = {"S": pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [1, 3, 1, 2], "rank": [1, 2, 1, 2]})}
+    recs = {"S": pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [1, 3, 1, 2],
+                               "rank": [1, 2, 1, 2]})}
     table = exposure_by_popularity(recs, item_popularity_buckets(train), k=2, train=train)
     before = snapshot(table)
     ax = plots.exposure_shares(table)
@@ -413,7 +421,8 @@ def test_exposure_shares() -> None:
     lefts = np.array([[p.get_x() for p in b] for b in bars])
     np.testing.assert_allclose(lefts[2], [80, 75])
     assert [t.get_text() for t in ax.get_yticklabels()] == ["train\n(interactions)", "S"]
-    with pytest.raises(ValueError, match=r"exposure_shares: 'exposure' is missing column\(s\) share"):
+    with pytest.raises(ValueError,
+                       match=r"exposure_shares: 'exposure' is missing column\(s\) share"):
         plots.exposure_shares(table.drop(columns="share"))
 
 
@@ -444,7 +453,8 @@ def test_rating_errors_missing_prediction(truth: pd.DataFrame, predictions: pd.D
     with pytest.warns(UserWarning, match="dropped 1"):
         ax = plots.rating_errors(truth, predictions.iloc[1:], missing="drop")
     assert ax.patches[-1].get_data().values.sum() == 179
-    with pytest.raises(ValueError, match=r"rating_errors: 'predictions' is missing column\(s\) prediction"):
+    with pytest.raises(ValueError,
+                       match=r"rating_errors: 'predictions' is missing column\(s\) prediction"):
         plots.rating_errors(truth, predictions.rename(columns={"prediction": "pred"}))
 
 
@@ -577,7 +587,8 @@ def test_accuracy_tradeoff_puts_each_system_at_its_point_with_its_interval() -> 
         np.testing.assert_allclose(segment[:, 1], [row["ndcg@10_low"], row["ndcg@10_high"]])
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(points.index)
     assert ax.get_xlabel() == "Catalog coverage" and ax.get_ylabel() == "NDCG@10"
-    with pytest.raises(ValueError, match=r"accuracy_tradeoff: 'points' is missing column\(s\) novelty"):
+    with pytest.raises(ValueError,
+                       match=r"accuracy_tradeoff: 'points' is missing column\(s\) novelty"):
         plots.accuracy_tradeoff(points, x="novelty", y="ndcg@10")
 
 

@@ -15,9 +15,12 @@ import pytest  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 import evalkit as ek  # noqa: E402
-from evalkit import plots  # noqa: E402
+from evalkit import (  # noqa: E402
+    compare_evaluations,
+    format_pvalue,
+    plots,  # noqa: E402
+)
 from evalkit import report as rp  # noqa: E402
-from evalkit import compare_evaluations, format_pvalue  # noqa: E402
 
 
 @pytest.fixture(scope="module")

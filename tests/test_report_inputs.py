@@ -23,7 +23,8 @@ EXAMPLE = ROOT / "data" / "example"
 # -- parameters ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("values", "message"), [
-    ({"K_VALUES": []}, r"parameter K_VALUES must be a non-empty list of positive integers; got \[\]"),
+    ({"K_VALUES": []},
+     r"parameter K_VALUES must be a non-empty list of positive integers; got \[\]"),
     ({"K_VALUES": [5, 0]}, r"parameter K_VALUES\[1\] must be an integer >= 1; got 0"),
     ({"K_VALUES": [5, 5]}, r"parameter K_VALUES must be a list of distinct"),
     ({"K": 2.5}, r"parameter K must be an integer >= 1; got 2.5"),
@@ -93,9 +94,11 @@ def test_every_notebook_states_each_parameter_as_the_registry_does() -> None:
 def test_every_notebook_checks_its_parameters_in_its_first_cell() -> None:
     for path in rp.find_notebooks():
         cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
-        tagged = next(i for i, c in enumerate(cells) if "parameters" in c["metadata"].get("tags", []))
+        tagged = next(i for i, c in enumerate(cells)
+                      if "parameters" in c["metadata"].get("tags", []))
         if "DATASET" in rp.notebook_parameters(path):
-            assert "".join(cells[tagged + 1]["source"]).startswith("rp.check_parameters(globals()"), path.name
+            source = "".join(cells[tagged + 1]["source"])
+            assert source.startswith("rp.check_parameters(globals()"), path.name
 
 
 def test_notebook_lines_are_short() -> None:
@@ -188,7 +191,8 @@ def test_predictions_files_need_a_prediction_column(tmp_path: Path) -> None:
     fitted.to_csv(tmp_path / "q.csv", index=False)
     got = rp.load_predictions(inputs, predictions={"q": tmp_path / "q.csv"})
     cover = rp.prediction_coverage(got, inputs.test).loc["q"]
-    assert cover["predicted"] == 10 and cover["without a prediction (left out)"] == len(inputs.test) - 10
+    assert cover["predicted"] == 10
+    assert cover["without a prediction (left out)"] == len(inputs.test) - 10
 
 
 # -- prose: each statement must follow the data ------------------------------------------------

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import pandas as pd
+import pytest
 
 from evalkit import report as rp
 from evalkit.metrics import classification_scores, rating_errors

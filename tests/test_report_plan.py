@@ -12,7 +12,8 @@ import nbformat
 import pandas as pd
 import pytest
 
-from evalkit.cli import _parser as build_parser, report_parameters
+from evalkit.cli import _parser as build_parser
+from evalkit.cli import report_parameters
 from evalkit.report import ParameterError, ReportError, find_notebooks, run_reports
 from evalkit.report._plan import check_files, columns_for
 

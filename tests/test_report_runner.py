@@ -16,9 +16,7 @@ import pandas as pd
 import pytest
 
 from evalkit.cli import main
-from evalkit.report import ParameterError, ReportError, run_reports
-from evalkit.report import _runner
-
+from evalkit.report import ParameterError, ReportError, _runner, run_reports
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"

@@ -4,8 +4,8 @@ the numbers and flips when they do."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import pandas as pd
+import pytest
 
 from evalkit import report as rp
 
@@ -42,7 +42,8 @@ def test_ranges_left_out_counts_and_undefined_values_are_stated_only_when_true()
 
 
 def test_the_report_findings_on_real_tables() -> None:
-    test = pd.DataFrame({"user_id": np.repeat(np.arange(30), 4), "item_id": np.tile([1, 2, 3, 4], 30),
+    test = pd.DataFrame({"user_id": np.repeat(np.arange(30), 4),
+                         "item_id": np.tile([1, 2, 3, 4], 30),
                          "rating": np.tile([5.0, 4.0, 2.0, 1.0], 30)})
     good = test[["user_id", "item_id"]].assign(prediction=test["rating"] + 0.1)
     bad = test[["user_id", "item_id"]].assign(prediction=6.0 - test["rating"])

@@ -26,7 +26,6 @@ import evalkit as ek
 from evalkit.report import ReportError, find_notebooks, run_reports
 from tests.notebook_checks import EXPECT, NOTEBOOKS, REPORT_SET, Direct, parameters
 
-
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -308,7 +307,8 @@ def _failing_notebooks(directory: Path) -> Path:
 def test_a_failing_notebook_names_itself_and_keeps_the_partial_run(tmp_path: Path) -> None:
     notebooks = _failing_notebooks(tmp_path / "nbs")
     out = tmp_path / "out"
-    with pytest.raises(ReportError, match=r"01-broken\.ipynb failed in cell 4 \[raise ValueError\('boom'\)\] \(ValueError: boom\)"):
+    with pytest.raises(ReportError, match=r"01-broken\.ipynb failed in cell 4 "
+                                          r"\[raise ValueError\('boom'\)\] \(ValueError: boom\)"):
         run_reports("sample", out=out, notebooks=notebooks, progress=False)
     kept = nbformat.read(out / ".failed" / "01-broken.ipynb", as_version=4)
     ran = [c for c in kept.cells if c.cell_type == "code" and c.source == "x = 1"]

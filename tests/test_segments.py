@@ -246,7 +246,8 @@ def test_exposure_single_frame_and_errors(buckets: pd.Series) -> None:
     assert table["slots"].tolist() == [0, 1, 0]
     with pytest.raises(ValueError, match="exposure_by_popularity: 'k' must be a positive integer"):
         exposure_by_popularity(recs, buckets, k=0)
-    with pytest.raises(ValueError, match=r"exposure_by_popularity: 'recs\['A'\]' needs a 'rank' or"):
+    with pytest.raises(ValueError,
+                       match=r"exposure_by_popularity: 'recs\['A'\]' needs a 'rank' or"):
         exposure_by_popularity({"A": recs.drop(columns="rank")}, buckets)
     with pytest.raises(ValueError, match="named 'train'"):
         exposure_by_popularity({"train": recs}, buckets, train=recs)
@@ -300,7 +301,8 @@ def test_metrics_by_segment_hand_means(per_user: pd.DataFrame, segments: pd.Seri
 
 def test_metrics_by_segment_interval_is_the_bootstrap_of_the_segment() -> None:
     # one segment: the table's interval is bootstrap_ci_frame's on the same seed
-    values = pd.DataFrame({"ndcg@10": np.linspace(0, 1, 30)}, index=pd.RangeIndex(30, name="user_id"))
+    values = pd.DataFrame({"ndcg@10": np.linspace(0, 1, 30)},
+                          index=pd.RangeIndex(30, name="user_id"))
     segments = pd.Series("all", index=values.index)
     table = metrics_by_segment(values, segments, rng=3)
     expected = bootstrap_ci_frame(values, rng=3)
@@ -339,7 +341,8 @@ def test_user_activity_bins_feed_metrics_by_segment() -> None:
     per_user = pd.DataFrame({"ndcg@10": [0.1, 0.5, 0.9, 0.3]}, index=[1, 2, 3, 4])
     segments = user_activity_bins(train, users=per_user.index)
     table = metrics_by_segment(per_user, segments, n_resamples=50)
-    assert table["segment"].astype(str).tolist() == ["cold (<20)", "light (20-49)", "medium (50-149)"]
+    assert table["segment"].astype(str).tolist() == ["cold (<20)", "light (20-49)",
+                                                     "medium (50-149)"]
     np.testing.assert_allclose(table["mean"], [0.2, 0.5, 0.9])  # cold: users 1 and 4
 
 

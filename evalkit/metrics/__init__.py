@@ -27,8 +27,7 @@ from .beyond import (
     user_coverage,
 )
 from .cards import definition_cards
-from .classification import (classification_scores, confusion, confusion_at_k,
-                             precision_recall_curve)
+from .classification import classification_scores, confusion, confusion_at_k, precision_recall_curve
 from .correlation import fcp, fcp_global, kendall, spearman
 from .ranking import (
     average_precision_at_k,

@@ -524,7 +524,7 @@ def build_hits(
 
     code = np.empty(r_u.size, dtype=t_code.dtype)
     n_rel = np.empty(n_users)
-    repeats |= any(_kernels.over_users(n_users, lambda u0, u1: _kernels.join(
+    repeats |= any(_kernels.over_users(n_users, lambda u0, u1, t_i=t_i: _kernels.join(
         t_start, t_i, t_code, r_start, r_i, item_low, n_items, code_rel, code, n_rel, u0, u1)))
     del t_i
 

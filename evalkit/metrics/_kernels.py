@@ -32,8 +32,8 @@ from numba import njit
 from .._parallel import available_threads, run_parallel
 
 __all__ = ["AT_METRICS", "INCREMENTS", "group_rows", "group_starts", "grouped_duplicates",
-           "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users", "in_global_top", "pair_counts",
-           "rank_reduce", "score_positions", "tied_values"]
+           "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users",
+           "in_global_top", "pair_counts", "rank_reduce", "score_positions", "tied_values"]
 
 # Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
 # AP per user), and their indices, named for the kernels (numba reads them as constants).

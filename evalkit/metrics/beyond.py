@@ -21,9 +21,16 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from .._checks import (
+    check_choice,
+    check_columns,
+    check_ids,
+    check_interactions,
+    check_positive_int,
+    check_same_kind,
+    describe,
+)
 from ..definitions import choices, uses_definitions
-from .._checks import (check_choice, check_columns, check_ids, check_interactions,
-                       check_positive_int, check_same_kind, describe)
 from ._common import (
     check_empty,
     check_recs,

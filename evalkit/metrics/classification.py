@@ -15,12 +15,11 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, check_real
+from .._checks import check_positive_int, check_real, join_predictions
 from ..definitions import uses_definitions
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
 from ._result import metric_series
 from ._topk import top_k
-from .._checks import join_predictions
 
 __all__ = [
     "CONFUSION_LABELS",

@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._common import check_empty, finish_per_user
 from .._checks import join_predictions
+from ._common import check_empty, finish_per_user
 
 __all__ = ["fcp", "fcp_global", "kendall", "spearman"]
 

@@ -30,16 +30,22 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from .._checks import (as_dataframe, check_columns, check_cutoff, check_item_pairs,
-                       check_positive_int, check_rank_pairs)
+from .._checks import (
+    as_dataframe,
+    check_columns,
+    check_cutoff,
+    check_item_pairs,
+    check_positive_int,
+    check_rank_pairs,
+)
 from ..definitions import Definitions, resolve, takes_definitions
 from ._common import (
     check_id_dtypes,
     check_recs,
-    warn_id_formats,
     check_truth,
     finish_per_user,
     n_counted,
+    warn_id_formats,
     warn_ties,
 )
 from ._curves import RankingCurves

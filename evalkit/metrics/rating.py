@@ -8,15 +8,14 @@ over users, so every user weighs the same.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
 from .._checks import MISSING_POLICIES, check_choice, join_predictions
 from ._common import finish_per_user
 
-__all__ = ["AVERAGES", "ERROR_ROWS", "MISSING_POLICIES", "mae", "mae_per_user", "rating_errors", "rmse",
-           "rmse_per_user"]
+__all__ = ["AVERAGES", "ERROR_ROWS", "MISSING_POLICIES", "mae", "mae_per_user", "rating_errors",
+           "rmse", "rmse_per_user"]
 
 #: Valid values of ``average``: over all test ratings, or the mean of per-user values.
 AVERAGES = ("micro", "user")

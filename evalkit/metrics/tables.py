@@ -11,7 +11,8 @@ import pandas as pd
 from .._checks import check_positive_int
 from ..definitions import resolve
 from ._common import TIE_POLICIES, check_recs
-from ._curves import RankingCurves
+from ._curves import RankingCurves, mean_over_users
+from ._topk import sharing_training, top_k
 from .beyond import (
     average_recommended_popularity,
     catalog_coverage,
@@ -26,8 +27,6 @@ from .beyond import (
     user_coverage,
 )
 from .classification import confusion
-from ._curves import mean_over_users
-from ._topk import sharing_training, top_k
 from .ranking import make_options, prepare
 
 __all__ = ["LIST_BEYOND", "PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",

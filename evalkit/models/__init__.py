@@ -10,12 +10,12 @@ matrix operations.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from evalkit.models._base import ModelTooLarge
 from evalkit.models.ease import EASE
 from evalkit.models.knn import ItemKNN
 from evalkit.models.simple import BiasBaseline, MostPopular, Random
-
-import pandas as pd
 
 __all__ = [
     "EASE",

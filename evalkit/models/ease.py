@@ -7,8 +7,7 @@ import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, get_blas_funcs, get_lapack_funcs
 
 from evalkit._checks import check_positive_int, check_real
-from evalkit.models._base import (ModelTooLarge, Recommender, available_memory, block_rows,
-                                  gigabytes)
+from evalkit.models._base import ModelTooLarge, Recommender, available_memory, block_rows, gigabytes
 
 __all__ = ["EASE"]
 

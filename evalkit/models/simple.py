@@ -7,8 +7,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_columns, check_ids, describe
-from evalkit._checks import check_real
+from evalkit._checks import check_columns, check_ids, check_real, describe
 from evalkit.models._base import Recommender, _id_kind
 
 __all__ = ["BiasBaseline", "MostPopular", "Random"]

@@ -30,16 +30,16 @@ once, not twice. Systems keep their order, and the n-th system always gets the n
 from __future__ import annotations
 
 from ._style import BUCKET_COLORS, FIGSIZE, PALETTE, style_rc, use_style
+from .explore import rating_distribution, user_activity
 from .ranking import (
     metric_at_k,
     metrics_at_k,
     per_user_distribution,
     precision_recall_curve,
 )
-from .explore import rating_distribution, user_activity
-from .significance import comparison, paired_differences
 from .rating import pr_curve_cutoff, predicted_vs_actual, rating_errors
 from .segments import accuracy_tradeoff, exposure_shares, long_tail, metric_by_segment
+from .significance import comparison, paired_differences
 
 __all__ = [
     "BUCKET_COLORS",

@@ -10,8 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_choice, check_columns, check_positive_int, describe
-from .._checks import join_predictions
+from .._checks import check_choice, check_columns, check_positive_int, describe, join_predictions
 from ._style import (
     PALETTE,
     REFERENCE_COLOR,

@@ -8,8 +8,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from .._comparison import format_pvalue
 from .._checks import check_columns
+from .._comparison import format_pvalue
 from ._style import (
     FIGSIZE,
     REFERENCE_COLOR,

@@ -16,6 +16,8 @@ engine (:func:`spark_agreement`, :func:`agreement_note`).
 
 from __future__ import annotations
 
+from .._comparison import format_pvalue
+from ._findings import data_findings, findings, score_ties, split_findings, table_findings
 from ._inputs import (
     ReportInputs,
     coverage,
@@ -27,8 +29,6 @@ from ._inputs import (
     run_card,
 )
 from ._params import PARAMETERS, Parameter, ParameterError, check_parameters
-from .._comparison import format_pvalue
-from ._findings import data_findings, findings, score_ties, split_findings, table_findings
 from ._prose import (
     comparison_note,
     cross_validation_note,
@@ -37,43 +37,15 @@ from ._prose import (
     summary_note,
     zero_note,
 )
-from ._tables import (
-    beyond_findings,
-    beyond_summary,
-    beyond_table,
-    compare_systems,
-    comparison_table,
-    cross_validate_baselines,
-    curve_bands,
-    cv_split_table,
-    significance_headline,
-    rating_headline,
-    classification_headline,
-    test_users_by_activity,
-    classification_findings,
-    classification_summary,
-    confusion_table,
-    correlation_table,
-    evaluate_systems,
-    library_table,
-    profile_table,
-    show,
-    Splits,
-    SPLIT_SAMPLE_ROWS,
-    make_splits,
-    md,
-    predicted_rows,
-    rating_error_summary,
-    rating_error_table,
-    rating_findings,
-    ranking_headline,
-    report_definitions,
-    sample_lists,
-    summary_table,
-    threshold_table,
-    tie_table,
-    topk_confusion_table,
-    tradeoff_points,
+from ._runner import (
+    ReportError,
+    find_notebooks,
+    list_parameters,
+    notebook_parameters,
+    read_headlines,
+    run_reports,
+    tidy_notebooks,
+    write_headline,
 )
 from ._spark import (
     ParquetInputs,
@@ -88,15 +60,43 @@ from ._spark import (
     spark_note,
     spark_run_card,
 )
-from ._runner import (
-    ReportError,
-    find_notebooks,
-    list_parameters,
-    notebook_parameters,
-    read_headlines,
-    run_reports,
-    tidy_notebooks,
-    write_headline,
+from ._tables import (
+    SPLIT_SAMPLE_ROWS,
+    Splits,
+    beyond_findings,
+    beyond_summary,
+    beyond_table,
+    classification_findings,
+    classification_headline,
+    classification_summary,
+    compare_systems,
+    comparison_table,
+    confusion_table,
+    correlation_table,
+    cross_validate_baselines,
+    curve_bands,
+    cv_split_table,
+    evaluate_systems,
+    library_table,
+    make_splits,
+    md,
+    predicted_rows,
+    profile_table,
+    ranking_headline,
+    rating_error_summary,
+    rating_error_table,
+    rating_findings,
+    rating_headline,
+    report_definitions,
+    sample_lists,
+    show,
+    significance_headline,
+    summary_table,
+    test_users_by_activity,
+    threshold_table,
+    tie_table,
+    topk_confusion_table,
+    tradeoff_points,
 )
 
 __all__ = [

@@ -259,8 +259,8 @@ PARAMETERS: dict[str, Parameter] = {
     "THRESHOLD": Parameter("Optional[float]", "relevant when the test rating is at least this; "
                            "None: all are", _threshold),
     "THRESHOLDS": Parameter("list", "relevance thresholds compared in the table", _thresholds),
-    "METRIC": Parameter("str", "metric of the per-user, by-segment, comparison and trade-off charts",
-                        _choices(_ranking_metric_names)),
+    "METRIC": Parameter("str", "metric of the per-user, by-segment, comparison and trade-off "
+                        "charts", _choices(_ranking_metric_names)),
     "METRICS": Parameter("list", "ranking metrics compared",
                          _names(_ranking_metric_names, empty=False)),
     "FOLDS": Parameter("int", "user-aware cross-validation folds (at least 2)",
@@ -313,7 +313,8 @@ def check_parameters(namespace: Mapping[str, object] | None = None, /, *,
     >>> check_parameters(K_VALUES=[5, 50], K_MAX=20)
     Traceback (most recent call last):
     ...
-    evalkit.report._params.ParameterError: parameter K_MAX must be at least the largest cutoff (K_VALUES, K), 50; got 20.
+    evalkit.report._params.ParameterError: parameter K_MAX must be at least the largest cutoff
+    (K_VALUES, K), 50; got 20.
     """
     if namespace is not None:
         values = {k: v for k, v in namespace.items() if k in PARAMETERS} | values
@@ -327,7 +328,8 @@ def check_parameters(namespace: Mapping[str, object] | None = None, /, *,
     for name in needs:
         if out.get(name) is None:
             raise ParameterError(f"parameter {name} must be given (not None) in this report.")
-    if ("TRAIN" in out or "TEST" in out) and (out.get("TRAIN") is None) != (out.get("TEST") is None):
+    if ("TRAIN" in out or "TEST" in out) and \
+            (out.get("TRAIN") is None) != (out.get("TEST") is None):
         given, other = ("TRAIN", "TEST") if out.get("TRAIN") is not None else ("TEST", "TRAIN")
         raise ParameterError(f"parameter {other} must be given with {given} (your own split); "
                              f"got {given}={out[given]!r} and {other}=None.")

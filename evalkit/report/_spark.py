@@ -23,11 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._inputs import (ReportInputs, RunCard, _provenance, load_inputs, load_systems,
-                      run_card)
+from ._inputs import ReportInputs, RunCard, _provenance, load_inputs, load_systems, run_card
 from ._params import ParameterError
-from ._tables import (_band_definitions, _bands, curve_bands, evaluate_systems,
-                      report_definitions)
+from ._tables import _band_definitions, _bands, curve_bands, evaluate_systems, report_definitions
 
 __all__ = [
     "ParquetInputs",
@@ -184,7 +182,8 @@ def spark_note(missing: str | None, *, master: str, partitions: int) -> str:
         return (f"**Spark cannot run here: {missing}.** The Spark evaluation needs pyspark "
                 "(`pip install pyspark`, or `make spark-setup` in a clone of evalkit) and "
                 "Java 17 or later (for example the Debian package `openjdk-17-jre-headless`, "
-                "or `JAVA_HOME` pointing at one); install what is missing and run the report again. The cells that need Spark "
+                "or `JAVA_HOME` pointing at one); install what is missing and run the report "
+                "again. The cells that need Spark "
                 "are skipped, so the sections below stay empty; the ranking report shows the "
                 "same evaluation computed in memory.")
     return (f"Spark runs on `{master}`. The test users are hashed into {partitions:,} "

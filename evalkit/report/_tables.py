@@ -781,7 +781,8 @@ def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: 
     legend = ("✓ a test item of the user" if threshold is None else
               f"✓ a relevant test item of the user (rated at least {threshold:g}), · a test "
               "item the user rated lower")
-    caption = (f"Each system's top {k} for {len(chosen)} test users chosen at random (seed {seed}): "
+    caption = (f"Each system's top {k} for {len(chosen)} test users chosen at random "
+               f"(seed {seed}): "
                f"{legend}; the last column is the user's test items"
                f"{' with their ratings' if has_rating else ''}.")
     return SampleLists(pd.DataFrame(rows, columns=["user", "system", "hits", "list",

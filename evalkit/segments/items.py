@@ -9,9 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, describe
-from .._checks import check_recs
-from .._checks import check_interactions
+from .._checks import check_interactions, check_positive_int, check_recs, describe
 
 __all__ = [
     "NEW_ITEMS",
@@ -386,8 +384,7 @@ def recall_by_popularity(
     1    tail   0.0         1     0
     2     new   0.0         1     0
     """
-    from .._checks import check_fraction, check_resamples
-    from .._checks import check_threshold, check_truth
+    from .._checks import check_fraction, check_resamples, check_threshold, check_truth
     from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "recall_by_popularity"

@@ -8,9 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, describe
+from .._checks import check_interactions, check_positive_int, describe
 from ..stats import bootstrap_ci_frame
-from .._checks import check_interactions
 from ._common import plain
 
 __all__ = ["DEFAULT_ACTIVITY_BINS", "metrics_by_segment", "user_activity_bins"]

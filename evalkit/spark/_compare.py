@@ -2,9 +2,9 @@
 
 Each system is evaluated by :func:`evalkit.spark.evaluate`, its interval drawn from the
 resampling design every system shares (:func:`evalkit._comparison.systems_design`, as in
-memory), and one generator, seeded by ``rng``, then serves the comparison. The per-user tables stay in
-Spark: they are joined by user, and each partition of the joined table returns the additive
-statistics of its users' paired differences (:class:`evalkit._paired.PairedSums`: counts,
+memory), and one generator, seeded by ``rng``, then serves the comparison. The per-user tables
+stay in Spark: they are joined by user, and each partition of the joined table returns the
+additive statistics of its users' paired differences (:class:`evalkit._paired.PairedSums`: counts,
 moments, the counts of each distinct ``|d|`` by sign, the sign-flip and the Poisson-bootstrap
 sums, both drawn from the user ids). The driver adds them and forms the table exactly as the
 in-memory comparison forms it from the whole per-user table.
@@ -21,11 +21,12 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_choice, check_fraction, check_positive_int
+from .._comparison import PAIRS, baseline_first, check_systems, comparison_table, systems_design
 from .._paired import PairedSums, paired_sums
 from .._resample import user_streams
-from .._comparison import PAIRS, check_systems, comparison_table, baseline_first, systems_design
 from ..definitions import Definitions, takes_definitions
-from ._evaluate import FUNC as _EVALUATE, SparkEvaluation, _pyspark
+from ._evaluate import FUNC as _EVALUATE
+from ._evaluate import SparkEvaluation, _pyspark
 from ._evaluate import evaluate as spark_evaluate
 
 __all__ = ["compare"]

@@ -30,15 +30,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int
-from .._resample import user_streams
-from ..definitions import Definitions, takes_definitions
+from .._checks import check_positive_int, check_resamples
 from .._evaluation import Evaluation
 from .._evaluation import evaluate as evaluate_in_memory
+from .._resample import (
+    design_key,
+    poisson_column_sums,
+    quantile_interval,
+    replicate_means,
+    user_streams,
+)
+from ..definitions import Definitions, takes_definitions
 from ..metrics import TieWarning
 from ..metrics.ranking import CURVE_METRICS
-from .._checks import check_resamples
-from .._resample import design_key, poisson_column_sums, quantile_interval, replicate_means
 
 __all__ = ["SparkEvaluation", "evaluate"]
 

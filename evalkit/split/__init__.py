@@ -21,6 +21,7 @@ dtypes, index labels and row order. Random strategies take ``rng`` (an int seed,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from evalkit._checks import check_choice
 
@@ -28,6 +29,9 @@ from ._audit import audit
 from ._base import Split
 from ._random import kfold_split, random_split, train_dev_test_split, user_ratio_split
 from ._temporal import global_temporal_split, user_temporal_split
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "SPLITS",

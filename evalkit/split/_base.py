@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-
 __all__ = ["Split"]
 
 #: Tolerance that makes "round half up" robust to binary floating point (0.7 * 5 = 3.4999...).

@@ -8,8 +8,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import (as_rng, check_choice, check_fraction, check_interactions,
-                             check_nonnegative_int, describe, seed_of)
+from evalkit._checks import (
+    as_rng,
+    check_choice,
+    check_fraction,
+    check_interactions,
+    check_nonnegative_int,
+    describe,
+    seed_of,
+)
 
 from ._base import (
     Split,

@@ -7,8 +7,14 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import (check_fraction, check_interactions, check_nonnegative_int,
-                             check_one_of, check_positive_int, describe)
+from evalkit._checks import (
+    check_fraction,
+    check_interactions,
+    check_nonnegative_int,
+    check_one_of,
+    check_positive_int,
+    describe,
+)
 
 from ._base import (
     Split,

@@ -32,9 +32,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalkit.data import DownloadError, download_movielens, fingerprint, load_interactions
-from evalkit.data import load_movielens
-from evalkit.data import _archive
+from evalkit.data import (
+    DownloadError,
+    _archive,
+    download_movielens,
+    fingerprint,
+    load_interactions,
+    load_movielens,
+)
 from evalkit.data._archive import CorruptArchiveError
 from evalkit.recs import read_recommendations
 
@@ -248,8 +253,9 @@ ML_CASES = [
          movielens(), ValueError, ("malformed line 3 in", MV, "expected 3 fields", "found 4")),
     Case("movies-extra-field-every-line", ml_csv(movies=[m + ",x" for m in M_CSV]), movielens(),
          ValueError, ("malformed line 2 in", MV, "expected 3 fields")),
-    Case("movies-missing-genres", ml_csv(movies=replace_line(M_CSV, 2, "30,Babylon 5")), movielens(),
-         ValueError, ("malformed line 4 in", MV, "field 'genres' is empty or missing")),
+    Case("movies-missing-genres", ml_csv(movies=replace_line(M_CSV, 2, "30,Babylon 5")),
+         movielens(), ValueError,
+         ("malformed line 4 in", MV, "field 'genres' is empty or missing")),
     Case("movies-empty-title", ml_csv(movies=replace_line(M_CSV, 0, "10,,Drama")), movielens(),
          ValueError, ("malformed line 2 in", MV, "field 'title' is empty or missing")),
     Case("movies-id-not-integer", ml_csv(movies=replace_line(M_CSV, 1, "twenty,Toy Story,Comedy")),
@@ -379,7 +385,8 @@ def unsupported_method(archive: bytes) -> bytes:
 GOOD_ZIP = zipped(ml_csv())
 
 ZIP_CASES = [
-    Case("zip-damaged-member", {"ml.zip": damaged(GOOD_ZIP)}, lambda r: load_movielens(r / "ml.zip"),
+    Case("zip-damaged-member", {"ml.zip": damaged(GOOD_ZIP)},
+         lambda r: load_movielens(r / "ml.zip"),
          CorruptArchiveError, ("{root}/ml.zip:ml/ratings.csv", "zip archive", "damaged")),
     Case("zip-truncated", {"ml.zip": GOOD_ZIP[: len(GOOD_ZIP) // 2]},
          lambda r: load_movielens(r / "ml.zip"), ValueError,

@@ -28,7 +28,6 @@ from evalkit.metrics.beyond import (
     novelty,
     personalization,
 )
-
 from tests.metrics.test_beyond import (
     GENRES,
     frames_unchanged,

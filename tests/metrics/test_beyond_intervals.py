@@ -3,8 +3,6 @@ resample users."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest

@@ -11,8 +11,8 @@ import pytest
 
 import evalkit as ek
 from evalkit.definitions import OPTION_NAMES, choices
-from evalkit.metrics.cards import CARDS, definition_cards
 from evalkit.metrics._registry import RANKING_METRICS
+from evalkit.metrics.cards import CARDS, definition_cards
 
 ALTERNATIVES = {"threshold": [3.0, None], "log_base": [10.0], "neutral": [2.0], "half_life": [2.0]}
 

@@ -352,7 +352,8 @@ def test_classification_scores_resample_users_like_a_plain_user_bootstrap():
 def test_classification_scores_zero_over_zero_and_errors():
     truth, predictions = seed_classification()
     never = predictions.assign(prediction=1.0)  # nothing predicted relevant: precision 0/0
-    with pytest.warns(RuntimeWarning, match=r"classification_scores: precision = TP / \(TP \+ FP\) is 0/0"):
+    with pytest.warns(RuntimeWarning,
+                      match=r"classification_scores: precision = TP / \(TP \+ FP\) is 0/0"):
         table = classification_scores(truth, never)
     assert np.isnan(table.loc["precision", ["value", "ci_low", "ci_high"]]).all()
     assert table.loc["recall", "value"] == 0.0

@@ -5,9 +5,10 @@ reference checks (through the per-user functions). ``at`` (the chosen cutoffs, u
 ``evaluate`` and the per-user functions) and ``means`` (the column means, used by
 ``ranking_curves``) take cheaper routes: the compiled kernel, one walk over each user's
 positions, for P, R, F1, HR, RR, AP, DCG and NDCG under every tie policy, and sums over the
-scoring rows for R-precision at k and half-life utility. They must give the same numbers as the full matrices for every
-metric, every option combination, every ``empty`` policy and several layouts (full
-rectangles, ragged lists, ranks with gaps, ties, users with nothing relevant).
+scoring rows for R-precision at k and half-life utility. They must give the same numbers as
+the full matrices for every metric, every option combination, every ``empty`` policy and
+several layouts (full rectangles, ragged lists, ranks with gaps, ties, users with nothing
+relevant).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def rectangle(rng: np.random.Generator, n_users: int = 30, width: int = 6):
     for u in range(n_users):
         n = int(rng.integers(0, 9))
         items = rng.choice(20, size=n, replace=False)
-        truth_rows += [(u, int(i), float(rng.choice([0.5, 2.0, 3.5, 4.0, 4.5, 5.0]))) for i in items]
+        truth_rows += [(u, int(i), float(rng.choice([0.5, 2.0, 3.5, 4.0, 4.5, 5.0])))
+                       for i in items]
         if n == 0:  # keep the user evaluated: one test item below every threshold used
             truth_rows.append((u, 99, 0.5))
         recs = rng.choice(20, size=width, replace=False)

@@ -101,7 +101,8 @@ def main() -> None:
         if not math.isclose(mean, together[name], rel_tol=0, abs_tol=1e-12):
             raise AssertionError(f"{name}: calc {mean} != calc_metrics {together[name]}")
         metrics[name] = {
-            "call": f"rectools.metrics.{call}.calc_per_user(reco, interactions); .calc(...) for the mean",
+            "call": f"rectools.metrics.{call}.calc_per_user(reco, interactions); "
+                    ".calc(...) for the mean",
             "mean": mean,
             "per_user": {str(int(u)): _float(v) for u, v in per_user.items()},
         }
@@ -113,9 +114,11 @@ def main() -> None:
         "source_files": SOURCE_FILES,
         "inputs": inputs.fingerprint(train, truth, recs),
         "fed": {
-            "interactions": "truth rows with rating >= 4.0, columns user_id, item_id (positives only; "
+            "interactions": "truth rows with rating >= 4.0, columns user_id, item_id "
+                            "(positives only; "
                             "users without a positive are absent, so rectools never sees them)",
-            "reco": "recs columns user_id, item_id, rank (the given rank: score desc, item id asc); "
+            "reco": "recs columns user_id, item_id, rank (the given rank: score desc, "
+                    "item id asc); "
                     "all 20 rows per user",
             "train": "not used",
             "catalog": "not used (no metric here needs it)",
