@@ -34,6 +34,7 @@ _NAMES = {
                      "compare_evaluations", "cross_validate", "format_pvalue"],
                     "evalkit._comparison"),
     "Definitions": "evalkit.definitions",
+    "InvalidParameterError": "evalkit._checks",
     **dict.fromkeys(["PROFILES", "Profile", "profile"], "evalkit.profiles"),
     **dict.fromkeys(["Dataset", "fingerprint", "load_interactions", "load_movielens",
                      "load_sample"], "evalkit.data"),
@@ -62,6 +63,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what static tools see; at run time the names above are loaded on use
     from evalkit import examples, explore, metrics, models, segments, split, stats
+    from evalkit._checks import InvalidParameterError
     from evalkit._comparison import (
         PAIRS,
         Comparison,
@@ -95,6 +97,7 @@ __all__ = [
     "Dataset",
     "Definitions",
     "Evaluation",
+    "InvalidParameterError",
     "Split",
     "__version__",
     "audit",

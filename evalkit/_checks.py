@@ -8,8 +8,9 @@ argument, the rule and what was received::
 
 Checkers never modify their input. The frames every function takes are checked here too:
 interactions (ids, ratings, timestamps), and the frames of the metrics at the end (test
-truth, recommendations, rating predictions, and their id kinds). A wrong type raises
-``TypeError``, a value out of its domain ``ValueError``.
+truth, recommendations, rating predictions, and their id kinds). Every checker raises
+:class:`InvalidParameterError`, which is both a ``ValueError`` and a ``TypeError``: a caller
+catches it by either name, whether the type was wrong or the value out of its domain.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "InvalidParameterError",
     "as_dataframe",
     "as_rng",
     "check_choice",
@@ -54,6 +56,24 @@ __all__ = [
     "seed_of",
     "warn_id_formats",
 ]
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """An argument of an evalkit function is invalid: of the wrong type, or a value out of
+    its domain. The message names the function, the argument, the rule and what was
+    received. It is both a ``ValueError`` and a ``TypeError`` (as scikit-learn's error of the
+    same name), so ``except ValueError`` and ``except TypeError`` both catch it.
+
+    Examples
+    --------
+    >>> from evalkit import InvalidParameterError
+    >>> from evalkit._checks import check_positive_int
+    >>> try:
+    ...     check_positive_int("a", func="ndcg_at_k", arg="k")
+    ... except TypeError as error:
+    ...     print(error, isinstance(error, ValueError))
+    ndcg_at_k: 'k' must be a positive integer; got 'a'. True
+    """
 
 
 def describe(value: object) -> str:
@@ -93,11 +113,17 @@ def check_columns(
     frame = as_dataframe(frame)
     if not isinstance(frame, pd.DataFrame):
         kind = type(frame)
-        raise TypeError(f"{func}: '{arg}' must be a pandas DataFrame (or a polars DataFrame or "
-                        f"pyarrow Table); got {kind.__module__.split('.')[0]}.{kind.__name__}.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a pandas DataFrame (or a polars DataFrame or pyarrow "
+            f"Table); got {kind.__module__.split('.')[0]}.{kind.__name__}.")
+    repeated = frame.columns[frame.columns.duplicated()].unique()
+    if len(repeated):
+        raise InvalidParameterError(
+            f"{func}: '{arg}' has more than one column named "
+            f"{', '.join(repr(str(c)) for c in repeated)}; give each column its own name.")
     missing = [c for c in required if c not in frame.columns]
     if missing:
-        raise ValueError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' is missing column(s) {', '.join(missing)}; "
             f"it has {', '.join(map(str, frame.columns)) or 'no columns'}."
         )
@@ -117,8 +143,10 @@ def check_ids(
         if pd.api.types.is_float_dtype(series.dtype):
             if series.isna().any():
                 n = int(series.isna().sum())
-                raise ValueError(f"{func}: '{arg}' column '{col}' has {n} missing (NaN) id(s).")
-            raise TypeError(
+                raise InvalidParameterError(
+                    f"{func}: '{arg}' column '{col}' has {n} missing (NaN) id(s)."
+                )
+            raise InvalidParameterError(
                 f"{func}: '{arg}' column '{col}' must hold integer or string ids; got dtype "
                 f"{series.dtype}."
             )
@@ -128,18 +156,20 @@ def check_ids(
             or pd.api.types.is_string_dtype(series.dtype)
             or isinstance(series.dtype, pd.CategoricalDtype)
         ):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: '{arg}' column '{col}' must hold integer or string ids; got dtype "
                 f"{series.dtype}."
             )
         numpy_int = isinstance(series.dtype, np.dtype) and series.dtype.kind in "iu"
         if not numpy_int and series.isna().any():  # a NumPy integer column holds no NaN
             n = int(series.isna().sum())
-            raise ValueError(f"{func}: '{arg}' column '{col}' has {n} missing (NaN) id(s).")
+            raise InvalidParameterError(
+                f"{func}: '{arg}' column '{col}' has {n} missing (NaN) id(s)."
+            )
         if pd.api.types.is_object_dtype(series.dtype):
             kind = pd.api.types.infer_dtype(series, skipna=False)
             if kind not in ("string", "integer", "empty", "categorical"):
-                raise TypeError(
+                raise InvalidParameterError(
                     f"{func}: '{arg}' column '{col}' must hold ids of one kind (all integers or "
                     f"all strings); got {kind} values."
                 )
@@ -158,7 +188,7 @@ def check_finite(
     series = frame[column]
     if not (pd.api.types.is_numeric_dtype(series.dtype)
             and not pd.api.types.is_bool_dtype(series.dtype)):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' column '{column}' must be numeric; got dtype {series.dtype}."
         )
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -168,14 +198,14 @@ def check_finite(
     nan = np.isnan(values)
     if nan.any() and not allow_nan:
         first = frame.index[np.flatnonzero(nan)[0]]
-        raise ValueError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' column '{column}' has {int(nan.sum())} NaN value(s) "
             f"(first at index {first!r})."
         )
     inf = np.isinf(values)
     if inf.any():
         first = frame.index[np.flatnonzero(inf)[0]]
-        raise ValueError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' column '{column}' has {int(inf.sum())} infinite value(s) "
             f"(first at index {first!r})."
         )
@@ -185,7 +215,9 @@ def check_finite(
 def check_positive_int(value: object, *, func: str, arg: str) -> int:
     """Check that ``value`` is an integer >= 1 (bools are rejected)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{func}: '{arg}' must be a positive integer; got {describe(value)}.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a positive integer; got {describe(value)}."
+        )
     return int(value)
 
 
@@ -198,7 +230,7 @@ def check_cutoff(value: object, *, func: str, arg: str) -> int:
     """Check that ``value`` is a cutoff: an integer from 1 to :data:`MAX_CUTOFF`."""
     k = check_positive_int(value, func=func, arg=arg)
     if k > MAX_CUTOFF:
-        raise ValueError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' must be at most {MAX_CUTOFF:,} (arrays are sized by it); got "
             f"{describe(value)}."
         )
@@ -208,10 +240,14 @@ def check_cutoff(value: object, *, func: str, arg: str) -> int:
 def check_fraction(value: object, *, func: str, arg: str) -> float:
     """Check that ``value`` is a real number strictly between 0 and 1."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{func}: '{arg}' must be a number in (0, 1); got {describe(value)}.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a number in (0, 1); got {describe(value)}."
+        )
     value = float(value)
     if not 0.0 < value < 1.0:
-        raise ValueError(f"{func}: '{arg}' must be in the open interval (0, 1); got {value!r}.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be in the open interval (0, 1); got {value!r}."
+        )
     return value
 
 
@@ -222,7 +258,7 @@ def check_resamples(value: object, *, func: str, allow_zero: bool = True) -> int
         return 0
     if not integral or value < 1:
         rule = "a positive integer, or 0 for no intervals" if allow_zero else "a positive integer"
-        raise ValueError(f"{func}: 'n_resamples' must be {rule}; got {describe(value)}.")
+        raise InvalidParameterError(f"{func}: 'n_resamples' must be {rule}; got {describe(value)}.")
     return int(value)
 
 
@@ -231,7 +267,7 @@ def check_choice(value: object, *, func: str, arg: str, choices: Iterable[str]) 
     choices = list(choices)
     if value not in choices:
         valid = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{func}: unknown {arg} {value!r}; valid values are {valid}.")
+        raise InvalidParameterError(f"{func}: unknown {arg} {value!r}; valid values are {valid}.")
     return value  # type: ignore[return-value]
 
 
@@ -240,21 +276,25 @@ def check_rng(value: object, *, func: str, arg: str = "rng") -> object:
     if value is None or isinstance(value, np.random.Generator):
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' must be an int seed, a numpy Generator or None; got "
             f"{describe(value)}."
         )
     if value < 0:
-        raise ValueError(f"{func}: '{arg}' seed must be non-negative; got {int(value)}.")
+        raise InvalidParameterError(f"{func}: '{arg}' seed must be non-negative; got {int(value)}.")
     return value
 
 
 def check_nonnegative_int(value: object, *, func: str, arg: str) -> int:
     """Check that ``value`` is an integer >= 0 (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{func}: '{arg}' must be a non-negative integer; got {describe(value)}.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a non-negative integer; got {describe(value)}."
+        )
     if value < 0:
-        raise ValueError(f"{func}: '{arg}' must be a non-negative integer; got {int(value)}.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a non-negative integer; got {int(value)}."
+        )
     return int(value)
 
 
@@ -272,13 +312,13 @@ def check_real(
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         kind = "a real number or None" if allow_none else "a real number"
-        raise TypeError(f"{func}: '{arg}' must be {kind}; got {describe(value)}.")
+        raise InvalidParameterError(f"{func}: '{arg}' must be {kind}; got {describe(value)}.")
     number = float(value)
     if not np.isfinite(number):
-        raise ValueError(f"{func}: '{arg}' must be finite; got {number!r}.")
+        raise InvalidParameterError(f"{func}: '{arg}' must be finite; got {number!r}.")
     if minimum is not None and (number <= minimum if strict else number < minimum):
         rule = f"> {minimum:g}" if strict else f">= {minimum:g}"
-        raise ValueError(f"{func}: '{arg}' must be {rule}; got {number!r}.")
+        raise InvalidParameterError(f"{func}: '{arg}' must be {rule}; got {number!r}.")
     return number
 
 
@@ -288,7 +328,7 @@ def check_one_of(func: str, **options: object) -> str:
     if len(given) != 1:
         names = " or ".join(f"'{name}'" for name in options)
         got = ", ".join(f"{name}={value!r}" for name, value in options.items())
-        raise ValueError(f"{func}: exactly one of {names} must be given; got {got}.")
+        raise InvalidParameterError(f"{func}: exactly one of {names} must be given; got {got}.")
     return given[0]
 
 
@@ -312,16 +352,18 @@ def check_timestamps(frame: pd.DataFrame, *, func: str, arg: str,
     dtype = series.dtype
     numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
     if not (numeric or pd.api.types.is_datetime64_any_dtype(dtype)):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' column '{column}' must be numeric or datetime; got dtype {dtype}."
         )
     missing = int(series.isna().sum())
     if missing:
-        raise ValueError(f"{func}: '{arg}' column '{column}' has {missing} missing value(s).")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' column '{column}' has {missing} missing value(s)."
+        )
     if numeric:
         infinite = int(np.isinf(series.to_numpy(dtype=np.float64, na_value=np.nan)).sum())
         if infinite:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{func}: '{arg}' column '{column}' has {infinite} infinite value(s); "
                 "timestamps must be finite."
             )
@@ -341,7 +383,9 @@ def check_interactions(data: object, *, func: str, arg: str = "data",
     if timestamp:
         check_timestamps(frame, func=func, arg=arg)
     if nonempty and len(frame) == 0:
-        raise ValueError(f"{func}: '{arg}' must have at least one row; got an empty frame.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must have at least one row; got an empty frame."
+        )
     return frame
 
 
@@ -420,7 +464,7 @@ def _check_unique_pairs(frame: pd.DataFrame, columns: tuple[str, str], *, func: 
         return
     dup = frame.duplicated(list(columns))
     first, second = frame.loc[dup, list(columns)].iloc[0].tolist()
-    raise ValueError(
+    raise InvalidParameterError(
         f"{func}: '{arg}' has {int(dup.sum())} {what}; first: "
         + (f"({first!r}, {second!r})." if what.endswith("pair(s)")
            else f"user {first!r}, rank {second!r}.")
@@ -444,7 +488,7 @@ def check_truth(truth: object, *, func: str, arg: str = "truth",
         truth = truth.assign(rating=1.0)
     elif (threshold is not _RATING_NEEDED and isinstance(truth, pd.DataFrame)
           and "rating" not in truth.columns and {"user_id", "item_id"} <= set(truth.columns)):
-        raise ValueError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' is missing column rating, so relevance at "
             f"threshold={threshold!r} cannot be decided; for implicit data (every test item "
             "relevant) pass threshold=None."
@@ -472,7 +516,7 @@ def check_recs(recs: object, *, func: str, arg: str = "recs",
     has_rank = "rank" in frame.columns
     has_score = "score" in frame.columns
     if not (has_rank or has_score):
-        raise ValueError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' needs a 'rank' or a 'score' column to order the items; "
             f"it has {', '.join(map(str, frame.columns))}."
         )
@@ -485,15 +529,17 @@ def check_recs(recs: object, *, func: str, arg: str = "recs",
         values = None if numpy_int else check_finite(frame, "rank", func=func, arg=arg)
         if not pd.api.types.is_integer_dtype(rank.dtype):
             if not np.all(values == np.round(values)):
-                raise ValueError(f"{func}: '{arg}' column 'rank' must hold whole numbers.")
+                raise InvalidParameterError(
+                    f"{func}: '{arg}' column 'rank' must hold whole numbers."
+                )
             if values.size and values.max() > _MAX_RANK:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"{func}: '{arg}' column 'rank' must hold ranks below 2**53; got a maximum "
                     f"of {values.max()!r}."
                 )
         values = rank.to_numpy()
         if values.size and values.min() < 1:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{func}: '{arg}' column 'rank' must be 1-based positive integers; "
                 f"got a minimum of {values.min().item()!r}."
             )
@@ -528,7 +574,7 @@ def check_predictions(predictions: object, *, func: str, arg: str = "predictions
     check_finite(frame, "prediction", func=func, arg=arg)
     dup = frame.duplicated(["user_id", "item_id"])
     if dup.any():
-        raise ValueError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s)."
         )
     return frame
@@ -551,7 +597,7 @@ def check_same_kind(
     if len(a) and len(b):
         ka, kb = _id_kind(a), _id_kind(b)
         if ka != kb:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: '{column}' holds {ka} ids in '{a_arg}' but {kb} ids in '{b_arg}' "
                 f"(dtypes {a.dtype} and {b.dtype}); convert one so they match."
             )
@@ -572,7 +618,7 @@ def check_id_dtypes(
     for col in ("user_id", "item_id"):
         a, b = _id_kind(truth[col]), _id_kind(other[col])
         if a != b and len(truth) and len(other):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: '{col}' holds {a} ids in '{truth_arg}' but {b} ids in '{other_arg}' "
                 f"(dtypes {truth[col].dtype} and {other[col].dtype}); convert one so they match."
             )
@@ -620,9 +666,11 @@ def check_threshold(threshold: object, *, func: str) -> float | None:
     if threshold is None:
         return None
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
-        raise TypeError(f"{func}: 'threshold' must be a number or None; got {threshold!r}.")
+        raise InvalidParameterError(
+            f"{func}: 'threshold' must be a number or None; got {threshold!r}."
+        )
     if not np.isfinite(threshold):
-        raise ValueError(f"{func}: 'threshold' must be finite; got {threshold!r}.")
+        raise InvalidParameterError(f"{func}: 'threshold' must be finite; got {threshold!r}.")
     return float(threshold)
 
 
@@ -634,7 +682,7 @@ def as_prediction_frame(frame: object, *, func: str, arg: str = "predictions") -
     """Return ``user_id, item_id, prediction``; a ``score`` column stands in for ``prediction``."""
     if isinstance(frame, pd.DataFrame) and "prediction" not in frame.columns:
         if "score" not in frame.columns:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{func}: '{arg}' needs a 'prediction' or a 'score' column; it has "
                 f"{', '.join(map(str, frame.columns)) or 'no columns'}."
             )
@@ -695,7 +743,7 @@ def join_predictions(
         first_user, first_item = joined.loc[absent, ["user_id", "item_id"]].iloc[0].tolist()
         pair = f"({first_user!r}, {first_item!r})"
         if missing == "error":
-            raise ValueError(
+            raise InvalidParameterError(
                 f"{func}: {n_missing} of {len(joined)} test rating(s) have no prediction; "
                 f"first: (user_id, item_id) = {pair}. Predict every test pair, or pass "
                 "missing='drop' to leave them out."

@@ -10,7 +10,15 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
+from ._checks import (
+    InvalidParameterError,
+    check_choice,
+    check_fraction,
+    check_positive_int,
+    check_resamples,
+    check_rng,
+    describe,
+)
 from ._display import progress as show_progress
 from ._evaluation import Evaluation, check_ks, evaluate
 from ._paired import PairedSums, paired_results, paired_sums
@@ -229,7 +237,7 @@ def compare(
                 definitions=definitions, confidence=confidence, n_resamples=0,
             )
         except (ValueError, TypeError) as exc:
-            if type(exc) not in (ValueError, TypeError):
+            if type(exc) not in (ValueError, TypeError, InvalidParameterError):
                 raise
             # evaluate names its own arguments ('recs' is systems[name]); say which system
             raise type(exc)(f"{func}: evaluating systems[{name!r}]: {exc}") from exc
@@ -604,7 +612,13 @@ def cross_validate(
     splits = kfold_split(data, folds=folds, rng=generator)
     results = []
     for split in show_progress(splits, desc="folds", enabled=progress):
-        model = model_factory().fit(split.train)
+        model = model_factory()
+        if not (callable(getattr(model, "fit", None))
+                and callable(getattr(model, "recommend", None))):
+            raise InvalidParameterError(
+                f"{func}: 'model_factory' must return a new model with fit and recommend "
+                f"(such as evalkit.models.MostPopular); it returned {describe(model)}.")
+        model = model.fit(split.train)
         users = split.test["user_id"].unique()
         recs = model.recommend(users, k=max(ks))
         results.append(

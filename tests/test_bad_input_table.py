@@ -246,6 +246,26 @@ CASES = [
                  "BiasBaseline.predict", "pairs",
                  r"column 'user_id' holds string ids and the model was fitted on integer ids",
                  id="BiasBaseline-predict-string-ids"),
+    # frames with a repeated column name, models that are not models, download settings
+    pytest.param(on(evalkit.evaluate, pd.concat([T, T[["rating"]]], axis=1), R, k=2),
+                 evalkit.InvalidParameterError, "evaluate", "truth",
+                 r"has more than one column named 'rating'; give each column its own name",
+                 id="evaluate-repeated-column"),
+    pytest.param(on(lambda t: evalkit.cross_validate(lambda: 3, t, folds=2, k=1,
+                                                     progress=False), T),
+                 evalkit.InvalidParameterError, "cross_validate", "model_factory",
+                 r"must return a new model with fit and recommend .*; it returned 3 \(int\)",
+                 id="cross_validate-factory-not-a-model"),
+    pytest.param(lambda tmp: ((tmp / "file").write_text("x"), (
+        lambda: evalkit.data.download_movielens("ml-100k", cache_dir=tmp / "file",
+                                                progress=False), []))[1],
+                 evalkit.InvalidParameterError, "download_movielens", "cache_dir",
+                 r"must be a folder \(made if missing\); '.*file' is a file",
+                 id="download-cache-dir-is-a-file"),
+    pytest.param(on(lambda: evalkit.data.download_movielens("ml-100k", base_url=None)),
+                 evalkit.InvalidParameterError, "download_movielens", "base_url",
+                 r"must be the address of a folder of MovieLens archives .*; got None",
+                 id="download-base-url-none"),
 ]
 
 
@@ -256,7 +276,9 @@ def test_bad_input(make: Callable[[Path], tuple], exc: type[Exception], func: st
     before = [copy.deepcopy(frame) for frame in frames]
     with pytest.raises(Exception) as info:
         call()
-    assert type(info.value) is exc, f"{type(info.value).__name__}: {info.value}"
+    # the checkers' InvalidParameterError is both a ValueError and a TypeError
+    assert type(info.value) in (exc, evalkit.InvalidParameterError) and isinstance(
+        info.value, exc), f"{type(info.value).__name__}: {info.value}"
     message = str(info.value)
     assert message.startswith(f"{func}: "), message
     if arg is not None:
