@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 from tqdm import tqdm
 
-from evalkit._checks import check_choice, describe
+from evalkit._checks import InvalidParameterError, check_choice, describe
 
 __all__ = [
     "MOVIELENS_NAMES",
@@ -331,9 +331,17 @@ def download_movielens(
                 f"download_movielens: '{arg}' must be a positive number of seconds; got "
                 f"{describe(value)}."
             )
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise InvalidParameterError(
+            "download_movielens: 'base_url' must be the address of a folder of MovieLens "
+            f"archives (default {GROUPLENS_URL!r}); got {describe(base_url)}.")
     target = cached_path(name, cache_dir=cache_dir)
     if target.is_file() and not verify:
         return target
+    if target.parent.exists() and not target.parent.is_dir():
+        raise InvalidParameterError(
+            f"download_movielens: 'cache_dir' must be a folder (made if missing); "
+            f"'{target.parent}' is a file.")
     target.parent.mkdir(parents=True, exist_ok=True)
     base = base_url if base_url.endswith("/") else base_url + "/"
     url = f"{base}{name}.zip"
