@@ -155,8 +155,9 @@ _PROFILES = [
     ),
     _profile(
         "ir_measures", "ir-measures", "0.4.3", "ir_measures/providers/pytrec_eval_provider.py, "
-        "msmarco_provider.py", ("precision", "recall", "map", "mrr", "ndcg"),
-        {"precision": "P@k", "recall": "R@k", "map": "AP@k", "mrr": "RR@k", "ndcg": "nDCG@k"},
+        "msmarco_provider.py", ("precision", "recall", "hit_rate", "map", "mrr", "ndcg"),
+        {"precision": "P@k", "recall": "R@k", "hit_rate": "Success@k", "map": "AP@k",
+         "mrr": "RR@k", "ndcg": "nDCG@k"},
         "As for trec_eval: qrels with grades, the run with scores.",
         "RR@k comes from the msmarco provider, which orders tied documents by id as strings "
         "ascending; the other measures from trec_eval (descending). Queries outside the run "

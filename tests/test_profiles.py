@@ -287,8 +287,8 @@ def test_trec_eval_profile_needs_its_tie_order(inputs: dict) -> None:
                                               "score"))
 
 
-IR_MEASURES = {"precision": "P@{k}", "recall": "R@{k}", "map": "AP@{k}", "mrr": "RR@{k}",
-               "ndcg": "nDCG@{k}"}
+IR_MEASURES = {"precision": "P@{k}", "recall": "R@{k}", "hit_rate": "Success@{k}",
+               "map": "AP@{k}", "mrr": "RR@{k}", "ndcg": "nDCG@{k}"}
 
 
 @pytest.mark.parametrize("k", KS)
