@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, check_resamples
+from .._checks import InvalidParameterError, check_positive_int, check_resamples
 from .._evaluation import Evaluation
 from .._evaluation import evaluate as evaluate_in_memory
 from .._resample import (
@@ -53,7 +53,8 @@ _TRUTH_COLUMNS = ("user_id", "item_id", "rating")
 _RECS_COLUMNS = ("user_id", "item_id", "rank", "score")
 _COUNTS = ("users", "users_without_recs", "recs_only_users")
 _SUMMARY_COUNTS = ("dropped_undefined", "undefined", "tied_users")
-_ERROR = re.compile(r"^(ValueError|TypeError): evaluate: (.*)$", re.MULTILINE)
+_ERROR = re.compile(r"^(?:[\w.]+\.)?(ValueError|TypeError|InvalidParameterError): "
+                    r"evaluate: (.*)$", re.MULTILINE)
 
 
 def _pyspark():
@@ -207,7 +208,8 @@ def _job_error(error: Exception) -> Exception | None:
     if not found:
         return None
     kind, message = found[-1]
-    return {"ValueError": ValueError, "TypeError": TypeError}[kind](f"{FUNC}: {message}")
+    return {"ValueError": ValueError, "TypeError": TypeError,
+            "InvalidParameterError": InvalidParameterError}[kind](f"{FUNC}: {message}")
 
 
 # ----------------------------------------------------------------------------------------------
