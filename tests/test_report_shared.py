@@ -114,11 +114,11 @@ def test_the_first_k_of_a_longer_list_are_the_top_k_list(run_folder, monkeypatch
     from evalkit.report._shared import LIST_LENGTH
 
     monkeypatch.delenv(ENVIRONMENT)
-    inputs = load_inputs("sample")
+    inputs = load_inputs(str(EXAMPLE))  # the committed example split (8,689 training rows)
     alone = load_systems(inputs, baselines=[name], k=7, seed=3)[name]
     monkeypatch.setenv(ENVIRONMENT, str(run_folder))
     monkeypatch.setenv(LIST_LENGTH, "30")
-    inputs = load_inputs("sample")
+    inputs = load_inputs(str(EXAMPLE))
     longest = load_systems(inputs, baselines=[name], k=30, seed=3)[name]
     assert longest["rank"].max() == 30
     cut = load_systems(inputs, baselines=[name], k=7, seed=3)[name]
