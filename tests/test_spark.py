@@ -771,3 +771,19 @@ def test_a_jvm_that_died_is_named_with_the_remedies() -> None:
 
     with pytest.raises(ValueError, match="not the JVM"):
         other()
+
+
+def test_workers_without_evalkit_s_packages_are_named_with_the_fix() -> None:
+    """A session built by hand, whose workers start another Python, fails in its tasks with
+    the worker's ModuleNotFoundError; spark.evaluate says what happened and how to fix it."""
+    from evalkit.spark._evaluate import _job_error
+
+    worker = ("An exception was thrown from the Python worker. Please see the stack trace "
+              "below.\nTraceback (most recent call last):\n  File \"worker.py\", line 1\n"
+              "ModuleNotFoundError: No module named 'pandas'\n")
+    error = _job_error(Exception(worker))
+    assert isinstance(error, RuntimeError)
+    assert str(error).startswith("spark.evaluate: Spark's Python workers cannot import pandas")
+    assert f"PYSPARK_PYTHON={sys.executable}" in str(error)
+    assert "start_session" in str(error)
+    assert _job_error(Exception("ModuleNotFoundError: No module named 'lxml'")) is None

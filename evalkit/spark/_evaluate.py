@@ -23,6 +23,7 @@ from __future__ import annotations
 import numbers
 import pickle
 import re
+import sys
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -202,9 +203,25 @@ def _renamed_error(error: Exception) -> Exception:
     return type(error)(message)
 
 
+#: A Spark worker's Python that lacks a package evalkit's tasks import.
+_MISSING_PACKAGE = re.compile(
+    r"ModuleNotFoundError: No module named '(pandas|numpy|pyarrow|evalkit|numba|scipy)")
+
+
 def _job_error(error: Exception) -> Exception | None:
-    """The in-memory engine's error raised inside a Spark task, or None."""
-    found = _ERROR.findall(str(error))
+    """The in-memory engine's error raised inside a Spark task, a worker without evalkit's
+    packages, or None."""
+    text = str(error)
+    missing = _MISSING_PACKAGE.search(text)
+    if missing:
+        return RuntimeError(
+            f"{FUNC}: Spark's Python workers cannot import {missing.group(1)}: they run a "
+            "Python other than the driver's, without evalkit and its packages. Start the "
+            "session with evalkit.spark.start_session (a local session's workers then run "
+            f"this Python), or set PYSPARK_PYTHON={sys.executable} before the session "
+            "starts; on a cluster, install evalkit on the executors (README: At scale: "
+            "Spark).")
+    found = _ERROR.findall(text)
     if not found:
         return None
     kind, message = found[-1]
