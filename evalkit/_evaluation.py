@@ -221,9 +221,9 @@ def evaluate(
     rng : int, Generator or None, default 0
         Seed of the bootstrap; the same seed gives the same intervals.
     curves : int, optional
-        Also compute :func:`~evalkit.metrics.ranking_curves` to ``k_max=curves`` from the
-        same hit table (``result.curves``): one validation and one join for the summary and
-        the curves, about half the time of the two calls.
+        Also compute :func:`~evalkit.metrics.ranking_curves` to ``k_max=curves``
+        (``result.curves``) from the hit table the summary uses. The inputs are validated
+        and joined once for both, not once per call as with two separate calls.
 
     Returns
     -------

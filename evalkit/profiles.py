@@ -29,8 +29,11 @@ from .definitions import Definitions
 
 __all__ = ["PROFILES", "Profile", "check_covered", "covers", "profile"]
 
-#: Registry names of the ranking metrics (kept here, not imported, so this module stays a
-#: leaf; a test checks them against :data:`evalkit.metrics.RANKING_METRICS`).
+#: Registry names of the ranking metrics, written out rather than imported from
+#: :mod:`evalkit.metrics` (from evalkit this module loads only :mod:`evalkit.definitions`).
+#: ``tests/test_profiles.py`` checks that every profile's metrics, these included (the
+#: "evalkit" profile), are names in :data:`evalkit.metrics.RANKING_METRICS`; no test checks
+#: that every registered name is here, so a new metric must be added by hand.
 _RANKING = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg",
             "r_precision", "r_precision_at_k", "half_life_utility")
 

@@ -16,12 +16,23 @@ in one pass over each user's rows, keeping the user's few hundred values in cach
 - :func:`ordered_by_score`, :func:`score_positions` and :func:`order_by_group` check, position
   and sort lists ordered by score; :func:`group_rows` (a counting sort),
   :func:`group_starts`, :func:`offset_codes` and :func:`grouped_duplicates` serve the join and
-  the input checks.
+  the input checks; :func:`half_star_levels` codes ratings on a half-star scale.
+- Beyond the ranking engine: :func:`pair_counts` counts each user's concordant, discordant and
+  tied pairs (Kendall tau-b, FCP) and :func:`in_global_top` tells whether an item is in a
+  user's list of one global order with the user's seen items skipped (serendipity's
+  most-popular baseline).
 
-They are compiled with numba on first use and cached on disk. Every value is computed with the
-same floating-point operations in the same order as the NumPy reference form
-(:meth:`RankingCurves.metric`), users one after another, so results do not depend on the
-machine's thread count; the tests hold each kernel to that reference.
+They are compiled with numba on first use and cached on disk. At chosen cutoffs,
+:func:`rank_reduce` computes P, R, F1, HR, RR, AP, DCG and NDCG with the same floating-point
+operations, in the same order, as the NumPy forms in :mod:`._curves`. Other results can differ
+from those forms in the last bits: the sums over users for the curves multiply by reciprocals
+and add in another order, half-life utility divides by its discount where the NumPy form
+multiplies by a weight, and under ``ties="expected"`` :func:`tied_values` computes the
+tie-group averages its own way. Users run in chunks of a fixed :data:`CHUNK_USERS`, and chunk
+sums are added in chunk order, so results do not depend on the machine's thread count.
+``tests/metrics/test_curves_paths.py`` holds the kernel's results to
+:meth:`RankingCurves.metric` within 1e-12; ``tests/metrics/test_kernels.py`` holds the other
+kernels to plain NumPy and pandas statements.
 """
 
 from __future__ import annotations

@@ -1,7 +1,13 @@
 """The metric registry: one place that names every metric, its function and its properties.
 
-``evaluate``, the command line, the property tests and the error messages all read it, so a
-metric added here is validated, documented in messages and covered by the common tests.
+``evaluate`` (and through it the command line), :func:`~evalkit.metrics.definition_cards`,
+the report and the unknown-name error messages read it. ``evaluate`` takes only the ranking
+metrics; the other families are here for lookup by name (:func:`get_metric`). The ranking
+tests (properties, ties, errors, the naive reference) run over every name in
+:data:`RANKING_METRICS`. A new ranking metric also needs a method of its name on
+:class:`~evalkit.metrics._curves.RankingCurves` (``evaluate`` calls it), a card in
+:mod:`evalkit.metrics.cards` and an entry in ``tests/metrics/naive.py``; the card and
+reference tests fail until it has them.
 
 Ranking metrics use their short names (``precision``, ``map``, ``ndcg``, ...); the other
 families keep their function names. The classification functions ``precision``, ``recall``

@@ -657,10 +657,10 @@ def ranking_curves(
     ``empty="drop"`` or ``"nan"`` and count as 0 under ``"zero"``. No tie warning is raised
     here: every tie group of two or more items straddles some cutoff.
 
-    The means come from column sums: where a metric is a per-user weight times a cumulative
-    sum (P, R, F1, HR, MRR, MAP with the "min" or "relevant" denominator), users are grouped
-    by their weight and no per-user matrix of ratios is built. ``evaluate(..., curves=k_max)``
-    returns this table together with the per-user summary from one validation and one join.
+    The means come from the compiled kernel's sums over users at every cutoff: one walk over
+    each user's positions, users in parallel chunks, no ``(n_users, k_max)`` matrix.
+    ``evaluate(..., curves=k_max)`` returns this table together with the per-user summary
+    from one validation and one join.
 
     Examples
     --------

@@ -1,14 +1,19 @@
 """``RankingCurves.at`` and ``RankingCurves.means`` against the full matrices of ``metric``.
 
-``metric(name)`` builds every per-user value at every cutoff; it is the form the naive
-reference checks (through the per-user functions). ``at`` (the chosen cutoffs, used by
-``evaluate`` and the per-user functions) and ``means`` (the column means, used by
-``ranking_curves``) take cheaper routes: the compiled kernel, one walk over each user's
-positions, for P, R, F1, HR, RR, AP, DCG and NDCG under every tie policy, and sums over the
-scoring rows for R-precision at k and half-life utility. They must give the same numbers as
-the full matrices for every metric, every option combination, every ``empty`` policy and
+``metric(name)`` builds every per-user value at every cutoff with whole-array NumPy
+operations; it is the reference form. ``at`` (the chosen cutoffs, used by ``evaluate`` and the
+per-user functions) and ``means`` (the column means, used by ``ranking_curves``) take cheaper
+routes: the compiled kernel, one walk over each user's positions, for P, R, F1, HR, RR, AP,
+DCG, NDCG and half-life utility under every tie policy; for R-precision at k, ``at`` sums
+over the scoring rows and ``means`` takes the mean of ``metric``. The naive reference
+(``test_ranking_reference.py``) checks the per-user functions and ``ranking_curves``, which
+go through ``at`` and ``means``.
+
+The tests cover every metric with a cutoff (all but ``r_precision``), every combination of
+the options in ``GRID`` (threshold, gain, discount, AP denominator, ties, ``empty``) and
 several layouts (full rectangles, ragged lists, ranks with gaps, ties, users with nothing
-relevant).
+relevant). Values must agree to ``TOL`` (1e-12, relative and absolute), and the undefined
+masks exactly.
 """
 
 from __future__ import annotations
