@@ -282,3 +282,20 @@ def test_beyond_ten_million_interactions_the_pages_run_one_at_a_time_unless_told
         "The pages ran one at a time: the data holds about 23,055,542 interactions")
     assert "--jobs 2 runs two at a time anyway" in notes[0]
     assert _fit_jobs(2, 23_055_542, []) == (2, [])
+
+
+def test_a_rewritten_file_inside_the_data_folder_changes_what_a_resume_compares(
+        tmp_path) -> None:
+    import os
+
+    from evalkit.report._runner import _manifest
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "train.csv").write_text("user_id,item_id\n1,2\n")
+    before = _manifest({"DATASET": str(folder)}, [], spark=False, show_code=False)
+    stat = (folder / "train.csv").stat()
+    (folder / "train.csv").write_text("user_id,item_id\n1,3\n")  # same size, new content
+    os.utime(folder / "train.csv", ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    after = _manifest({"DATASET": str(folder)}, [], spark=False, show_code=False)
+    assert after["files"] != before["files"]

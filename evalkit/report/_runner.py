@@ -27,8 +27,8 @@ from .._version import __version__
 from ..data.download import MOVIELENS_NAMES
 from ._inputs import _split_folder
 from ._params import PARAMETERS, ParameterError, check_parameters
-from ._plan import FileCheck, check_files, skipped_pages
-from ._shared import ENVIRONMENT, LIST_LENGTH
+from ._plan import FileCheck, _value, check_files, skipped_pages
+from ._shared import ENVIRONMENT, LIST_LENGTH, file_stamp
 
 __all__ = [
     "ReportError",
@@ -608,19 +608,13 @@ _RUN = ".evalkit-run.json"
 def _manifest(params: Mapping[str, object], found: list[Path], *, spark: bool,
               show_code: bool) -> dict[str, object]:
     """What decides a run's pages: the parameters, the size and modification time of every
-    file or folder they name, the notebooks (and their own times), evalkit's version."""
-    def stamp(value: object) -> object:
-        if isinstance(value, Mapping):
-            return {str(k): stamp(v) for k, v in value.items()}
-        if isinstance(value, str) and value and "://" not in value and Path(value).exists():
-            stat = Path(value).stat()
-            return [stat.st_size, stat.st_mtime_ns]
-        return None
-
+    file they name and of every file in a folder they name (:func:`._shared.file_stamp`, as
+    the pages' shared inputs are keyed), the notebooks (and their own times), evalkit's
+    version."""
     return {
         "version": __version__,
         "parameters": {k: _jsonable(v) for k, v in params.items()},
-        "files": {k: stamp(v) for k, v in params.items()
+        "files": {k: file_stamp(v) for k, v in params.items()
                   if k in PATH_PARAMETERS or k == "DATASET"},
         "notebooks": {nb.name: nb.stat().st_mtime_ns for nb in found},
         "spark": spark,
@@ -709,20 +703,12 @@ def _longest_list(notebooks: Sequence[Path], declared: Mapping[Path, Mapping[str
                   params: Mapping[str, object]) -> int:
     """The longest list (``K_MAX``, ``K``, ``K_VALUES``) any of ``notebooks`` asks for, by
     the run's parameters or the notebook's defaults; 0 when none asks."""
-    import ast
-
     lengths = []
     for notebook in notebooks:
         for name in ("K_MAX", "K", "K_VALUES"):
             if name not in declared.get(notebook, {}):
                 continue
-            if name in params:
-                value = params[name]
-            else:
-                try:
-                    value = ast.literal_eval(declared[notebook][name].get("default", ""))
-                except (ValueError, SyntaxError):
-                    continue
+            value = _value(name, params, declared[notebook])
             values = value if isinstance(value, list | tuple) else [value]
             lengths += [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
     return max(lengths, default=0)
