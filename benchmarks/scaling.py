@@ -48,9 +48,10 @@ def _median_time(func, repeats: int) -> float:
 def measure(users: list[int], *, repeats: int = 3, n_resamples: int = 1000) -> list[dict]:
     """Median warm times of the suite plus curves, and of the engine, for each user count."""
     from evalkit import evaluate
+    from evalkit.metrics import CURVE_METRICS
     from evalkit.metrics._curves import RankingCurves
     from evalkit.metrics._hits import build_hits
-    from evalkit.metrics.ranking import CURVE_METRICS, make_options
+    from evalkit.metrics.ranking import make_options
 
     options = make_options("scaling")
     rows = []

@@ -34,7 +34,7 @@ _NAMES = {
                      "compare_evaluations", "cross_validate", "format_pvalue"],
                     "evalkit._comparison"),
     "Definitions": "evalkit.definitions",
-    "InvalidParameterError": "evalkit._checks",
+    "InvalidParameterError": "evalkit._errors",
     **dict.fromkeys(["PROFILES", "Profile", "profile"], "evalkit.profiles"),
     **dict.fromkeys(["Dataset", "fingerprint", "load_interactions", "load_movielens",
                      "load_sample"], "evalkit.data"),
@@ -63,7 +63,6 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what static tools see; at run time the names above are loaded on use
     from evalkit import examples, explore, metrics, models, segments, split, stats
-    from evalkit._checks import InvalidParameterError
     from evalkit._comparison import (
         PAIRS,
         Comparison,
@@ -73,6 +72,7 @@ if TYPE_CHECKING:  # what static tools see; at run time the names above are load
         cross_validate,
         format_pvalue,
     )
+    from evalkit._errors import InvalidParameterError
     from evalkit._evaluation import Evaluation, evaluate, metric_column
     from evalkit.data import Dataset, fingerprint, load_interactions, load_movielens, load_sample
     from evalkit.definitions import Definitions

@@ -16,12 +16,15 @@ catches it by either name, whether the type was wrong or the value out of its do
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from ._errors import InvalidParameterError
 
 __all__ = [
     "InvalidParameterError",
@@ -56,24 +59,6 @@ __all__ = [
     "seed_of",
     "warn_id_formats",
 ]
-
-
-class InvalidParameterError(ValueError, TypeError):
-    """An argument of an evalkit function is invalid: of the wrong type, or a value out of
-    its domain. The message names the function, the argument, the rule and what was
-    received. It is both a ``ValueError`` and a ``TypeError`` (as scikit-learn's error of the
-    same name), so ``except ValueError`` and ``except TypeError`` both catch it.
-
-    Examples
-    --------
-    >>> from evalkit import InvalidParameterError
-    >>> from evalkit._checks import check_positive_int
-    >>> try:
-    ...     check_positive_int("a", func="ndcg_at_k", arg="k")
-    ... except TypeError as error:
-    ...     print(error, isinstance(error, ValueError))
-    ndcg_at_k: 'k' must be a positive integer; got 'a'. True
-    """
 
 
 def describe(value: object) -> str:
@@ -759,3 +744,26 @@ def join_predictions(
     outside = ~pd.Index(pd.unique(predictions["user_id"])).isin(truth_users)
     return JoinedPredictions(frame=joined, n_truth_users=len(truth_users),
                              recs_only=int(outside.sum()))
+
+
+def frames_inside() -> int:
+    """How many frames, from the caller of this function up, are evalkit's own: a warning
+    raised in the caller with ``stacklevel=frames_inside() + 1`` points at the user's line,
+    however many of evalkit's calls lie between."""
+    frame = sys._getframe(1)
+    n = 0
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "evalkit":
+        frame = frame.f_back
+        n += 1
+    return n
+
+
+def check_ks(k: object, *, func: str) -> list[int]:
+    """One cutoff or a non-empty list of them, each a positive integer: sorted, distinct."""
+    if isinstance(k, (str, bytes)) or not isinstance(k, Iterable):
+        return [check_cutoff(k, func=func, arg="k")]
+    ks = [check_cutoff(v, func=func, arg="k") for v in k]
+    if not ks:
+        raise ValueError(
+            f"{func}: 'k' must be a positive integer or a non-empty list of them; got [].")
+    return sorted(set(ks))

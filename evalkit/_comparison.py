@@ -14,16 +14,18 @@ from ._checks import (
     InvalidParameterError,
     check_choice,
     check_fraction,
+    check_ks,
     check_positive_int,
     check_resamples,
     check_rng,
     describe,
 )
 from ._display import progress as show_progress
-from ._evaluation import Evaluation, check_ks, evaluate
+from ._evaluation import Evaluation, evaluate
 from ._paired import PairedSums, paired_results, paired_sums
 from ._resample import design_key, user_streams
 from .definitions import Definitions, takes_definitions
+from .metrics import RANKING_METRICS
 from .metrics.ranking import SharedTruth
 from .split import kfold_split
 from .stats import bootstrap_ci_frame, holm
@@ -40,7 +42,7 @@ _COLUMNS = ["system", "against", "metric", "k", "column", "mean", "ci_low", "ci_
             "n_users", "n_shared", "diff", "diff_ci_low", "diff_ci_high", "t_pvalue",
             "wilcoxon_pvalue", "permutation_pvalue", "p_at_floor", "t_pvalue_holm",
             "wilcoxon_pvalue_holm", "permutation_pvalue_holm", "effect_size",
-            "effect_size_ci_low", "effect_size_ci_high", "significant"]
+            "effect_size_ci_low", "effect_size_ci_high", "significant", "better"]
 
 
 class Comparison(pd.DataFrame):
@@ -76,12 +78,11 @@ class Comparison(pd.DataFrame):
         return pd.DataFrame(self, copy=True)
 
     def readable(self, *, digits: int = 3) -> pd.DataFrame:
-        """One row per tested pair and metric: ``system``, ``against``, ``metric``, the
-        ``difference`` (system minus against) and Cohen's ``d_z`` with their intervals, the
-        Holm-adjusted randomization ``p (Holm)`` (``< bound`` at the test's floor),
-        ``significant`` and the ``users`` shared; text, for display."""
-        from .metrics import RANKING_METRICS
-
+        """One row per tested pair and metric: ``system``, ``against``, ``metric`` (marked
+        "lower is better" where it is), the ``difference`` (system minus against) and Cohen's
+        ``d_z`` with their intervals, the Holm-adjusted randomization ``p (Holm)``
+        (``< bound`` at the test's floor), ``significant``, the ``better`` system where the
+        difference is significant, and the ``users`` shared; text, for display."""
         rows = self[self["against"].notna()]
         fmt = f"{{:+.{digits}f}}"
 
@@ -90,7 +91,8 @@ class Comparison(pd.DataFrame):
                                      if np.isfinite(lo) and np.isfinite(hi) else "")
                     if np.isfinite(m) else "" for m, lo, hi in zip(mean, low, high)]
 
-        labels = [RANKING_METRICS[m].label + (f"@{int(k)}" if pd.notna(k) else "")
+        labels = [RANKING_METRICS[m].column_label(None if pd.isna(k) else int(k))
+                  + ("" if RANKING_METRICS[m].higher_is_better else " (lower is better)")
                   if m in RANKING_METRICS else c
                   for m, k, c in zip(rows["metric"], rows["k"], rows["column"])]
         pvalues = rows["permutation_pvalue_holm"]
@@ -105,6 +107,8 @@ class Comparison(pd.DataFrame):
                          zip(pvalues, rows["p_at_floor"])],
             "significant": ["yes" if sig else "no" if np.isfinite(p) else "not tested"
                             for sig, p in zip(rows["significant"], pvalues)],
+            "better": [b if isinstance(b, str) else "" for b in rows["better"]]
+            if "better" in rows.columns else "",
             "users": rows["n_shared"].to_numpy(),
         })
 
@@ -300,7 +304,10 @@ def compare_evaluations(
         - ``t_pvalue``, ``wilcoxon_pvalue``, ``permutation_pvalue`` and their Holm-corrected
           versions (``*_holm``, corrected across every test in the table); ``p_at_floor``:
           the randomization p-value is its smallest possible value, 1 / (n_permutations + 1);
-        - ``significant``: permutation p after Holm < ``alpha``.
+        - ``significant``: permutation p after Holm < ``alpha``;
+        - ``better``: where significant, the system with the better mean by the metric's
+          direction (the lower one for a lower-is-better metric such as
+          ``first_relevant_rank``), else None.
 
     Raises
     ------
@@ -486,12 +493,29 @@ def comparison_table(results: Mapping[str, object], order: list[str], *, pairs: 
         table[f"{col}_holm"] = holm(table[col].to_numpy(dtype=float))
     table["significant"] = table["permutation_pvalue_holm"] < alpha
     table["against"] = table["against"].astype(object).where(table["against"].notna(), None)
+    table["better"] = _better(table)
     table["n_users"] = table["n_users"].astype("Int64")
     table["n_shared"] = table["n_shared"].astype("Int64")
     table["k"] = table["k"].astype("Int64")
     table = Comparison(table)
     table.alpha, table.confidence = alpha, confidence
     return table
+
+
+def _better(table: pd.DataFrame) -> list:
+    """Per row: the better system of a significant difference, by the metric's direction
+    (for a lower-is-better metric, the lower mean wins); None where nothing is decided."""
+    out = []
+    for system, against, metric, diff, sig in zip(table["system"], table["against"],
+                                                   table["metric"], table["diff"],
+                                                   table["significant"]):
+        known = RANKING_METRICS.get(metric)
+        higher = known.higher_is_better if known is not None else True
+        if against is None or not sig or not np.isfinite(diff) or diff == 0:
+            out.append(None)
+        else:
+            out.append(system if (diff > 0) == higher else against)
+    return out
 
 
 def format_pvalue(pvalue: float, *, at_floor: bool = False) -> str:

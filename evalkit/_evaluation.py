@@ -6,21 +6,16 @@ from __future__ import annotations
 import html
 import json
 import numbers
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ._checks import check_cutoff, check_fraction, check_resamples, check_rng
+from ._checks import check_fraction, check_resamples, check_rng
 from ._version import __version__
 from .definitions import Definitions, takes_definitions
-from .metrics._common import fill_undefined, n_dropped
-from .metrics._curves import RankingCurves
-from .metrics._registry import RANKING_METRICS, get_metric
-from .metrics.ranking import SharedTruth, curves_frame, prepare, tie_check
-from .profiles import check_covered, covers
+from .metrics import rank
 from .stats import bootstrap_ci_frame
 
 __all__ = ["Evaluation", "evaluate", "metric_column"]
@@ -29,34 +24,6 @@ __all__ = ["Evaluation", "evaluate", "metric_column"]
 def metric_column(name: str, k: int | None) -> str:
     """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``."""
     return name if k is None else f"{name}@{k}"
-
-
-def check_ks(k: object, *, func: str) -> list[int]:
-    if isinstance(k, (str, bytes)) or not isinstance(k, Iterable):
-        return [check_cutoff(k, func=func, arg="k")]
-    ks = [check_cutoff(v, func=func, arg="k") for v in k]
-    if not ks:
-        raise ValueError(
-            f"{func}: 'k' must be a positive integer or a non-empty list of them; got [].")
-    return sorted(set(ks))
-
-
-def _check_metrics(metrics: object, *, func: str) -> list[str]:
-    if metrics is None:
-        return list(RANKING_METRICS)
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    names = [get_metric(m, func=func).name for m in metrics]
-    for name in names:
-        if name not in RANKING_METRICS:
-            raise ValueError(
-                f"{func}: metric {name!r} is not a ranking metric; evaluate takes "
-                f"{', '.join(RANKING_METRICS)}. Call "
-                f"evalkit.metrics.{get_metric(name, func=func).func.__name__} directly."
-            )
-    if not names:
-        raise ValueError(f"{func}: 'metrics' must name at least one metric; got [].")
-    return list(dict.fromkeys(names))
 
 
 @dataclass(frozen=True)
@@ -256,79 +223,14 @@ def evaluate(
     mrr@2        0.75        2
     """
     func = "evaluate"
-    ks = check_ks(k, func=func)
     check_rng(rng, func=func)
-    names = _check_metrics(metrics, func=func)
-    if metrics is None:  # a profile's default metrics are those it reproduces
-        names = [name for name in names if covers(definitions, name)]
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
-    if curves is not None:
-        curves = check_cutoff(curves, func=func, arg="curves")
-    options = definitions
-    check_covered(options, names, func=func)
-    raw = truth.raw if isinstance(truth, SharedTruth) else truth
-    if isinstance(raw, pd.DataFrame) and len(raw) == 0:
-        raise ValueError(f"{func}: 'truth' is empty; there are no users to evaluate.")
-    k_max = max(ks + [curves or 1])
-    # one hit table and one set of reductions per distinct definitions (a profile may
-    # define some metrics differently); usually there is one
-    engines: dict[Definitions, tuple] = {}
-
-    def engine(defs: Definitions) -> tuple:
-        if defs not in engines:
-            table = prepare(truth, recs, defs, func=func, train=train, stacklevel=6)
-            reductions = RankingCurves(table, k_max, defs)
-            # stacklevel 6: engine(), the comprehension and the definitions wrapper are frames
-            tied = {kk: tie_check(table, kk, defs, func=func, stacklevel=6) for kk in ks}
-            engines[defs] = (table, reductions, tied)
-        return engines[defs]
-
-    table, _, _ = engine(options.for_metric(names[0]))
-    if table.n_recs_only:
-        warnings.warn(
-            f"{func}: {table.n_recs_only} user(s) appear only in 'recs', not in 'truth'; they "
-            "are ignored (counted in counts['recs_only_users']).",
-            UserWarning,
-            stacklevel=3,  # through the definitions wrapper
-        )
-    columns: dict[str, np.ndarray] = {}
-    rows: list[dict] = []
-    for name in names:
-        metric = RANKING_METRICS[name]
-        defs = options.for_metric(name)
-        _, reductions, tied = engine(defs)
-        if name in ("dcg", "ndcg"):
-            reductions.check_gains(func=func)
-        if not metric.at_k:
-            values, undefined = reductions.metric(name)
-            spec = [(None, values, undefined)]
-        else:
-            values, undefined = reductions.at(name, ks)
-            spec = [
-                (kk, values[:, j], None if undefined is None else undefined[:, j])
-                for j, kk in enumerate(ks)
-            ]
-        for kk, vals, undef in spec:
-            col = metric_column(name, kk)
-            n_undefined = 0 if undef is None else int(undef.sum())
-            columns[col] = fill_undefined(vals, undef, defs.empty)
-            rows.append(
-                {
-                    "column": col,
-                    "metric": name,
-                    "k": kk,
-                    "label": metric.label,
-                    "dropped_undefined": n_dropped(n_undefined, defs.empty),
-                    "undefined": n_undefined,
-                    "tied_users": tied[kk] if kk is not None else 0,
-                }
-            )
-    per_user = pd.DataFrame(columns, index=table.users)
+    ranked = rank(truth, recs, k=k, metrics=metrics, train=train, definitions=definitions,
+                  curves=curves, caller=func)
+    per_user = ranked.values
     ci = bootstrap_ci_frame(per_user, confidence=confidence, n_resamples=n_resamples, rng=rng)
-    summary = pd.DataFrame(rows).set_index("column")
-    summary.index.name = None
-    summary["k"] = summary["k"].astype("Int64")
+    summary = ranked.columns.copy()
     summary["mean"] = ci["mean"]
     summary["ci_low"] = ci["ci_low"]
     summary["ci_high"] = ci["ci_high"]
@@ -337,22 +239,8 @@ def evaluate(
         ["metric", "k", "label", "mean", "ci_low", "ci_high", "n_users", "dropped_undefined",
          "undefined", "tied_users"]
     ]
-    definitions = options.as_dict() | {
+    definitions = ranked.definitions.as_dict() | {
         "confidence": confidence, "n_resamples": n_resamples,
         "bootstrap_seed": rng if isinstance(rng, numbers.Integral) else None}
-    counts = {
-        "users": table.n_users,
-        "users_without_recs": table.n_without_recs,
-        "recs_only_users": table.n_recs_only,
-    }
-    curve_table = None
-    if curves is not None:
-        def curves_of(name: str) -> RankingCurves:
-            reductions = engine(options.for_metric(name))[1]
-            if name == "ndcg":
-                reductions.check_gains(func=func)
-            return reductions
-
-        curve_table = curves_frame(curves_of, curves)
-    return Evaluation(per_user=per_user, summary=summary, definitions=definitions, counts=counts,
-                      curves=curve_table)
+    return Evaluation(per_user=per_user, summary=summary, definitions=definitions,
+                      counts=ranked.counts, curves=ranked.curves)

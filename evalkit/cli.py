@@ -44,7 +44,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="recommendations, CSV or Parquet (user_id, item_id, rank and/or score)")
     ev.add_argument("--k", type=int, nargs="+", default=[10], help="cutoff(s) (default: 10)")
     ev.add_argument("--metrics", nargs="+", default=None,
-                    help="registry names (default: every ranking metric)")
+                    help="registry names (default: every built-in ranking metric of the "
+                    "engine; first_relevant_rank and metrics of your own by name)")
+    ev.add_argument("--metrics-module", action="append", default=[], metavar="MODULE",
+                    help="a module or .py file that registers metrics of your own "
+                    "(evalkit.metrics.register); repeat for several")
     ev.add_argument("--train", type=Path, default=None,
                     help="training interactions, CSV or Parquet (needed by --unknown-items "
                     "drop and the cornac profile)")
@@ -110,6 +114,9 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--spark", action="store_true",
                     help="also run the at-scale page on Spark (starts a JVM; make report asks "
                     "for it)")
+    rp.add_argument("--metrics-module", action="append", default=[], metavar="MODULE",
+                    help="a module or .py file that registers metrics of your own, for "
+                    "-p METRICS (every notebook loads it); repeat for several")
     rp.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                     help="notebooks run at the same time (default: 2, or 1 beyond 10 million "
                     "interactions, for memory; 1: one after the other)")
@@ -210,6 +217,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .data import load_interactions
     from .recs import read_recommendations
 
+    _load_metric_modules(args)
     truth = load_interactions(args.truth)
     recs = read_recommendations(args.recs)
     definitions = _definitions_from(args)
@@ -306,9 +314,26 @@ def report_parameters(args: argparse.Namespace) -> dict[str, object]:
     return params
 
 
+def _load_metric_modules(args: argparse.Namespace) -> None:
+    """Load ``--metrics-module`` here and, through ``EVALKIT_METRICS``, in every process this
+    one starts (the report's notebooks)."""
+    if not args.metrics_module:
+        return
+    import os
+
+    from .metrics import load_metrics
+
+    paths = [str(Path(m).resolve()) if m.endswith(".py") else m for m in args.metrics_module]
+    for source in paths:
+        load_metrics(source, func="--metrics-module")
+    known = [p for p in os.environ.get("EVALKIT_METRICS", "").split(",") if p.strip()]
+    os.environ["EVALKIT_METRICS"] = ",".join(dict.fromkeys(known + paths))
+
+
 def _report(args: argparse.Namespace) -> int:
     from .report import ReportError, list_parameters, run_reports
 
+    _load_metric_modules(args)
     if args.list_parameters:
         import pandas as pd
 

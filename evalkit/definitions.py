@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ._errors import InvalidParameterError
+
 __all__ = ["OPTION_NAMES", "UNSET", "Definitions", "resolve", "takes_definitions",
            "uses_definitions"]
 
@@ -376,33 +378,60 @@ def resolve(definitions: object = None, *, func: str, **overrides: object) -> De
     return dataclasses.replace(base, **checked)
 
 
-def takes_definitions(function: Callable) -> Callable:
-    """Give ``function(..., definitions=None, **options)`` a signature that lists every
-    definition as a keyword (default :data:`UNSET`), and refuse unknown keywords.
+def takes_definitions(function: Callable | None = None, *,
+                      reads: tuple[str, ...] | None = None) -> Callable:
+    """Give ``function(..., definitions=None, **options)`` a signature that lists each
+    definition it takes as a keyword (default :data:`UNSET`), and refuse other keywords.
 
-    The wrapped function receives the resolved :class:`Definitions` as ``definitions``.
+    ``reads`` (the fields a metric reads, from its :class:`~evalkit.metrics.Metric`) limits
+    the keywords to those fields; default: every field. ``definitions=`` still takes a whole
+    :class:`Definitions` or a profile. The wrapped function receives the resolved
+    :class:`Definitions` as ``definitions``. Used bare (``@takes_definitions``) or with
+    ``reads`` (``@takes_definitions(reads=...)``); :func:`limit_definitions` limits an
+    already wrapped function.
     """
+    if function is None:
+        return lambda f: takes_definitions(f, reads=reads)
     signature = inspect.signature(function)
     params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=UNSET,
-                                 annotation=_FIELDS[name].type) for name in OPTION_NAMES]
+    base = list(params)
     name = function.__name__
-    named = {p.name for p in params}
+    fixed = {p.name for p in params}
+    state = {"reads": OPTION_NAMES}
 
     @functools.wraps(function)
     def wrapper(*args: object, definitions: object = None, **kwargs: object) -> object:
-        options = {k: kwargs.pop(k) for k in list(kwargs) if k in _DEFAULTS}
-        unknown = sorted(set(kwargs) - named)
+        allowed = state["reads"]
+        options = {k: kwargs.pop(k) for k in list(kwargs) if k in allowed}
+        unknown = sorted(set(kwargs) - fixed)
         if unknown:
+            fields_ = [k for k in unknown if k in _DEFAULTS]
+            if fields_:
+                raise InvalidParameterError(
+                    f"{name}: {', '.join(map(repr, fields_))} "
+                    f"{'does' if len(fields_) == 1 else 'do'} not change this metric; the "
+                    f"definitions it reads are {', '.join(allowed) or 'none'}.")
             raise TypeError(
                 f"{name}: unexpected keyword argument(s) {', '.join(map(repr, unknown))}; the "
-                f"definitions it takes are {', '.join(OPTION_NAMES)}."
+                f"definitions it takes are {', '.join(allowed)}."
             )
         resolved = resolve(definitions, func=name, **options)
         return function(*args, definitions=resolved, **kwargs)
 
-    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    def limit(fields_: tuple[str, ...]) -> None:
+        state["reads"] = tuple(f for f in OPTION_NAMES if f in fields_)
+        wrapper.__signature__ = signature.replace(parameters=base + [  # type: ignore[attr-defined]
+            inspect.Parameter(f, inspect.Parameter.KEYWORD_ONLY, default=UNSET,
+                              annotation=_FIELDS[f].type) for f in state["reads"]])
+
+    wrapper._limit_definitions = limit  # type: ignore[attr-defined]
+    limit(OPTION_NAMES if reads is None else tuple(reads))
     return wrapper
+
+
+def limit_definitions(function: Callable, reads: tuple[str, ...]) -> None:
+    """Limit a :func:`takes_definitions` function's keywords to the fields ``reads``."""
+    function._limit_definitions(reads)  # type: ignore[attr-defined]
 
 
 def uses_definitions(*names: str) -> Callable[[Callable], Callable]:

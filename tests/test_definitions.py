@@ -67,9 +67,15 @@ def test_flat_keywords_override_definitions_and_profiles() -> None:
 
 
 def test_every_entry_point_takes_the_same_options() -> None:
-    ranking = [m.func for m in metrics.RANKING_METRICS.values()]
-    entry_points = ranking + [metrics.ranking_curves, ek.evaluate, ek.compare, ek.cross_validate]
-    for function in entry_points:
+    # a metric's function takes the fields its declaration reads; the calls that compute
+    # several metrics take them all
+    for metric in metrics.RANKING_METRICS.values():
+        params = inspect.signature(metric.func).parameters
+        assert "definitions" in params, metric.name
+        assert {n for n, p in params.items() if p.default is UNSET} == set(metric.reads)
+    assert len(metrics.RANKING_METRICS["ndcg"].reads) < len(OPTION_NAMES)
+    for function in (metrics.ranking_curves, metrics.rank, ek.evaluate, ek.compare,
+                     ek.cross_validate):
         params = inspect.signature(function).parameters
         assert "definitions" in params, function.__name__
         options = {n for n, p in params.items() if p.default is UNSET}
@@ -93,6 +99,13 @@ def test_unknown_keyword_lists_the_definitions() -> None:
     truth, recs = small()
     with pytest.raises(TypeError, match="precision_at_k: .*threshhold.*the definitions it takes"):
         metrics.precision_at_k(truth, recs, threshhold=4.0)
+    # a definition the metric does not read is refused, naming those it reads
+    with pytest.raises(ek.InvalidParameterError,
+                       match=r"ndcg_at_k: 'gini_scale' does not change this metric; the "
+                             r"definitions it reads are threshold, gain, .*tie_order\."):
+        metrics.ndcg_at_k(truth, recs, gini_scale="fixed")
+    with pytest.raises(ValueError, match="'ap_denominator', 'gain' do not change"):
+        metrics.recall_at_k(truth, recs, ap_denominator="hits", gain="binary")
 
 
 def test_evaluate_records_the_whole_object() -> None:

@@ -74,7 +74,7 @@ def test_the_display_table_formats_and_the_numbers_stay_numeric(evaluations) -> 
     table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
     shown = rp.comparison_table(table)
     assert list(shown.columns) == ["system", "against", "metric", "difference", "d_z",
-                                   "p (Holm)", "significant", "users"]
+                                   "p (Holm)", "significant", "better", "users"]
     assert len(shown) == 6 and set(shown["metric"]) == {"P@5", "NDCG@5"}
     tested = table[table["against"].notna()].reset_index(drop=True)
     for i, row in tested.iterrows():
@@ -83,6 +83,10 @@ def test_the_display_table_formats_and_the_numbers_stay_numeric(evaluations) -> 
         p = shown.loc[i, "p (Holm)"]
         assert p.startswith("< ") == bool(row["p_at_floor"])
         assert shown.loc[i, "significant"] == ("yes" if row["significant"] else "no")
+        # every metric here is higher-is-better: the better system has the higher mean
+        better = (row["system"] if row["diff"] > 0 else row["against"]) \
+            if row["significant"] else ""
+        assert shown.loc[i, "better"] == better
     assert table["permutation_pvalue_holm"].dtype == float
     assert table["p_at_floor"].dtype == bool
     assert rp.comparison_table(None) is None

@@ -1,13 +1,17 @@
-"""The metric registry: one place that names every metric, its function and its properties.
+"""The registry: the one declaration of every metric (:class:`~._spec.Metric`), and
+:func:`register` for metrics of your own.
 
-``evaluate`` (and through it the command line), :func:`~evalkit.metrics.definition_cards`,
-the report and the unknown-name error messages read it. ``evaluate`` takes only the ranking
-metrics; the other families are here for lookup by name (:func:`get_metric`). The ranking
-tests (properties, ties, errors, the naive reference) run over every name in
-:data:`RANKING_METRICS`. A new ranking metric also needs a method of its name on
-:class:`~evalkit.metrics._curves.RankingCurves` (``evaluate`` calls it), a card in
-:mod:`evalkit.metrics.cards` and an entry in ``tests/metrics/naive.py``; the card and
-reference tests fail until it has them.
+Everything else about a metric is read from its declaration: ``evaluate``'s choices and
+columns, the definition cards (formula, range, direction, the definitions it reads), the
+labels of tables and plots, the curves drawn, the reports' ``METRICS`` and the command line's
+``--metrics``, the fields each per-user function accepts, and the family-wide tests (bounds,
+direction, whether a user without relevant items has a value).
+
+A built-in ranking metric is computed by the engine (``kernel=True``: a method of its name on
+:class:`~evalkit.metrics._curves.RankingCurves`) or from each user's hits (``per_user``, as
+:data:`first_relevant_rank <RANKING_METRICS>` and metrics of your own are). Its reference
+implementation lives in ``tests/metrics/naive.py``; the reference and card tests fail until
+it has one.
 
 Ranking metrics use their short names (``precision``, ``map``, ``ndcg``, ...); the other
 families keep their function names. The classification functions ``precision``, ``recall``
@@ -17,97 +21,280 @@ not per-user values, and are not registered, so those names mean the ranking met
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import dataclasses
+import importlib
+import importlib.util
+import math
+import os
+import sys
+from pathlib import Path
 
+import numpy as np
+
+from .._checks import InvalidParameterError
+from ..definitions import limit_definitions
 from . import beyond, correlation, ranking, rating
+from ._spec import Hits, Metric
 
-__all__ = ["METRICS", "RANKING_METRICS", "Metric", "get_metric"]
+__all__ = ["CURVE_METRICS", "METRICS", "RANKING_METRICS", "Metric", "get_metric", "load_metrics",
+           "register", "unregister"]
+
+#: The environment variable naming the modules that register metrics of your own, loaded
+#: when :mod:`evalkit.metrics` is first imported (so in every report notebook's kernel).
+METRICS_VARIABLE = "EVALKIT_METRICS"
+
+_INF = math.inf
+#: The definitions that change every ranking metric: which test items count and how lists
+#: are ordered.
+_COMMON = ("threshold", "relevant_set", "unknown_items", "ties", "tie_order")
+_GAINS = ("gain", "gain_scope", "discount", "log_base")
 
 
-@dataclass(frozen=True)
-class Metric:
-    """A registered metric.
-
-    Attributes
-    ----------
-    name : str
-        Registry name (``"ndcg"``), used in ``evaluate(metrics=...)`` and in column names.
-    func : callable
-        The public per-user function.
-    label : str
-        Display label for tables and plots (``"NDCG"``; ``@k`` is appended where it applies).
-    family : str
-        ``"ranking"``, ``"rating"``, ``"classification"``, ``"correlation"`` or ``"beyond"``.
-    bounds : tuple of float
-        Smallest and largest possible per-user value.
-    higher_is_better : bool
-        Direction of improvement.
-    at_k : bool
-        Whether the metric takes a cutoff ``k``.
-    per_user : bool
-        Whether ``func`` returns per-user values (a Series) or one number for the system.
-    inputs : tuple of str
-        What ``func`` takes, in order: ``truth``, ``recs``, ``predictions``, ``train``,
-        ``items``.
-    """
-
-    name: str
-    func: Callable
-    label: str
-    family: str
-    bounds: tuple[float, float] = (0.0, 1.0)
-    higher_is_better: bool = True
-    at_k: bool = True
-    per_user: bool = True
-    inputs: tuple[str, ...] = ("truth", "recs")
+def _first_relevant_rank(hits: Hits, k: int) -> np.ndarray:
+    return hits.first(hits.rank, default=k + 1)
 
 
 _RANKING = (
-    Metric("precision", ranking.precision_at_k, "P", "ranking"),
-    Metric("recall", ranking.recall_at_k, "R", "ranking"),
-    Metric("f1", ranking.f1_at_k, "F1", "ranking"),
-    Metric("hit_rate", ranking.hit_rate_at_k, "HR", "ranking"),
-    Metric("r_precision", ranking.r_precision, "R-Prec", "ranking", at_k=False),
-    Metric("r_precision_at_k", ranking.r_precision_at_k, "R-Prec", "ranking"),
-    Metric("map", ranking.average_precision_at_k, "MAP", "ranking"),
-    Metric("mrr", ranking.reciprocal_rank_at_k, "MRR", "ranking"),
-    Metric("dcg", ranking.dcg_at_k, "DCG", "ranking", bounds=(0.0, float("inf"))),
-    Metric("ndcg", ranking.ndcg_at_k, "NDCG", "ranking"),
-    Metric("half_life_utility", ranking.half_life_utility, "HLU", "ranking"),
+    Metric("precision", func=ranking.precision_at_k, label="P", long_label="Precision",
+           formula="P@k = (hits in the top k) / k, also when the list is shorter than k",
+           reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
+           kernel=True),
+    Metric("recall", func=ranking.recall_at_k, label="R", long_label="Recall",
+           formula="R@k = (hits in the top k) / D, D = |R_u| (or min(k, |R_u|))",
+           reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
+           defined_without_relevant=False, curves=True, kernel=True),
+    Metric("f1", func=ranking.f1_at_k, label="F1", long_label="F1",
+           formula="F1@k = 2 P@k R@k / (P@k + R@k), 0 when both are 0",
+           reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
+           defined_without_relevant=False, curves=True, kernel=True),
+    Metric("hit_rate", func=ranking.hit_rate_at_k, label="HR", long_label="Hit rate",
+           formula="HR@k = 1 when the top k holds a relevant item, else 0",
+           reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
+           kernel=True),
+    Metric("r_precision", func=ranking.r_precision, label="R-Prec", long_label="R-precision",
+           formula="R-Prec = P@|R_u|: hits in the top |R_u| / |R_u|",
+           reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
+           at_k=False, kernel=True),
+    Metric("r_precision_at_k", func=ranking.r_precision_at_k, label="R-Prec",
+           long_label="R-precision cut at k",
+           formula="R-Prec@k = hits in the top min(k, |R_u|) / |R_u|",
+           reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
+           kernel=True),
+    Metric("map", func=ranking.average_precision_at_k, label="MAP", long_label="MAP",
+           formula="AP@k = (1 / D) sum_{i<=k} hit_i P@i, D = min(k, |R_u|) (or |R_u|, hits, "
+                   "k); MAP = mean of AP",
+           reads=_COMMON + ("ap_denominator", "empty"), bounds=(0, 1),
+           defined_without_relevant=False, curves=True, kernel=True),
+    Metric("mrr", func=ranking.reciprocal_rank_at_k, label="MRR", long_label="MRR",
+           formula="RR@k = 1 / rank of the first relevant item in the top k, 0 if none; MRR "
+                   "= mean of RR",
+           reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
+           curves=True, kernel=True),
+    Metric("dcg", func=ranking.dcg_at_k, label="DCG", long_label="DCG",
+           formula="DCG@k = sum_{i<=k} gain_i / disc(i), disc(i) = log_b(i + 1) (or max(1, "
+                   "log_b i))",
+           reads=_COMMON + _GAINS + ("empty",), bounds=(0, _INF), kernel=True),
+    Metric("ndcg", func=ranking.ndcg_at_k, label="NDCG", long_label="NDCG",
+           formula="NDCG@k = DCG@k / IDCG@k, IDCG@k the DCG of the user's test items sorted "
+                   "by gain (or of the ideal top k)",
+           reads=_COMMON + _GAINS + ("ideal", "empty"), bounds=(0, 1),
+           defined_without_relevant=False, curves=True, kernel=True),
+    Metric("half_life_utility", func=ranking.half_life_utility, label="HLU",
+           long_label="Half-life utility",
+           formula="HLU_u = sum_j max(r_uj - d, 0) / 2^((j - 1) / (a - 1)) over the list, "
+                   "divided by its maximum; d the neutral rating, a the half-life",
+           reads=("relevant_set", "unknown_items", "ties", "tie_order", "neutral",
+                  "half_life", "empty"), bounds=(0, 1), defined_without_relevant=False,
+           kernel=True),
+    Metric("first_relevant_rank", per_user=_first_relevant_rank, higher_is_better=False,
+           label="1st rank", long_label="Rank of the first relevant item",
+           formula="FRR@k = rank of the first relevant item if it is in the top k, else k + 1; "
+                   "lower is better; mean over users with a relevant item",
+           reads=_COMMON + ("empty",), bounds=(1, _INF), defined_without_relevant=False),
 )
 
-_INF = float("inf")
 _PRED = ("truth", "predictions")
 _OTHERS = (
-    Metric("mae", rating.mae_per_user, "MAE", "rating", (0.0, _INF), False, False, inputs=_PRED),
-    Metric("rmse", rating.rmse_per_user, "RMSE", "rating", (0.0, _INF), False, False, inputs=_PRED),
-    Metric("spearman", correlation.spearman, "Spearman", "correlation", (-1.0, 1.0), at_k=False,
-           inputs=_PRED),
-    Metric("kendall", correlation.kendall, "Kendall", "correlation", (-1.0, 1.0), at_k=False,
-           inputs=_PRED),
-    Metric("fcp", correlation.fcp, "FCP", "correlation", at_k=False, inputs=_PRED),
-    Metric("fcp_global", correlation.fcp_global, "FCP (global)", "correlation", at_k=False,
-           per_user=False, inputs=_PRED),
-    Metric("novelty", beyond.novelty, "Novelty", "beyond", (0.0, _INF), inputs=("recs", "train")),
-    Metric("intra_list_diversity", beyond.intra_list_diversity, "ILD", "beyond",
-           inputs=("recs", "items")),
-    Metric("serendipity", beyond.serendipity, "Serendipity", "beyond",
-           inputs=("truth", "recs", "train")),
-    Metric("catalog_coverage", beyond.catalog_coverage, "Catalog coverage", "beyond",
-           per_user=False, inputs=("recs",)),
-    Metric("user_coverage", beyond.user_coverage, "User coverage", "beyond", per_user=False),
-    Metric("gini_index", beyond.gini_index, "Gini", "beyond", higher_is_better=False,
-           per_user=False, inputs=("recs",)),
+    Metric("mae", func=rating.mae_per_user, label="MAE", family="rating", bounds=(0, _INF),
+           higher_is_better=False, at_k=False, inputs=_PRED),
+    Metric("rmse", func=rating.rmse_per_user, label="RMSE", family="rating", bounds=(0, _INF),
+           higher_is_better=False, at_k=False, inputs=_PRED),
+    Metric("spearman", func=correlation.spearman, label="Spearman", family="correlation",
+           bounds=(-1, 1), at_k=False, inputs=_PRED),
+    Metric("kendall", func=correlation.kendall, label="Kendall", family="correlation",
+           bounds=(-1, 1), at_k=False, inputs=_PRED),
+    Metric("fcp", func=correlation.fcp, label="FCP", family="correlation", bounds=(0, 1),
+           at_k=False, inputs=_PRED),
+    Metric("fcp_global", func=correlation.fcp_global, label="FCP (global)",
+           family="correlation", bounds=(0, 1), at_k=False, system_level=True, inputs=_PRED),
+    Metric("novelty", func=beyond.novelty, label="Novelty", family="beyond", bounds=(0, _INF),
+           inputs=("recs", "train")),
+    Metric("intra_list_diversity", func=beyond.intra_list_diversity, label="ILD",
+           family="beyond", bounds=(0, 1), inputs=("recs", "items")),
+    Metric("serendipity", func=beyond.serendipity, label="Serendipity", family="beyond",
+           bounds=(0, 1), inputs=("truth", "recs", "train")),
+    Metric("catalog_coverage", func=beyond.catalog_coverage, label="Catalog coverage",
+           family="beyond", bounds=(0, 1), system_level=True, inputs=("recs",)),
+    Metric("user_coverage", func=beyond.user_coverage, label="User coverage", family="beyond",
+           bounds=(0, 1), system_level=True),
+    Metric("gini_index", func=beyond.gini_index, label="Gini", family="beyond", bounds=(0, 1),
+           higher_is_better=False, system_level=True, inputs=("recs",)),
 )
 
-RANKING_METRICS: dict[str, Metric] = {m.name: m for m in _RANKING}
-METRICS: dict[str, Metric] = RANKING_METRICS | {m.name: m for m in _OTHERS}
+#: The ranking metrics by name: the built-in ones, then those registered.
+RANKING_METRICS: dict[str, Metric] = {}
+#: Every metric by name.
+METRICS: dict[str, Metric] = {}
+#: The metrics with curves over cutoffs (``ranking_curves``' columns), built in.
+CURVE_METRICS: tuple[str, ...] = tuple(m.name for m in _RANKING if m.curves)
+_BUILT_IN = frozenset(m.name for m in _RANKING + _OTHERS)
 
 
-def get_metric(name: object, *, func: str) -> Metric:
+def _add(metric: Metric) -> Metric:
+    if metric.family == "ranking":
+        if metric.per_user is None and not metric.kernel:
+            raise InvalidParameterError(
+                f"register: metric {metric.name!r} needs 'per_user', the function "
+                "(hits, k) -> array that computes it from each user's hits.")
+        if metric.func is None:
+            metric = dataclasses.replace(metric, func=ranking.hits_function(metric))
+        else:
+            limit_definitions(metric.func, metric.reads)
+        RANKING_METRICS[metric.name] = metric
+    METRICS[metric.name] = metric
+    return metric
+
+
+for _metric in _RANKING + _OTHERS:
+    _add(_metric)
+del _metric
+
+
+def register(metric: Metric, *, replace: bool = False) -> Metric:
+    """Add a ranking metric of your own; it then works wherever a built-in one does.
+
+    ``evaluate(..., metrics=[name])`` (per-user values, intervals), :func:`evalkit.compare`
+    (which wins by the metric's direction), :func:`~evalkit.metrics.ranking_curves`
+    (``metrics=[name]``, when declared with ``curves=True``), :func:`evalkit.metrics.rank`,
+    the definition cards, the command line (``evalkit evaluate --metrics name``) and the
+    reports' ``METRICS`` (name the module that registers it: ``EVALKIT_METRICS=my_metrics``
+    or ``evalkit report --metrics-module my_metrics.py``). ``evalkit.metrics.<name>`` is not
+    created; the metric's per-user function is ``get_metric(name).func``.
+
+    Parameters
+    ----------
+    metric : Metric
+        Declared with ``per_user=fn``, ``fn(hits, k)`` returning one float per user of
+        ``hits.users`` (NaN where undefined); see :class:`~evalkit.metrics.Hits`.
+    replace : bool, default False
+        Replace a metric of your own registered earlier under the same name (a built-in
+        metric is never replaced).
+
+    Returns
+    -------
+    Metric
+        The metric as registered (its ``func`` filled in).
+
+    Examples
+    --------
+    Discounted hits: each hit counts ``1 / rank``, summed (a user can score above 1).
+
+    >>> import numpy as np, pandas as pd
+    >>> from evalkit import evaluate
+    >>> from evalkit.metrics import Metric, register, unregister
+    >>> def discounted_hits(hits, k):
+    ...     return hits.sum(1.0 / hits.rank)
+    >>> _ = register(Metric("dhits", per_user=discounted_hits, higher_is_better=True,
+    ...                     label="DH", bounds=(0, np.inf), formula="sum over hits of 1/rank"))
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 12, 10],
+    ...                      "rank": [1, 2, 1, 2]})
+    >>> evaluate(truth, recs, k=2, metrics=["dhits"], n_resamples=0).per_user
+             dhits@2
+    user_id
+    1            1.5
+    2            0.5
+    >>> unregister("dhits")
+    """
+    if not isinstance(metric, Metric):
+        raise InvalidParameterError(
+            f"register: 'metric' must be an evalkit.metrics.Metric; got "
+            f"{type(metric).__name__}.")
+    if metric.family != "ranking":
+        raise InvalidParameterError(
+            f"register: only ranking metrics (computed from each user's hits) can be "
+            f"registered; {metric.name!r} has family {metric.family!r}.")
+    if metric.kernel:
+        raise InvalidParameterError(
+            f"register: metric {metric.name!r} sets kernel=True, which only evalkit's built-in "
+            "metrics have; declare it with per_user=fn.")
+    if metric.name in _BUILT_IN:
+        raise InvalidParameterError(
+            f"register: {metric.name!r} is a built-in metric; choose another name.")
+    if metric.name in METRICS and not replace:
+        raise InvalidParameterError(
+            f"register: a metric named {metric.name!r} is registered already; pass "
+            "replace=True to replace it.")
+    if metric.func is not None:
+        metric = dataclasses.replace(metric, func=None)  # derived again from per_user
+    return _add(metric)
+
+
+def unregister(name: str) -> None:
+    """Remove a metric registered with :func:`register` (built-in metrics stay)."""
+    if name in _BUILT_IN:
+        raise InvalidParameterError(f"unregister: {name!r} is a built-in metric.")
+    if name not in METRICS:
+        raise InvalidParameterError(f"unregister: no metric named {name!r} is registered.")
+    del METRICS[name]
+    RANKING_METRICS.pop(name, None)
+
+
+def get_metric(name: object, *, func: str = "get_metric") -> Metric:
     """Look up a metric by registry name; unknown names list the valid ones."""
     if not isinstance(name, str) or name not in METRICS:
         valid = ", ".join(METRICS)
         raise ValueError(f"{func}: unknown metric {name!r}; valid metrics are {valid}.")
     return METRICS[name]
+
+
+def load_metrics(source: str | os.PathLike, *, func: str = "load_metrics") -> list[str]:
+    """Import the module(s) that register metrics of your own, returning the names they
+    added.
+
+    ``source``: a module name (``my_metrics``, importable from the current directory or
+    ``sys.path``) or a ``.py`` file, or several separated by commas. The same source imported
+    twice is not run again. ``EVALKIT_METRICS`` holds such a source for every process that
+    imports evalkit (the report's notebooks included); ``evalkit evaluate`` and
+    ``evalkit report`` take it as ``--metrics-module``.
+    """
+    before = set(METRICS)
+    parts = [p.strip() for p in str(os.fspath(source)).split(",") if p.strip()]
+    if not parts:
+        raise InvalidParameterError(f"{func}: name a module or a .py file; got {source!r}.")
+    for part in parts:
+        path = Path(part).expanduser()
+        try:
+            if part.endswith(".py"):
+                if not path.is_file():
+                    raise FileNotFoundError(f"no such file: '{path}'")
+                name = f"evalkit_metrics_{abs(hash(str(path.resolve())))}"
+                if name in sys.modules:
+                    continue
+                spec = importlib.util.spec_from_file_location(name, path)
+                module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+                sys.modules[name] = module
+                try:
+                    spec.loader.exec_module(module)  # type: ignore[union-attr]
+                except BaseException:
+                    del sys.modules[name]
+                    raise
+            else:
+                if os.getcwd() not in sys.path and "" not in sys.path:
+                    sys.path.append(os.getcwd())
+                importlib.import_module(part)
+        except Exception as error:
+            raise ImportError(
+                f"{func}: could not load the metrics of {part!r}: "
+                f"{type(error).__name__}: {error}") from error
+    return [name for name in METRICS if name not in before]

@@ -1,5 +1,5 @@
-"""Ranking metrics per user: P@k, R@k, F1@k, HR@k, R-precision, AP@k, RR@k, DCG@k, NDCG@k,
-half-life utility, and every one of them at all cutoffs 1..k (``ranking_curves``).
+"""Ranking metrics per user: P@k, R@k, F1@k, HR@k, R-precision, AP@k, RR@k, DCG@k, NDCG@k
+and half-life utility (their curves over cutoffs: :func:`evalkit.metrics.ranking_curves`).
 
 Conventions shared by every function here (SPEC "Ranking metrics", "Which users are averaged",
 "Ties in scores"):
@@ -33,7 +33,6 @@ import pandas as pd
 from .._checks import (
     as_dataframe,
     check_columns,
-    check_cutoff,
     check_item_pairs,
     check_positive_int,
     check_rank_pairs,
@@ -44,12 +43,12 @@ from ._common import (
     check_recs,
     check_truth,
     finish_per_user,
-    n_counted,
     warn_id_formats,
     warn_ties,
 )
 from ._curves import RankingCurves
 from ._hits import HitTable, TruthSide, build_hits, truth_side
+from ._spec import from_hits, hits_of
 
 __all__ = [
     "average_precision_at_k",
@@ -61,7 +60,6 @@ __all__ = [
     "precision_at_k",
     "r_precision",
     "r_precision_at_k",
-    "ranking_curves",
     "recall_at_k",
     "reciprocal_rank_at_k",
 ]
@@ -155,6 +153,51 @@ def tie_check(
     if options.ties != "expected":
         warn_ties(n, k, func=func, stacklevel=stacklevel + 1)
     return n
+
+
+def hits_function(metric: object) -> Callable:
+    """The public per-user function of a metric declared with ``per_user`` (computed from
+    each user's :class:`~evalkit.metrics.Hits`), accepting the fields it reads."""
+    name = metric.name  # type: ignore[attr-defined]
+
+    def function(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
+                 train: pd.DataFrame | None = None,
+                 definitions: Definitions | str | None = None, **options: object) -> pd.Series:
+        k = check_positive_int(k, func=name, arg="k")
+        table = prepare(truth, recs, definitions, func=name, train=train, stacklevel=5)
+        n_tied = tie_check(table, k, definitions, func=name, stacklevel=4)
+        values, undefined = from_hits(metric, hits_of(table, k, definitions, metric=name,
+                                                      func=name), func=name)
+        return finish_per_user(
+            values, table.users, name=name, undefined=undefined, empty=definitions.empty,
+            extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
+            k=k, options=definitions.as_dict(), tied_users=n_tied,
+            users_without_recs=table.n_without_recs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = "evalkit.metrics"
+    label = metric.long_label  # type: ignore[attr-defined]
+    formula = metric.formula  # type: ignore[attr-defined]
+    function.__doc__ = f"""{label} at k, per user (``evalkit.metrics.Metric`` {name!r}).
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions
+        As for :func:`evalkit.metrics.precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads:
+        {", ".join(metric.reads) or "none"}.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``.
+
+    Notes
+    -----
+    {formula}
+    """
+    return takes_definitions(function, reads=metric.reads)  # type: ignore[attr-defined]
 
 
 def _per_user(
@@ -620,80 +663,3 @@ for _f in (precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, average_precisio
            reciprocal_rank_at_k, r_precision_at_k, dcg_at_k, ndcg_at_k):
     _f.__doc__ = _f.__doc__.format(common=_COMMON.rstrip(), tail=_TAIL.rstrip())
 del _f
-
-CURVE_METRICS = ("precision", "recall", "f1", "hit_rate", "map", "mrr", "ndcg")
-
-
-@takes_definitions
-def ranking_curves(
-    truth: pd.DataFrame,
-    recs: pd.DataFrame,
-    *,
-    k_max: int = 20,
-    train: pd.DataFrame | None = None,
-    definitions: Definitions | str | None = None,
-    **options: object,
-) -> pd.DataFrame:
-    """Mean P, R, F1, HR, MAP, MRR and NDCG at every cutoff k = 1..k_max, in one pass.
-
-    Parameters
-    ----------
-    truth, recs, train, definitions, **options
-        As for the per-user functions (:func:`ndcg_at_k`, :func:`average_precision_at_k`).
-    k_max : int, default 20
-        The largest cutoff.
-
-    Returns
-    -------
-    pd.DataFrame
-        One row per ``k`` (index ``k``), columns ``precision, recall, f1, hit_rate, map, mrr,
-        ndcg`` holding means over users, and ``n_users`` (users evaluated for recall). The
-        precision-recall curve is the ``(recall, precision)`` points.
-
-    Notes
-    -----
-    Each column at ``k`` equals the mean of the matching per-user function at ``k`` under the
-    same options. Users for whom a metric is undefined are left out of its mean under
-    ``empty="drop"`` or ``"nan"`` and count as 0 under ``"zero"``. No tie warning is raised
-    here: every tie group of two or more items straddles some cutoff.
-
-    The means come from the compiled kernel's sums over users at every cutoff: one walk over
-    each user's positions, users in parallel chunks, no ``(n_users, k_max)`` matrix.
-    ``evaluate(..., curves=k_max)`` returns this table together with the per-user summary
-    from one validation and one join.
-
-    Examples
-    --------
-    Seed 001's list R,NR,R,R,NR,R,NR,NR,NR,R with five relevant items:
-
-    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 3, 4, 6, 10], "rating": 5.0})
-    >>> recs = pd.DataFrame({"user_id": 1, "item_id": range(1, 11), "rank": range(1, 11)})
-    >>> ranking_curves(truth, recs, k_max=4)[["precision", "recall"]].round(3)
-       precision  recall
-    k
-    1      1.000     0.2
-    2      0.500     0.2
-    3      0.667     0.4
-    4      0.750     0.6
-    """
-    func = "ranking_curves"
-    k_max = check_cutoff(k_max, func=func, arg="k_max")
-    options = definitions
-    table = prepare(truth, recs, options, func=func, train=train)
-    curves = RankingCurves(table, k_max, options)
-    curves.check_gains(func=func)
-    return curves_frame(curves, k_max)
-
-
-def curves_frame(curves: RankingCurves | Callable[[str], RankingCurves], k_max: int
-                 ) -> pd.DataFrame:
-    """The :func:`ranking_curves` table, k = 1..k_max, from a :class:`RankingCurves` (or a
-    function giving the one of each metric, when definitions differ between metrics)."""
-    curves_of = curves if callable(curves) else (lambda name: curves)
-    columns = {name: curves_of(name).means(name)[:k_max] for name in CURVE_METRICS}
-    frame = pd.DataFrame(columns, index=pd.RangeIndex(1, k_max + 1, name="k"))
-    recall = curves_of("recall")
-    table = recall.table
-    frame["n_users"] = n_counted(table.n_users, int(np.count_nonzero(table.n_rel == 0)),
-                                 recall.options.empty)
-    return frame

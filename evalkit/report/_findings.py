@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_fraction, check_positive_int, describe
+from ._tables import _lower_note
 
 __all__ = ["data_findings", "findings", "score_ties", "split_findings", "table_findings"]
 
@@ -103,15 +104,27 @@ def _check_table(table: object, *, func: str, arg: str, required: Sequence[str])
 # -- the parts of the block ------------------------------------------------------------------------
 
 def _labels(summary: pd.DataFrame) -> dict[str, str]:
-    """Display label of each summary column: ``NDCG@10``, ``R-Prec``."""
-    return {c: f"{lab}@{int(k)}" if pd.notna(k) else str(lab)
-            for c, lab, k in zip(summary.index, summary["label"], summary["k"])}
+    """Display label of each summary column: ``NDCG@10``, ``R-Prec``; a metric declared
+    lower-is-better says so."""
+    return {c: (f"{lab}@{int(k)}" if pd.notna(k) else str(lab)) + _lower_note(m)
+            for c, lab, k, m in zip(summary.index, summary["label"], summary["k"],
+                                    summary["metric"])}
+
+
+def _higher(summary: pd.DataFrame) -> dict[str, bool]:
+    """Whether a higher mean is better, per summary column (from the metric's declaration)."""
+    from ..metrics import RANKING_METRICS
+
+    return {c: RANKING_METRICS[m].higher_is_better if m in RANKING_METRICS else True
+            for c, m in zip(summary.index, summary["metric"])}
 
 
 def _best(evaluations: dict, columns: list[str], labels: dict, digits: int):
-    """Bullets naming the highest mean of each metric, the metrics where the best interval
-    overlaps another system's, and the metrics undefined for every user."""
+    """Bullets naming the best mean of each metric (the highest, or the lowest for a metric
+    declared lower-is-better), the metrics where the best interval overlaps another
+    system's, and the metrics undefined for every user."""
     names = list(evaluations)
+    higher = _higher(next(iter(evaluations.values())).summary)
     field = {f: pd.DataFrame({n: ev.summary.loc[columns, f].astype(float)
                               for n, ev in evaluations.items()})
              for f in ("mean", "ci_low", "ci_high")}
@@ -128,31 +141,33 @@ def _best(evaluations: dict, columns: list[str], labels: dict, digits: int):
                  for c in shown]
         return [f"Only {_bold([name])} is evaluated, so there is no best system to name: "
                 + "; ".join(parts) + "."], overlaps, undefined
-    groups: dict[tuple[str, ...], list[str]] = {}
+    groups: dict[tuple[tuple[str, ...], bool], list[str]] = {}
     for c in shown:  # one step per metric
         row = mean.loc[c]
-        top = row.max()
+        up = higher[c]
+        top = row.max() if up else row.min()
         winners = tuple(n for n in names if row[n] == top)
-        groups.setdefault(winners, []).append(c)
+        groups.setdefault((winners, up), []).append(c)
         if len(winners) == 1:
             best = winners[0]
-            clear = low.at[c, best]
-            near = [n for n in names if n != best and pd.notna(row[n])
-                    and np.isfinite(clear) and high.at[c, n] >= clear]
+            clear = low.at[c, best] if up else high.at[c, best]
+            near = [n for n in names if n != best and pd.notna(row[n]) and np.isfinite(clear)
+                    and (high.at[c, n] >= clear if up else low.at[c, n] <= clear)]
             if near:
                 overlaps.append((c, best, near))
     lines = []
-    for winners, cols in groups.items():
+    for (winners, up), cols in groups.items():
+        word = "highest" if up else "lowest"
         if len(winners) == 1:
             w = winners[0]
             parts = [f"{labels[c]} {_interval(mean.at[c, w], low.at[c, w], high.at[c, w], digits)}"
                      for c in cols]
             every = "every metric shown: " if len(cols) == len(shown) > 1 else ""
-            lines.append(f"{_bold(winners)} has the highest mean on {every}"
+            lines.append(f"{_bold(winners)} has the {word} mean on {every}"
                          + "; ".join(parts) + ".")
         else:
             parts = [f"{labels[c]} ({mean.at[c, winners[0]]:.{digits}f})" for c in cols]
-            lines.append(f"{_bold(winners)} share the highest mean on {_join(parts)}.")
+            lines.append(f"{_bold(winners)} share the {word} mean on {_join(parts)}.")
     return lines, overlaps, undefined
 
 
@@ -467,9 +482,10 @@ def findings(
     -----
     Every sentence is conditional on the numbers it states:
 
-    - the best system of a metric is the one with the highest mean (every ranking metric is
-      higher-is-better); systems with equal means share it; when another system's interval
-      reaches the best one's lower bound, a caveat says the mark means little there;
+    - the best system of a metric is the one with the highest mean (the lowest for a metric
+      declared lower-is-better, which its label says); systems with equal means share it;
+      when another system's interval reaches the best one's bound, a caveat says the mark
+      means little there;
     - a difference is called significant where the Holm-corrected randomization p-value of
       ``comparison`` is below ``alpha``, with its sign and, when the table has it, the
       bootstrap interval of the paired difference;
@@ -522,16 +538,18 @@ def findings(
         audit = _check_table(audit, func=func, arg="audit", required=_AUDIT_COLUMNS)
         bullets += _audit(audit)
 
-    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    groups: dict[tuple[str, tuple[str, ...], bool], list[str]] = {}
+    higher = _higher(first.summary)
     for c, best_name, near in overlaps:  # one step per metric
-        groups.setdefault((best_name, tuple(near)), []).append(c)
-    for (best_name, near), cols in groups.items():
+        groups.setdefault((best_name, tuple(near), higher[c]), []).append(c)
+    for (best_name, near, up), cols in groups.items():
         where = ("every metric shown" if len(cols) == len(columns) - len(undefined) > 1
                  else _join([labels[c] for c in cols]))
         decided = all(frozenset((best_name, n)) in tested for n in near)
         tail = ("the paired tests above decide" if decided
                 else "only a paired test can tell whether the difference is real")
-        caveats.append(f"On {where}, the interval of the highest mean ({_bold([best_name])}) "
+        caveats.append(f"On {where}, the interval of the {'highest' if up else 'lowest'} mean "
+                       f"({_bold([best_name])}) "
                        f"overlaps that of {_bold(near)}: there the mark of the best means "
                        f"little, and {tail}.")
     if undefined:

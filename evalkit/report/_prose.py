@@ -51,8 +51,11 @@ def summary_note(evaluations: Mapping[str, object]) -> str:
     level = round(100 * float(first.definitions.get("confidence", 0.95)))
     dropped = s.groupby("label", sort=False)["dropped_undefined"].max()
     dropped = dropped[dropped > 0]
+    lower = _lower_is_better(s["metric"])
+    best = ("the best mean of each row (the highest; the lowest where the row says lower is "
+            "better)" if lower else "the highest mean of each row")
     text = (f"## Every ranking metric\n\nMeans over the {users:,} test users with {level}% "
-            "bootstrap intervals, `mean [low, high]`; `*` marks the highest mean of each row "
+            f"bootstrap intervals, `mean [low, high]`; `*` marks {best} "
             "(the comparison report tests whether a difference is real). ")
     if dropped.empty:
         text += "Every metric is defined for every test user, so every mean is over all of them."
@@ -199,12 +202,21 @@ def _follows_time(split: object) -> str:
     return ""
 
 
+def _lower_is_better(metrics: Sequence[str]) -> list[str]:
+    """The metrics among ``metrics`` declared lower-is-better."""
+    from ..metrics import RANKING_METRICS
+
+    return [m for m in dict.fromkeys(metrics)
+            if m in RANKING_METRICS and not RANKING_METRICS[m].higher_is_better]
+
+
 def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: float,
-                    baselines: Sequence[str] = ()) -> str:
+                    baselines: Sequence[str] = (), metrics: Sequence[str] = ()) -> str:
     """The heading and method of the paired tests: every pair (``reference`` None; the
     ``baselines`` first, so that each of the analyst's systems is compared against them) or
     each system against ``reference``, and how to read the comparison table, intervals
-    beside Holm-adjusted p-values included."""
+    beside Holm-adjusted p-values included. ``metrics``: the metrics compared (a
+    lower-is-better one changes what ``*`` and ``better`` mean)."""
     text = "## Paired tests on one split\n\n"
     if len(systems) < 2:
         return text + f"Only {_names(systems)} is evaluated: there is nothing to compare it with."
@@ -221,15 +233,20 @@ def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: flo
     return text + (
         f"{who} on the users both are evaluated for: paired t-test, Wilcoxon signed-rank and "
         "a sign-flip randomization test, Holm corrected across every pair and metric at "
-        f"level {alpha:g}. The first table gives each system's means (`*`: the highest of "
-        "the row), the second the comparisons: `difference` is the mean per-user difference "
+        f"level {alpha:g}. The first table gives each system's means (`*`: "
+        + ("the best of the row: the highest, or the lowest where the row says lower is "
+           "better" if _lower_is_better(metrics) else "the highest of the row")
+        + "), the second the comparisons: `difference` is the mean per-user difference "
         "(system minus the one it is compared with) and `d_z` Cohen's d_z of those "
         "differences, each with a paired bootstrap interval; `p (Holm)` is the "
         "randomization p-value after the correction, shown as `< bound` where the observed "
         "difference beat every random sign flip (the smallest p-value the test can give); "
         "`users` are the users shared. Each interval is that one comparison's, not "
         "corrected for the others, while `significant` follows the corrected p-value: an "
-        "interval that excludes 0 can stand beside a `no`."
+        "interval that excludes 0 can stand beside a `no`. Where a difference is "
+        "significant, `better` names the system with the better mean"
+        + (" (the lower one on a metric where lower is better)." if _lower_is_better(metrics)
+           else ".")
     )
 
 

@@ -278,19 +278,25 @@ def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.D
     """One compact table: ``mean [low, high]`` per metric (rows) and system (columns), then
     the users each mean is over.
 
-    The best mean of each row is marked with ``*`` (higher is better for every ranking
-    metric); when the best system's interval overlaps another's, the mark means little, and
-    the comparison report tests the difference.
+    The best mean of each row is marked with ``*``: the highest, or the lowest for a metric
+    declared lower-is-better (its row says so); when the best system's interval overlaps
+    another's, the mark means little, and the comparison report tests the difference.
     """
+    from ..metrics import RANKING_METRICS
+
     results = {}
     for name, ev in evaluations.items():
         s = ev.summary
-        labels = [f"{lab}@{int(k)}" if pd.notna(k) else lab for lab, k in zip(s["label"], s["k"])]
+        labels = [(f"{lab}@{int(k)}" if pd.notna(k) else lab) + _lower_note(m)
+                  for lab, k, m in zip(s["label"], s["k"], s["metric"])]
+        higher = [RANKING_METRICS[m].higher_is_better if m in RANKING_METRICS else True
+                  for m in s["metric"]]
         results[name] = pd.DataFrame({"value": s["mean"].to_numpy(float),
                                       "ci_low": s["ci_low"].to_numpy(float),
                                       "ci_high": s["ci_high"].to_numpy(float),
                                       "n_users": s["n_users"].to_numpy()}, index=labels)
-    table = _interval_table(results, higher_is_better=True, digits=digits, counts=("n_users",))
+    table = _interval_table(results, higher_is_better=higher, digits=digits,
+                            counts=("n_users",))
     table.index.name = "metric"
     return table
 
@@ -360,13 +366,23 @@ def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFram
     return out
 
 
-def _interval_table(results: Mapping[str, pd.DataFrame], *, higher_is_better: bool | None,
+def _lower_note(metric: str) -> str:
+    """`` (lower is better)`` for a ranking metric declared so, else nothing."""
+    from ..metrics import RANKING_METRICS
+
+    known = RANKING_METRICS.get(metric)
+    return "" if known is None or known.higher_is_better else " (lower is better)"
+
+
+def _interval_table(results: Mapping[str, pd.DataFrame], *,
+                    higher_is_better: bool | None | Sequence[bool],
                     digits: int, counts: Sequence[str] = ("n_users", "n_ratings")
                     ) -> pd.DataFrame:
     """``value [low, high]`` per row of each system's ``value, ci_low, ci_high`` table
     (columns: systems), the best value of each row marked ``*`` (none where
-    ``higher_is_better`` is None); then the ``counts`` columns (users, ratings) each value is
-    over, shown once where every system has the same."""
+    ``higher_is_better`` is None; one direction for every row, or one per row); then the
+    ``counts`` columns (users, ratings) each value is over, shown once where every system
+    has the same."""
     if not results:
         return pd.DataFrame()
     fmt = f"{{:.{digits}f}} [{{:.{digits}f}}, {{:.{digits}f}}]"
@@ -376,7 +392,9 @@ def _interval_table(results: Mapping[str, pd.DataFrame], *, higher_is_better: bo
         for name, r in results.items()}, index=next(iter(results.values())).index)
     values = pd.DataFrame({name: r["value"] for name, r in results.items()})
     if len(results) > 1 and higher_is_better is not None:
-        signed = values if higher_is_better else -values
+        direction = np.where(np.broadcast_to(np.asarray(higher_is_better, dtype=bool),
+                                             (len(values),)), 1.0, -1.0)
+        signed = values.mul(direction, axis=0)
         best = signed.fillna(-np.inf).to_numpy().argmax(axis=1)
         for row, col in enumerate(best):
             if np.isfinite(values.iat[row, col]):

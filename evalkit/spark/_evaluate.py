@@ -42,8 +42,7 @@ from .._resample import (
     user_streams,
 )
 from ..definitions import Definitions, takes_definitions
-from ..metrics import TieWarning
-from ..metrics.ranking import CURVE_METRICS
+from ..metrics import CURVE_METRICS, TieWarning
 
 __all__ = ["SparkEvaluation", "evaluate"]
 

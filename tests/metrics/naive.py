@@ -31,6 +31,8 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
+from evalkit.metrics import RANKING_METRICS
+
 __all__ = [
     "METRIC_OPTIONS",
     "RATINGS",
@@ -47,23 +49,10 @@ __all__ = [
     "user_value",
 ]
 
-#: The options that change each registered metric's value (every metric function accepts
-#: them all, through ``evalkit.Definitions``; these are the ones worth varying).
-_USERS = ("threshold", "empty", "ties", "tie_order", "relevant_set", "unknown_items")
+#: The options that change each registered metric's value, as its declaration states them
+#: (``tests/metrics/test_cards.py`` checks that no other field changes it).
 METRIC_OPTIONS: dict[str, tuple[str, ...]] = {
-    "precision": _USERS + ("precision_users",),
-    "recall": _USERS + ("recall_denominator",),
-    "f1": _USERS + ("recall_denominator",),
-    "hit_rate": _USERS + ("precision_users",),
-    "r_precision": _USERS,
-    "r_precision_at_k": _USERS,
-    "map": _USERS + ("ap_denominator",),
-    "mrr": _USERS,
-    "dcg": _USERS + ("gain", "gain_scope", "discount", "log_base"),
-    "ndcg": _USERS + ("gain", "gain_scope", "discount", "log_base", "ideal"),
-    "half_life_utility": ("neutral", "half_life", "empty", "ties", "tie_order", "relevant_set",
-                          "unknown_items"),
-}
+    name: metric.reads for name, metric in RANKING_METRICS.items()}
 
 _DEFAULTS: dict[str, object] = {
     "threshold": 4.0,
@@ -223,6 +212,9 @@ def order_value(name: str, order: list, data: UserData, k: int, o: dict) -> floa
     if name == "mrr":
         first = [p for p, i in top if i in rel]
         return 1.0 / min(first) if first else 0.0
+    if name == "first_relevant_rank":
+        first = [p for p, i in top if i in rel]
+        return float(min(first)) if first else float(k + 1)
     if name == "map":
         return _ap([1.0 if i in rel else 0.0 for _, i in top], [p for p, _ in top], n_rel, k, o)
     if name in ("dcg", "ndcg"):
@@ -268,7 +260,8 @@ def is_undefined(name: str, data: UserData, k: int, o: dict) -> bool:
     o = {**_DEFAULTS, **o}
     thr = o["threshold"]
     n_rel = sum(_is_relevant(r, thr) for r in data.ratings.values())
-    if name in ("recall", "f1", "r_precision", "r_precision_at_k", "map", "mrr"):
+    if name in ("recall", "f1", "r_precision", "r_precision_at_k", "map", "mrr",
+                "first_relevant_rank"):
         return n_rel == 0
     if name in ("precision", "hit_rate") and o["precision_users"] == "relevant":
         return n_rel == 0

@@ -1,5 +1,6 @@
-"""Definition cards: a card for every ranking metric, and each card names every convention
-that changes the metric (changing any other field leaves every per-user value unchanged)."""
+"""Definition cards: a card for every ranking metric, read from its declaration, and each
+declaration names every convention that changes the metric (changing any other field leaves
+every per-user value unchanged)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ import pytest
 
 import evalkit as ek
 from evalkit.definitions import OPTION_NAMES, choices
-from evalkit.metrics._registry import RANKING_METRICS
-from evalkit.metrics.cards import CARDS, definition_cards
+from evalkit.metrics import RANKING_METRICS, definition_cards
 
 ALTERNATIVES = {"threshold": [3.0, None], "log_base": [10.0], "neutral": [2.0], "half_life": [2.0]}
 
@@ -30,11 +30,14 @@ def _case():
 
 
 def test_every_ranking_metric_has_a_card() -> None:
-    assert set(CARDS) == set(RANKING_METRICS)
     cards = definition_cards()
     assert list(cards.index) == list(RANKING_METRICS)
     assert cards.loc["ndcg", "range"] == "[0, 1]" and cards.loc["dcg", "range"] == "[0, inf)"
-    assert (cards["better"] == "higher").all()
+    assert cards.loc["first_relevant_rank", "range"] == "[1, inf)"
+    assert (cards["better"] == [m.better for m in RANKING_METRICS.values()]).all()
+    assert cards.loc["first_relevant_rank", "better"] == "lower"
+    assert (cards.drop(index="first_relevant_rank")["better"] == "higher").all()
+    assert all(cards["formula"].str.len() > 20)
     assert "gain='linear'" in cards.loc["ndcg", "conventions"]
     assert "ap_denominator='relevant'" in definition_cards("trec_eval").loc["map", "conventions"]
 
@@ -42,7 +45,7 @@ def test_every_ranking_metric_has_a_card() -> None:
 @pytest.mark.parametrize("metric", list(RANKING_METRICS))
 def test_fields_left_off_a_card_do_not_change_the_metric(metric) -> None:
     truth, recs, train = _case()
-    listed = set(CARDS[metric][1])
+    listed = set(RANKING_METRICS[metric].reads)
 
     def values(**options):
         with warnings.catch_warnings():

@@ -34,7 +34,8 @@ from evalkit.metrics.ranking import make_options
 from tests.metrics.naive import cases, random_frames
 
 TOL = 1e-12
-CURVE_NAMES = [name for name, m in RANKING_METRICS.items() if m.at_k]
+#: The metrics of the engine's reductions (a metric from hits has no RankingCurves method).
+CURVE_NAMES = [name for name, m in RANKING_METRICS.items() if m.at_k and m.kernel]
 
 GRID = {
     "threshold": [4.0, None, 2.5],

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalkit.metrics import RANKING_METRICS, TieWarning, ranking_curves
-from tests.metrics.naive import RATINGS, cases, random_frames
+from tests.metrics.naive import RATINGS, cases, naive_metric, random_frames
 
 NAMES = list(RANKING_METRICS)
 TOL = 1e-12
@@ -53,12 +53,24 @@ def relevant_count(truth: pd.DataFrame, name: str, threshold: float | None = 4.0
 
 @pytest.mark.parametrize("name", NAMES)
 def test_registry_entry(name: str) -> None:
+    # What the family-wide tests read from a declaration is there and consistent.
     metric = RANKING_METRICS[name]
     assert metric.name == name and metric.family == "ranking"
-    assert metric.higher_is_better
     lo, hi = metric.bounds
-    assert lo == 0.0 and hi in (1.0, np.inf)
-    assert (hi == np.inf) == (name == "dcg")
+    assert np.isfinite(lo) and lo < hi
+    assert metric.label and metric.long_label and len(metric.formula) > 20
+    assert metric.kernel != (metric.per_user is not None)
+    assert metric.expected_ties == metric.kernel
+
+
+def refused_ties(name: str, ties: str) -> bool:
+    """Whether the metric refuses this tie policy (a metric from hits has no expectation
+    over tie orders): checked here, and the caller's test stops."""
+    if ties != "expected" or RANKING_METRICS[name].expected_ties:
+        return False
+    with pytest.raises(ValueError, match="ties='expected'"):
+        call(name, *random_frames(np.random.default_rng(0), n_users=3), 3, ties=ties)
+    return True
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -69,13 +81,19 @@ def test_registry_entry(name: str) -> None:
 def test_values_within_bounds_and_index_is_the_truth_users(name: str, frames, k: int,
                                                            ties: str, empty: str) -> None:
     truth, recs = frames
+    if refused_ties(name, ties):
+        return
+    lo, hi = RANKING_METRICS[name].bounds
+    if empty == "zero" and not lo <= 0 <= hi:  # 0 is no value of the metric: refused
+        with pytest.raises(ValueError, match="empty='zero' would score"):
+            call(name, truth, recs, k, ties=ties, empty=empty)
+        return
     before = (truth.copy(deep=True), recs.copy(deep=True))
     got = call(name, truth, recs, k, ties=ties, empty=empty)
     # inputs unchanged: values, dtypes, index and columns
     for frame, copy in zip((truth, recs), before):
         assert frame.equals(copy) and list(frame.columns) == list(copy.columns)
         assert (frame.dtypes == copy.dtypes).all()
-    lo, hi = RANKING_METRICS[name].bounds
     values = got.dropna()
     assert ((values >= lo - TOL) & (values <= hi + TOL)).all()
     # the index: every truth user, in sorted order, minus the undefined ones under "drop"
@@ -173,11 +191,20 @@ def test_no_hits_scores_zero(name: str) -> None:
     recs = pd.DataFrame({"user_id": np.repeat(users[:20], 5),
                          "item_id": np.tile(np.arange(100, 105), 20),
                          "rank": np.tile(np.arange(1, 6), 20)})
+    metric = RANKING_METRICS[name]
     for ties in ("deterministic", "expected"):
-        got = call(name, truth, recs, 5, empty="zero", ties=ties)
+        if refused_ties(name, ties):
+            continue
+        if metric.higher_is_better:
+            got = call(name, truth, recs, 5, empty="zero", ties=ties)
+            assert (got == 0).all()
+        else:  # the worst value where defined: the reference's (k + 1 for the first rank)
+            got = call(name, truth, recs, 5, empty="nan", ties=ties)
+            want = naive_metric(name, truth, recs, k=5, empty="nan", ties=ties)
+            np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+            assert (got.dropna() == 6).all() and got.notna().any()
         assert got.index.tolist() == sorted(users.tolist())
-        assert (got == 0).all()
-        assert got.users_without_recs == 10 if RANKING_METRICS[name].at_k else True
+        assert got.users_without_recs == 10 if metric.at_k else True
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -186,7 +213,10 @@ def test_user_without_recs_scores_zero_and_is_never_dropped(name: str) -> None:
     recs = pd.DataFrame({"user_id": [1, 3], "item_id": [1, 1], "rank": [1, 1]})
     got = call(name, truth, recs, 2, empty="drop")
     assert got.index.tolist() == [1, 2]
-    assert got.loc[2] == 0.0 and got.loc[1] > 0
+    if RANKING_METRICS[name].higher_is_better:
+        assert got.loc[2] == 0.0 and got.loc[1] > 0
+    else:  # user 2 gets the worst value, k + 1
+        assert got.loc[2] == 3.0 and got.loc[1] == 1.0
     assert got.dropped == {"recs_only": 1}
 
 
@@ -197,6 +227,8 @@ def test_user_without_recs_scores_zero_and_is_never_dropped(name: str) -> None:
 def test_row_order_and_user_labels_do_not_matter(name: str, frames, k: int, ties: str,
                                                  data: st.DataObject) -> None:
     truth, recs = frames
+    if refused_ties(name, ties):
+        return
     want = call(name, truth, recs, k, ties=ties, empty="nan")
     # rows shuffled
     t_perm = data.draw(st.permutations(range(len(truth))))
@@ -275,6 +307,8 @@ def test_cutoff_beyond_the_lists(name: str) -> None:
     small = call(name, TINY_TRUTH, TINY_RECS, 2)
     large = call(name, TINY_TRUTH, TINY_RECS, 10**5)
     want = small * 2 / 10**5 if name in ("precision", "f1") else small
+    if name == "first_relevant_rank":  # a user without a hit in the top k is at k + 1
+        want = small.where(small <= 2, 10**5 + 1)
     if name == "f1":  # P = 1e-5, R = 1 for user 1
         want = pd.Series([2e-5 / (1e-5 + 1), 0.0], index=small.index, name="f1")
     np.testing.assert_allclose(large, want, rtol=TOL, atol=TOL)

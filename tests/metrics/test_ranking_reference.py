@@ -53,11 +53,11 @@ OPTION_VALUES["ap_denominator"].append("k")
 
 def test_reference_covers_the_registry() -> None:
     # A metric added to the registry must be added to the reference (and so to every test
-    # here); every metric function takes every definition, as a keyword.
+    # here); every metric function takes the definitions its declaration reads, as keywords.
     assert set(METRIC_OPTIONS) == set(RANKING_METRICS)
     for name, metric in RANKING_METRICS.items():
         params = set(inspect.signature(metric.func).parameters) - {"truth", "recs", "k"}
-        assert params == set(OPTION_NAMES) | {"train", "definitions"}, name
+        assert params == set(metric.reads) | {"train", "definitions"}, name
         assert set(METRIC_OPTIONS[name]) <= set(OPTION_NAMES)
         assert ("k" in inspect.signature(metric.func).parameters) == metric.at_k
 
@@ -76,9 +76,10 @@ def naive(name: str, truth: pd.DataFrame, recs: pd.DataFrame, **options) -> pd.S
 
 
 def call(name: str, truth: pd.DataFrame, recs: pd.DataFrame, k: int, **options) -> pd.Series:
-    """The engine's per-user function, tie warnings silenced (tested in test_ties.py)."""
+    """The engine's per-user function, tie warnings silenced (tested in test_ties.py), given
+    the options its metric reads (the others do not change it: tests/metrics/test_cards.py)."""
     metric = RANKING_METRICS[name]
-    kwargs = dict(options)
+    kwargs = {o: v for o, v in options.items() if o in metric.reads or o not in OPTION_NAMES}
     if kwargs.get("unknown_items") == "drop":
         kwargs["train"] = train_of(truth)
     if metric.at_k:
@@ -105,6 +106,17 @@ def expand(options: dict) -> dict:
     return out
 
 
+def _values(name: str, option: str) -> list:
+    """The values of an option to try on a metric (no expected ties for a metric from hits)."""
+    metric = RANKING_METRICS[name]
+    values = ["drop", "zero", "nan"] if option == "empty" else OPTION_VALUES[option]
+    if option == "ties" and not metric.expected_ties:
+        return [v for v in values if v != "expected"]
+    if option == "empty" and not metric.bounds[0] <= 0 <= metric.bounds[1]:
+        return [v for v in values if v != "zero"]  # 0 is not a value of the metric
+    return values
+
+
 @st.composite
 def option_sets(draw: st.DrawFn, name: str) -> dict:
     chosen = {}
@@ -112,11 +124,11 @@ def option_sets(draw: st.DrawFn, name: str) -> dict:
         if opt == "log_base":
             continue
         if opt == "empty":
-            chosen[opt] = draw(st.sampled_from(["drop", "zero", "nan"]))
+            chosen[opt] = draw(st.sampled_from(_values(name, "empty")))
         elif opt == "threshold":
             chosen[opt] = draw(st.sampled_from([4.0, None, 2.5, 0.5]))
         else:
-            chosen[opt] = draw(st.sampled_from(OPTION_VALUES[opt]))
+            chosen[opt] = draw(st.sampled_from(_values(name, opt)))
     if chosen.get("ideal") == "k":
         chosen["gain"] = "binary"  # the only gain with a fixed ideal item
     return expand(chosen)
@@ -137,20 +149,22 @@ def test_engine_matches_naive_on_random_data(name: str, data: st.DataObject) -> 
 def _grid(name: str) -> list[dict]:
     """Every combination of the metric's classic options (``empty`` is handled separately)."""
     opts = [o for o in METRIC_OPTIONS[name] if o in CLASSIC and o != "log_base"]
-    combos = itertools.product(*(OPTION_VALUES[o] for o in opts))
+    combos = itertools.product(*(_values(name, o) for o in opts))
     return [expand(dict(zip(opts, values))) for values in combos]
 
 
 def _one_at_a_time(name: str) -> list[dict]:
     """Each other-library option of the metric at each value, over a few classic settings."""
-    bases = [{}, {"ties": "expected"}, {"ties": "optimistic", "threshold": None}]
+    bases = [{}, {"ties": "optimistic", "threshold": None}]
+    if RANKING_METRICS[name].expected_ties:
+        bases.append({"ties": "expected"})
     if name in ("dcg", "ndcg"):
         bases += [{"gain": "binary"}, {"gain": "exponential", "discount": ("breese", 2.0)}]
     if name == "map":
         bases += [{"ap_denominator": a} for a in OPTION_VALUES["ap_denominator"]]
     out = []
     for opt in (o for o in METRIC_OPTIONS[name] if o in NEW):
-        for value in OPTION_VALUES[opt]:
+        for value in _values(name, opt):
             for base in bases:
                 options = {**base, opt: value}
                 if options.get("ideal") == "k":
@@ -201,8 +215,14 @@ def test_every_option_combination(name: str) -> None:
 def test_empty_policies_derive_from_nan(name: str) -> None:
     truth, recs = GRID_DATA["score"]
     nan = call(name, truth, recs, 3, empty="nan")
-    zero = call(name, truth, recs, 3, empty="zero")
     drop = call(name, truth, recs, 3, empty="drop")
+    if "zero" not in _values(name, "empty"):  # 0 is not a value of the metric: refused
+        with pytest.raises(ValueError, match="empty='zero' would score"):
+            call(name, truth, recs, 3, empty="zero")
+        pd.testing.assert_series_equal(drop, nan.dropna(), check_series_type=False)
+        assert drop.dropped.get("undefined", 0) == int(nan.isna().sum()) > 0
+        return
+    zero = call(name, truth, recs, 3, empty="zero")
     assert zero.index.equals(nan.index)
     # what is derived from a result (nan.fillna, nan.dropna) is a plain Series
     pd.testing.assert_series_equal(zero, nan.fillna(0.0), check_series_type=False)
@@ -288,7 +308,8 @@ def test_curves_are_means_of_the_per_user_functions(options: dict) -> None:
                 name, k
             )
     # n_users: users evaluated for recall (all truth users under "zero")
-    recall = call("recall", truth, recs, 1, **options)
+    recall = call("recall", truth, recs, 1,
+                  **{o: v for o, v in options.items() if o in METRIC_OPTIONS["recall"]})
     assert (curves["n_users"] == recall.notna().sum()).all()
 
 

@@ -80,13 +80,17 @@ def test_policies_against_every_order(name: str, frames, k: int, gain: str,
         options["gain"] = gain
     if name != "half_life_utility":
         options["threshold"] = threshold
+    metric = RANKING_METRICS[name]
     bf = brute_force(name, truth, recs, k=k, **options)
-    got = {t: run(name, truth, recs, k=k, ties=t, **options)
-           for t in ("optimistic", "expected", "pessimistic")}
-    defined = got["expected"].notna()
-    bf = bf.loc[got["expected"].index[defined]]
-    np.testing.assert_allclose(got["optimistic"][defined], bf["max"], rtol=TOL, atol=TOL)
-    np.testing.assert_allclose(got["pessimistic"][defined], bf["min"], rtol=TOL, atol=TOL)
+    policies = ("optimistic", "expected", "pessimistic") if metric.expected_ties else \
+        ("optimistic", "pessimistic")
+    got = {t: run(name, truth, recs, k=k, ties=t, **options) for t in policies}
+    defined = got["pessimistic"].notna()
+    bf = bf.loc[got["pessimistic"].index[defined]]
+    # the best order is the largest value, or the smallest for a lower-is-better metric
+    best, worst = ("max", "min") if metric.higher_is_better else ("min", "max")
+    np.testing.assert_allclose(got["optimistic"][defined], bf[best], rtol=TOL, atol=TOL)
+    np.testing.assert_allclose(got["pessimistic"][defined], bf[worst], rtol=TOL, atol=TOL)
     if name in EXACT_UNDER_EXPECTED:
         np.testing.assert_allclose(got["expected"][defined], bf["mean"], rtol=TOL, atol=TOL)
 
@@ -95,12 +99,14 @@ def test_policies_against_every_order(name: str, frames, k: int, gain: str,
 def test_optimistic_expected_pessimistic_are_ordered(name: str) -> None:
     truth, recs = random_frames(np.random.default_rng(11), n_users=60, order="score",
                                 max_score=2)
+    metric = RANKING_METRICS[name]
     for k in (2, 5):
-        o, e, p = (run(name, truth, recs, k=k, ties=t)
-                   for t in ("optimistic", "expected", "pessimistic"))
-        if name == "map":
-            # see test_expected_average_precision_lies_between_the_bounds
-            e = p
+        o, p = (run(name, truth, recs, k=k, ties=t) for t in ("optimistic", "pessimistic"))
+        # see test_expected_average_precision_lies_between_the_bounds for AP
+        e = run(name, truth, recs, k=k, ties="expected") \
+            if metric.expected_ties and name != "map" else p
+        if not metric.higher_is_better:  # the best order is the smallest value
+            o, e, p = -o, -e, -p
         assert o.isna().equals(p.isna()) and e.isna().equals(p.isna())
         o, e, p = o.dropna(), e.dropna(), p.dropna()
         assert (o >= e - TOL).all() and (e >= p - TOL).all(), k

@@ -1,0 +1,358 @@
+"""The ranking engine's one call: :func:`rank` validates the inputs, joins them once and
+reduces the hit table to every requested metric at every cutoff.
+
+:func:`evalkit.evaluate` adds intervals to its result; :func:`evalkit.compare` evaluates each
+system through it; the per-user functions and :func:`ranking_curves` are views of it. A
+metric declared with ``kernel=True`` runs in the compiled reductions
+(:class:`._curves.RankingCurves`); one declared with ``per_user`` is computed from the
+user's :class:`~._spec.Hits`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_cutoff, check_ks, frames_inside
+from ..definitions import Definitions, takes_definitions
+from ..profiles import check_covered, covers
+from ._common import fill_undefined, n_counted, n_dropped
+from ._curves import RankingCurves
+from ._hits import HitTable
+from ._registry import CURVE_METRICS, RANKING_METRICS, get_metric
+from ._spec import Hits, Metric, from_hits, hits_of
+from .ranking import SharedTruth, prepare, tie_check
+
+__all__ = ["RankResult", "check_metrics", "metric_column", "rank", "ranking_curves"]
+
+
+def metric_column(name: str, k: int | None) -> str:
+    """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``."""
+    return name if k is None else f"{name}@{k}"
+
+
+def default_metrics() -> list[str]:
+    """The metrics computed when none are named: the built-in ranking metrics of the
+    compiled engine (metrics from hits, built in or registered, are asked for by name)."""
+    return [name for name, m in RANKING_METRICS.items() if m.kernel]
+
+
+def check_metrics(metrics: object, *, func: str) -> list[str]:
+    """Registry names of ranking metrics, distinct, in the order given (None: the defaults)."""
+    if metrics is None:
+        return default_metrics()
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    names = [get_metric(m, func=func).name for m in metrics]
+    for name in names:
+        if name not in RANKING_METRICS:
+            raise ValueError(
+                f"{func}: metric {name!r} is not a ranking metric; {func} takes "
+                f"{', '.join(RANKING_METRICS)}. Call "
+                f"evalkit.metrics.{get_metric(name, func=func).func.__name__} directly."
+            )
+    if not names:
+        raise ValueError(f"{func}: 'metrics' must name at least one metric; got [].")
+    return list(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class RankResult:
+    """What :func:`rank` computes.
+
+    Attributes
+    ----------
+    users : pandas.Index
+        The evaluated users (every user in the truth), sorted.
+    values : pandas.DataFrame
+        One row per user, one column per ``metric@k``; an undefined value is 0 under
+        ``empty="zero"``, else NaN.
+    columns : pandas.DataFrame
+        One row per column of ``values``: ``metric``, ``k``, ``label``, ``undefined`` (users
+        for whom it is undefined), ``dropped_undefined`` (those ``empty="drop"`` leaves out)
+        and ``tied_users`` (users whose tied scores straddle ``k``).
+    counts : dict
+        ``users`` evaluated, ``users_without_recs`` (scored 0), ``recs_only_users`` (ignored).
+    curves : pandas.DataFrame or None
+        With ``curves=K``: the :func:`~evalkit.metrics.ranking_curves` table for 1..K.
+    definitions : evalkit.Definitions
+        The definitions used.
+    """
+
+    users: pd.Index
+    values: pd.DataFrame
+    columns: pd.DataFrame
+    counts: dict
+    curves: pd.DataFrame | None
+    definitions: Definitions
+
+
+class _Engine:
+    """One hit table and its reductions per distinct definitions (a profile may define some
+    metrics differently; usually there is one)."""
+
+    def __init__(self, truth: object, recs: object, train: object, k_max: int,
+                 ks: Sequence[int], *, func: str, warn_ties: bool = True) -> None:
+        self.truth, self.recs, self.train = truth, recs, train
+        self.k_max, self.ks, self.func, self.warn_ties = k_max, ks, func, warn_ties
+        self._tables: dict[Definitions, tuple] = {}
+        self._hits: dict[tuple, Hits] = {}
+
+    def table(self, defs: Definitions) -> tuple[HitTable, RankingCurves, dict]:
+        if defs not in self._tables:
+            level = frames_inside() + 3  # the user's line, seen from the warnings' callees
+            table = prepare(self.truth, self.recs, defs, func=self.func, train=self.train,
+                            stacklevel=level)
+            reductions = RankingCurves(table, self.k_max, defs)
+            with warnings.catch_warnings():
+                if not self.warn_ties:
+                    warnings.simplefilter("ignore")
+                tied = {kk: tie_check(table, kk, defs, func=self.func, stacklevel=level)
+                        for kk in self.ks}
+            self._tables[defs] = (table, reductions, tied)
+        return self._tables[defs]
+
+    def hits(self, defs: Definitions, k: int, metric: str) -> Hits:
+        key = (defs, k)
+        if key not in self._hits:
+            table = self.table(defs)[0]
+            longest = (defs, self.k_max)
+            if longest in self._hits or k == self.k_max:
+                if longest not in self._hits:
+                    self._hits[longest] = hits_of(table, self.k_max, defs, metric=metric,
+                                                  func=self.func)
+                listed = np.bincount(table.ucode[table.pos <= k], minlength=table.n_users)
+                self._hits[key] = self._hits[longest]._cut(k, listed.astype(np.int64))
+            else:
+                self._hits[key] = hits_of(table, k, defs, metric=metric, func=self.func)
+        return self._hits[key]
+
+    def metric(self, metric: Metric, defs: Definitions, ks: Sequence[int]
+               ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(n_users, len(ks))`` values and undefined marks (None: defined everywhere)."""
+        _, reductions, _ = self.table(defs)
+        if metric.kernel:
+            if metric.name in ("dcg", "ndcg"):
+                reductions.check_gains(func=self.func)
+            if not metric.at_k:
+                values, undefined = reductions.metric(metric.name)
+                return values[:, None], None if undefined is None else undefined[:, None]
+            return reductions.at(metric.name, ks)
+        columns = [from_hits(metric, self.hits(defs, int(kk), metric.name), func=self.func)
+                   for kk in ks]
+        return (np.column_stack([c[0] for c in columns]),
+                np.column_stack([c[1] for c in columns]))
+
+    def curve(self, metric: Metric, defs: Definitions, k_max: int) -> np.ndarray:
+        """Mean over users at every cutoff ``1..k_max``."""
+        _, reductions, _ = self.table(defs)
+        if metric.kernel:
+            if metric.name == "ndcg":
+                reductions.check_gains(func=self.func)
+            return reductions.means(metric.name)[:k_max]
+        values, undefined = self.metric(metric, defs, range(1, k_max + 1))
+        counts = n_counted(values.shape[0], np.count_nonzero(undefined, axis=0), defs.empty)
+        sums = np.where(undefined, 0.0, values).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(counts > 0, sums / counts, np.nan)
+
+
+def curve_table(engine: _Engine, definitions: Definitions, k_max: int,
+                names: Sequence[str]) -> pd.DataFrame:
+    """The :func:`ranking_curves` table, k = 1..k_max, of the metrics ``names``."""
+    columns = {name: engine.curve(RANKING_METRICS[name], definitions.for_metric(name), k_max)
+               for name in names}
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(1, k_max + 1, name="k"))
+    defs = definitions.for_metric("recall")
+    table = engine.table(defs)[0]
+    frame["n_users"] = n_counted(table.n_users, int(np.count_nonzero(table.n_rel == 0)),
+                                 defs.empty)
+    return frame
+
+
+def check_curve_metrics(metrics: object, *, func: str) -> list[str]:
+    """Names of metrics with curves (None: the built-in ones)."""
+    if metrics is None:
+        return list(CURVE_METRICS)
+    names = check_metrics(metrics, func=func)
+    flat = [n for n in names if not RANKING_METRICS[n].curves]
+    if flat:
+        with_curves = [n for n, m in RANKING_METRICS.items() if m.curves]
+        raise ValueError(
+            f"{func}: {', '.join(map(repr, flat))} has no curve over cutoffs; the metrics "
+            f"with curves are {', '.join(with_curves)}.")
+    return names
+
+
+def run(truth: object, recs: object, *, ks: list[int], names: list[str], train: object,
+        definitions: Definitions, curves: int | None, curve_metrics: Sequence[str] = (),
+        func: str, warn_ties: bool = True) -> RankResult:
+    """:func:`rank` on checked arguments."""
+    check_covered(definitions, names, func=func)
+    raw = truth.raw if isinstance(truth, SharedTruth) else truth
+    if isinstance(raw, pd.DataFrame) and len(raw) == 0:
+        raise ValueError(f"{func}: 'truth' is empty; there are no users to evaluate.")
+    k_max = max(ks + [curves or 1])
+    engine = _Engine(truth, recs, train, k_max, ks, func=func, warn_ties=warn_ties)
+    table, _, _ = engine.table(definitions.for_metric(names[0]))
+    if table.n_recs_only:
+        warnings.warn(
+            f"{func}: {table.n_recs_only} user(s) appear only in 'recs', not in 'truth'; they "
+            "are ignored (counted in counts['recs_only_users']).",
+            UserWarning,
+            stacklevel=frames_inside() + 1,
+        )
+    columns: dict[str, np.ndarray] = {}
+    rows: list[dict] = []
+    for name in names:
+        metric = RANKING_METRICS[name]
+        defs = definitions.for_metric(name)
+        values, undefined = engine.metric(metric, defs, ks if metric.at_k else [None])
+        tied = engine.table(defs)[2]
+        for j, kk in enumerate(ks if metric.at_k else [None]):
+            col = metric_column(name, kk)
+            undef = None if undefined is None else undefined[:, j]
+            n_undefined = 0 if undef is None else int(undef.sum())
+            columns[col] = fill_undefined(values[:, j], undef, defs.empty)
+            rows.append({"column": col, "metric": name, "k": kk, "label": metric.label,
+                         "dropped_undefined": n_dropped(n_undefined, defs.empty),
+                         "undefined": n_undefined,
+                         "tied_users": tied[kk] if kk is not None else 0})
+    frame = pd.DataFrame(rows).set_index("column")
+    frame.index.name = None
+    frame["k"] = frame["k"].astype("Int64")
+    counts = {"users": table.n_users, "users_without_recs": table.n_without_recs,
+              "recs_only_users": table.n_recs_only}
+    curve_frame = None
+    if curves is not None:
+        extra = [n for n in curve_metrics if n not in CURVE_METRICS]
+        curve_frame = curve_table(engine, definitions, curves, list(CURVE_METRICS) + extra)
+    return RankResult(users=table.users, values=pd.DataFrame(columns, index=table.users),
+                      columns=frame, counts=counts, curves=curve_frame,
+                      definitions=definitions)
+
+
+@takes_definitions
+def rank(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    k: int | Iterable[int] = 10,
+    metrics: Iterable[str] | None = None,
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    curves: int | None = None,
+    caller: str = "rank",
+    **options: object,
+) -> RankResult:
+    """Every requested ranking metric at every cutoff, per user, from one validation and one
+    join: the engine behind :func:`evalkit.evaluate` (which adds intervals), without
+    intervals.
+
+    Parameters
+    ----------
+    truth, recs, k, metrics, train, definitions, curves, **options
+        As for :func:`evalkit.evaluate`. ``metrics`` may name metrics of your own
+        (:func:`evalkit.metrics.register`); a name's curve is added to ``curves`` when its
+        metric has one.
+    caller : str, default "rank"
+        The function named in error messages and warnings (``"evaluate"`` when
+        :func:`evalkit.evaluate` calls this).
+
+    Returns
+    -------
+    RankResult
+        ``users``, ``values`` (per user and ``metric@k``), ``columns`` (what each column is
+        and how many users it leaves out), ``counts``, ``curves`` and ``definitions``.
+
+    Examples
+    --------
+    >>> truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 12, 12, 10],
+    ...                      "rank": [1, 2, 1, 2]})
+    >>> rank(truth, recs, k=2, metrics=["mrr", "first_relevant_rank"]).values
+             mrr@2  first_relevant_rank@2
+    user_id
+    1          1.0                    1.0
+    2          0.5                    2.0
+    """
+    func = caller
+    ks = check_ks(k, func=func)
+    names = check_metrics(metrics, func=func)
+    if metrics is None:  # a profile's default metrics are those it reproduces
+        names = [name for name in names if covers(definitions, name)]
+    if curves is not None:
+        curves = check_cutoff(curves, func=func, arg="curves")
+    return run(truth, recs, ks=ks, names=names, train=train, definitions=definitions,
+               curves=curves, curve_metrics=[n for n in names if RANKING_METRICS[n].curves],
+               func=func)
+
+
+@takes_definitions
+def ranking_curves(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    k_max: int = 20,
+    metrics: Iterable[str] | None = None,
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
+) -> pd.DataFrame:
+    """Mean P, R, F1, HR, MAP, MRR and NDCG at every cutoff k = 1..k_max, in one pass.
+
+    Parameters
+    ----------
+    truth, recs, train, definitions, **options
+        As for the per-user functions (:func:`ndcg_at_k`, :func:`average_precision_at_k`).
+    k_max : int, default 20
+        The largest cutoff.
+    metrics : list of str, optional
+        The metrics with curves to compute (``evalkit.metrics.CURVE_METRICS`` by default;
+        metrics of your own declared with ``curves=True`` may be named).
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per ``k`` (index ``k``), one column per metric (by default ``precision,
+        recall, f1, hit_rate, map, mrr, ndcg``) holding means over users, and ``n_users``
+        (users evaluated for recall). The precision-recall curve is the
+        ``(recall, precision)`` points.
+
+    Notes
+    -----
+    Each column at ``k`` equals the mean of the matching per-user function at ``k`` under the
+    same options. Users for whom a metric is undefined are left out of its mean under
+    ``empty="drop"`` or ``"nan"`` and count as 0 under ``"zero"``. No tie warning is raised
+    here: every tie group of two or more items straddles some cutoff.
+
+    The built-in metrics' means come from the compiled kernel's sums over users at every
+    cutoff: one walk over each user's positions, users in parallel chunks, no
+    ``(n_users, k_max)`` matrix; a metric of your own is computed at each cutoff from the
+    hits.
+    ``evaluate(..., curves=k_max)`` returns this table together with the per-user summary
+    from one validation and one join.
+
+    Examples
+    --------
+    Seed 001's list R,NR,R,R,NR,R,NR,NR,NR,R with five relevant items:
+
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 3, 4, 6, 10], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": range(1, 11), "rank": range(1, 11)})
+    >>> ranking_curves(truth, recs, k_max=4)[["precision", "recall"]].round(3)
+       precision  recall
+    k
+    1      1.000     0.2
+    2      0.500     0.2
+    3      0.667     0.4
+    4      0.750     0.6
+    """
+    func = "ranking_curves"
+    k_max = check_cutoff(k_max, func=func, arg="k_max")
+    names = check_curve_metrics(metrics, func=func)
+    engine = _Engine(truth, recs, train, k_max, [], func=func)
+    return curve_table(engine, definitions, k_max, names)
