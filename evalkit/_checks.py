@@ -383,7 +383,7 @@ def has_duplicate_pairs(first: pd.Series | np.ndarray, second: pd.Series | np.nd
     """Whether any (first, second) pair repeats, without hashing every row where possible.
 
     Integer columns grouped by ``first`` (recommendations listed user by user) are checked by
-    compiled passes (:func:`evalkit.metrics._kernels.grouped_duplicates`). Otherwise they are
+    compiled passes (:func:`evalkit._duplicates.grouped_duplicates`). Otherwise they are
     packed into one int64 key: rows grouped by ``first`` with values too spread for the
     kernel's table sort each group as one row of a small matrix; otherwise already increasing
     keys have no duplicate, and a sort of the keys finds equal neighbours. Other dtypes fall
@@ -393,9 +393,9 @@ def has_duplicate_pairs(first: pd.Series | np.ndarray, second: pd.Series | np.nd
     if a.size < 2:
         return False
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        from .metrics import _kernels  # on use: the compiled kernels import numba
+        from ._duplicates import grouped_duplicates  # on use: it imports numba
 
-        found = _kernels.grouped_duplicates(a, b)  # one pass, when grouped by first
+        found = grouped_duplicates(a, b)  # one pass, when grouped by first
         if found >= 0:
             return bool(found)
         grouped = bool(np.all(a[1:] >= a[:-1]))  # grouped by first: its ends are its bounds

@@ -50,19 +50,15 @@ class Text(str):
 
 class Record(dict):
     """A dict (of an evaluation's definitions) that a notebook shows as a table: one row per
-    entry with its value and, for a field of :class:`evalkit.Definitions`, what it means."""
+    entry with its value and, where ``meaning`` has it, what it means."""
+
+    def __init__(self, data: object = (), meaning: dict[str, str] | None = None) -> None:
+        super().__init__(data)
+        self._meaning = dict(meaning or {})
 
     def _rows(self) -> pd.DataFrame:
-        from dataclasses import fields
-
-        from .definitions import Definitions
-
-        meaning = {f.name: f.metadata.get("help", "") for f in fields(Definitions)}
-        meaning |= {"confidence": "level of the bootstrap intervals",
-                    "n_resamples": "bootstrap resamples of the intervals",
-                    "bootstrap_seed": "seed of the bootstrap"}
         return pd.DataFrame({"value": [repr(v) for v in self.values()],
-                             "meaning": [meaning.get(k, "") for k in self]},
+                             "meaning": [self._meaning.get(k, "") for k in self]},
                             index=pd.Index(list(self), name="definition"))
 
     def _repr_html_(self) -> str:

@@ -21,6 +21,16 @@ from .stats import bootstrap_ci_frame
 __all__ = ["Evaluation", "evaluate", "metric_column"]
 
 
+def definition_meanings() -> dict[str, str]:
+    """What each entry of an evaluation's ``definitions`` means, for its table."""
+    from dataclasses import fields
+
+    meaning = {f.name: f.metadata.get("help", "") for f in fields(Definitions)}
+    return meaning | {"confidence": "level of the bootstrap intervals",
+                      "n_resamples": "bootstrap resamples of the intervals",
+                      "bootstrap_seed": "seed of the bootstrap"}
+
+
 def metric_column(name: str, k: int | None) -> str:
     """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``."""
     return name if k is None else f"{name}@{k}"
@@ -61,7 +71,8 @@ class Evaluation:
         from ._display import Record
 
         # shown as a table of definition, value and meaning in a notebook; a dict all the same
-        object.__setattr__(self, "definitions", Record(self.definitions))
+        object.__setattr__(self, "definitions", Record(self.definitions,
+                                                       meaning=definition_meanings()))
 
     def as_definitions(self) -> Definitions:
         """The :class:`~evalkit.Definitions` this evaluation used."""

@@ -25,3 +25,19 @@ def run_parallel(tasks: list, threads: int) -> list:
         return [task() for task in tasks]
     with ThreadPoolExecutor(threads) as pool:
         return list(pool.map(lambda task: task(), tasks))
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available for new allocations (Linux ``MemAvailable``, else the free
+    physical pages); None where neither can be read."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None

@@ -197,7 +197,7 @@ import warnings
 warnings.simplefilter("ignore")
 from numba.core.registry import CPUDispatcher
 import evalkit as ek
-from evalkit import _resample
+from evalkit import _duplicates, _resample
 from evalkit.metrics import _kernels
 from evalkit.metrics.tables import beyond_intervals
 ratings = ek.load_sample(seed=1).ratings
@@ -207,7 +207,7 @@ systems = ek.models.recommend_all(["MostPopular", "EASE"], split.train,
 ek.evaluate(split.test, systems["EASE"], k=[10, 20], threshold=4.0, curves=20)
 ek.compare(systems, split.test, k=10, threshold=4.0)
 beyond_intervals(split.test, systems["EASE"], train=split.train, k=10)
-used = [f for m in (_kernels, _resample) for f in vars(m).values()
+used = [f for m in (_kernels, _resample, _duplicates) for f in vars(m).values()
         if isinstance(f, CPUDispatcher) and f.signatures]
 print(len(used), sum(sum(f.stats.cache_misses.values()) for f in used),
       sum(sum(f.stats.cache_hits.values()) for f in used))

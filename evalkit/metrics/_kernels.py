@@ -15,8 +15,9 @@ in one pass over each user's rows, keeping the user's few hundred values in cach
   row's values averaged over its tie group from :func:`tied_values`.
 - :func:`ordered_by_score`, :func:`score_positions` and :func:`order_by_group` check, position
   and sort lists ordered by score; :func:`group_rows` (a counting sort),
-  :func:`group_starts`, :func:`offset_codes` and :func:`grouped_duplicates` serve the join and
-  the input checks; :func:`half_star_levels` codes ratings on a half-star scale.
+  :func:`group_starts` and :func:`offset_codes` serve the join, and
+  :func:`grouped_duplicates` (compiled in :mod:`evalkit._duplicates`, which the input checks
+  use too) finds repeated pairs; :func:`half_star_levels` codes ratings on a half-star scale.
 - Beyond the ranking engine: :func:`pair_counts` counts each user's concordant, discordant and
   tied pairs (Kendall tau-b, FCP) and :func:`in_global_top` tells whether an item is in a
   user's list of one global order with the user's seen items skipped (serendipity's
@@ -40,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._duplicates import grouped_duplicates
 from .._parallel import available_threads, run_parallel
 
 __all__ = ["AT_METRICS", "INCREMENTS", "group_rows", "group_starts", "grouped_duplicates",
@@ -302,83 +304,6 @@ def join(t_start, t_item, t_code, r_start, r_item, low, n_items, rel_of, out, n_
         for j in range(a, b):
             lookup[t_item[j] - low] = 0
     return repeats
-
-
-@njit(**_OPTIONS)
-def _scan_groups(groups, values, r0, r1):  # pragma: no cover - compiled
-    """Rows ``r0:r1``: ``(state, low, high)`` with state -1 if ``groups`` decreases, 1 if
-    ``values`` increase within every group, else 0; low and high bound ``values``.
-
-    No branch in the loop (flags are or-ed, bounds are min / max), so it compiles to vector
-    instructions."""
-    low, high = values[r0], values[r0]
-    decreasing = False
-    repeated = False  # a value not above the one before it in its group
-    for row in range(r0 + 1, r1):
-        g, before = groups[row], groups[row - 1]
-        v = values[row]
-        decreasing |= g < before
-        repeated |= (g == before) & (v <= values[row - 1])
-        low = min(low, v)
-        high = max(high, v)
-    return (-1 if decreasing else 0 if repeated else 1), low, high
-
-
-@njit(**_OPTIONS)
-def _stamp_duplicates(groups, values, r0, r1, low, span):  # pragma: no cover - compiled
-    """Whether a group within rows ``r0:r1`` (whole groups) repeats a value: each value is
-    stamped with its group's number, so no marks need clearing."""
-    stamp = np.zeros(span, np.int32)
-    group = 1
-    for row in range(r0, r1):
-        if row > r0 and groups[row] != groups[row - 1]:
-            group += 1
-        v = values[row] - low
-        if stamp[v] == group:
-            return True
-        stamp[v] = group
-    return False
-
-
-_CHUNK_ROWS = 1 << 21
-
-
-def grouped_duplicates(groups: np.ndarray, values: np.ndarray) -> int:
-    """1 if a run of equal ``groups`` repeats a value, 0 if none does; -1 when ``groups`` is
-    not sorted or the values span too wide a range for a table of stamps (the caller sorts).
-
-    Integer arrays. Values increasing within each group (ranks of a sorted list) need one
-    pass; otherwise a second pass stamps each value with its group's number. Both passes run
-    on row chunks in parallel.
-    """
-    n = groups.size
-    if n < 2:
-        return 0
-    edges = list(range(0, n, _CHUNK_ROWS)) + [n]
-    chunks = list(zip(edges[:-1], edges[1:]))
-    scans = _parallel([lambda a=a, b=b: _scan_groups(groups, values, a, b) for a, b in chunks])
-    if any(state < 0 for state, _, _ in scans):
-        return -1
-    inner = np.asarray(edges[1:-1])
-    if inner.size and np.any(groups[inner] < groups[inner - 1]):
-        return -1
-    increasing = all(state == 1 for state, _, _ in scans) and not (
-        inner.size and np.any((groups[inner] == groups[inner - 1])
-                              & (values[inner] <= values[inner - 1])))
-    if increasing:
-        return 0
-    low = min(int(lo) for _, lo, _ in scans)
-    span = max(int(hi) for _, _, hi in scans) - low + 1
-    if span > max(4 * n, 1 << 20):
-        return -1
-    # chunks of whole groups: each edge moves back to the start of its group
-    edges = np.unique(np.searchsorted(groups, groups[np.asarray(edges[:-1])]))
-    edges = np.append(edges, n)
-    found = _parallel([
-        lambda a=int(a), b=int(b): _stamp_duplicates(groups, values, a, b, low, span)
-        for a, b in zip(edges[:-1], edges[1:])
-    ])
-    return int(any(found))
 
 
 @njit(**_OPTIONS)

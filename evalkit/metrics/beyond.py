@@ -106,11 +106,11 @@ def catalog_coverage(
     coverage_unit : {"share", "count"}, default "share"
         ``"share"`` divides by the catalog size; ``"count"`` returns the number of distinct
         recommended catalog items (rectools ``CatalogCoverage()``, whose default is a count).
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         With scores only, the order of tied scores, as under the ranking metrics'
         ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
         whose tied scores straddle ``k``.
+
     Returns
     -------
     float
@@ -183,11 +183,9 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
         ``user_id, item_id`` and ``rank`` and/or ``score``.
     k : int, default 10
         Cutoff of each user's list (a user counts when their top k is not empty).
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     float
@@ -251,11 +249,9 @@ def gini_index(
     gini_scale : {"standard", "unbiased"}, default "standard"
         ``"unbiased"`` multiplies the Gini by n / (n - 1), so that one item receiving all
         exposure gives 1 (Evidently's ``PopularityBias`` Gini).
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     float
@@ -369,11 +365,9 @@ def exposure_gini(
         unexposed ones with exposure 0 (LensKit always counts the catalog it is given as
         ``items``); recommended items outside it are left out with a warning. When None,
         over the recommended items.
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     float
@@ -461,11 +455,9 @@ def exposure_entropy(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item"
         ``user_id, item_id`` and ``rank`` and/or ``score``.
     k : int, default 10
         Cutoff of each user's list.
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     float
@@ -542,11 +534,9 @@ def average_recommended_popularity(
         ``"interactions"``: the item's number of training rows (rectools ``AvgRecPopularity``,
         Evidently's ARP). ``"users"``: the share of training users who interacted with the item
         (repeated pairs count once; rs_metrics ``popularity``).
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     pandas.Series
@@ -634,11 +624,9 @@ def mean_pop_rank(
     popularity : {"users", "interactions"}, default "users"
         What item popularity is ranked by: distinct training users (LensKit's default
         ``count="users"``) or training rows (``count="interactions"``).
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     pandas.Series
@@ -738,11 +726,9 @@ def novelty(
         ``"users"``: the share of training users who interacted with the item (repeated
         pairs count once). ``"interactions"``: the item's share of the training rows (every
         row counts; Microsoft recommenders' ``novelty``).
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     pandas.Series
@@ -880,11 +866,9 @@ def intra_list_diversity(
         What the summed pairwise dissimilarity is divided by: the number of pairs
         :math:`n(n-1)/2` (a mean dissimilarity) or the list length :math:`n` (Evidently's
         ``Diversity``).
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     MetricSeries
@@ -1018,11 +1002,9 @@ def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item")
         ``user_id, item_id`` and ``rank`` and/or ``score``.
     k : int, default 10
         Cutoff of each user's list.
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     float
@@ -1126,11 +1108,9 @@ def serendipity(
         The primitive recommender's lists (``user_id, item_id`` and ``rank`` and/or ``score``).
         None: most popular over ``train`` (by distinct users, ties by item_id ascending),
         skipping each user's own training items, as a popularity recommender does.
-
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+        As for :func:`catalog_coverage`.
+
     Returns
     -------
     MetricSeries

@@ -251,7 +251,18 @@ def _per_user(
     return series
 
 
-_COMMON = """
+@takes_definitions
+def precision_at_k(
+    truth: pd.DataFrame,
+    recs: pd.DataFrame,
+    *,
+    k: int = 10,
+    train: pd.DataFrame | None = None,
+    definitions: Definitions | str | None = None,
+    **options: object,
+) -> pd.Series:
+    """Precision at k: the share of the top-k positions holding a relevant item.
+
     Parameters
     ----------
     truth : pd.DataFrame
@@ -266,11 +277,10 @@ _COMMON = """
         The definitions (:class:`evalkit.Definitions`) or a profile name (``"trec_eval"``,
         ``"lenskit"``, ... see :data:`evalkit.PROFILES`); default: evalkit's.
     **options
-        Any field of :class:`evalkit.Definitions` (``threshold``, ``gain``, ``empty``,
-        ``ties``, ...), overriding ``definitions``. Unknown names raise ``TypeError``.
-"""
+        The fields of :class:`evalkit.Definitions` this metric reads (``threshold``, ``empty``,
+        ``ties``, ...; the metric's card lists them: ``evalkit.metrics.definition_cards()``),
+        overriding ``definitions``. Other fields and unknown names raise.
 
-_TAIL = """
     Returns
     -------
     MetricSeries
@@ -281,22 +291,10 @@ _TAIL = """
     ------
     ValueError, TypeError
         For missing columns, NaN or infinite scores, duplicate pairs or ranks, mismatched id
-        types, ``k`` that is not a positive integer, or an unknown option.
-"""
+        types, ``k`` that is not a positive integer, or an unknown option. A field of
+        :class:`evalkit.Definitions` the metric does not read raises
+        :class:`evalkit.InvalidParameterError`, a subclass of both.
 
-
-@takes_definitions
-def precision_at_k(
-    truth: pd.DataFrame,
-    recs: pd.DataFrame,
-    *,
-    k: int = 10,
-    train: pd.DataFrame | None = None,
-    definitions: Definitions | str | None = None,
-    **options: object,
-) -> pd.Series:
-    """Precision at k: the share of the top-k positions holding a relevant item.
-    {common}{tail}
     Notes
     -----
     ``P@k = hits(k) / k``, dividing by ``k`` even when the list is shorter than ``k``. Defined
@@ -306,8 +304,8 @@ def precision_at_k(
 
     Examples
     --------
-    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": [1, 3], "rating": 5.0}})
-    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": [1, 2, 3, 4], "rank": [1, 2, 3, 4]}})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 3], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": [1, 2, 3, 4], "rank": [1, 2, 3, 4]})
     >>> precision_at_k(truth, recs, k=4).tolist()
     [0.5]
     """
@@ -325,7 +323,17 @@ def recall_at_k(
     **options: object,
 ) -> pd.Series:
     """Recall at k: the share of the user's relevant items found in the top k.
-    {common}{tail}
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+
     Notes
     -----
     ``R@k = hits(k) / |R_u|``, or ``hits(k) / min(|R_u|, k)`` with
@@ -334,8 +342,8 @@ def recall_at_k(
 
     Examples
     --------
-    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": [1, 3, 9], "rating": 5.0}})
-    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": [1, 2, 3], "rank": [1, 2, 3]}})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 3, 9], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": [1, 2, 3], "rank": [1, 2, 3]})
     >>> recall_at_k(truth, recs, k=3).round(4).tolist()
     [0.6667]
     """
@@ -353,7 +361,17 @@ def f1_at_k(
     **options: object,
 ) -> pd.Series:
     """F1 at k: the harmonic mean of P@k and R@k.
-    {common}{tail}
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+
     Notes
     -----
     ``F1@k = 2 P R / (P + R)``, and 0 when both are 0. Undefined (``empty``) when the user has
@@ -361,8 +379,8 @@ def f1_at_k(
 
     Examples
     --------
-    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": [1, 3], "rating": 5.0}})
-    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": [1, 2], "rank": [1, 2]}})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 3], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": [1, 2], "rank": [1, 2]})
     >>> f1_at_k(truth, recs, k=2).tolist()
     [0.5]
     """
@@ -380,7 +398,17 @@ def hit_rate_at_k(
     **options: object,
 ) -> pd.Series:
     """Hit rate at k: 1 if any relevant item is in the top k, else 0.
-    {common}{tail}
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+
     Notes
     -----
     ``HR@k = 1[hits(k) > 0]``. Defined for every user unless ``precision_users="relevant"``
@@ -389,8 +417,8 @@ def hit_rate_at_k(
 
     Examples
     --------
-    >>> truth = pd.DataFrame({{"user_id": [1, 2], "item_id": [1, 1], "rating": 5.0}})
-    >>> recs = pd.DataFrame({{"user_id": [1, 2], "item_id": [1, 2], "rank": [1, 1]}})
+    >>> truth = pd.DataFrame({"user_id": [1, 2], "item_id": [1, 1], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": [1, 2], "item_id": [1, 2], "rank": [1, 1]})
     >>> hit_rate_at_k(truth, recs, k=1).tolist()
     [1.0, 0.0]
     """
@@ -408,10 +436,20 @@ def average_precision_at_k(
     **options: object,
 ) -> pd.Series:
     """Average precision at k; its mean over users is MAP@k.
-    {common}{tail}
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+
     Notes
     -----
-    ``AP@k = (1/D) * sum_{{i<=k}} hit_i * P@i``, D set by ``ap_denominator``:
+    ``AP@k = (1/D) * sum_{i<=k} hit_i * P@i``, D set by ``ap_denominator``:
     ``D = min(k, |R_u|)`` by default, so a perfect list scores 1; ``"relevant"`` gives
     ``D = |R_u|`` (trec_eval, ranx); ``"hits"`` the number of hits in the top k (torchmetrics;
     0 hits give 0); ``"k"`` gives k (rectools ``divide_by_k``). Undefined when the user has no
@@ -426,8 +464,8 @@ def average_precision_at_k(
 
     Examples
     --------
-    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": ["A", "C", "D"], "rating": 5.0}})
-    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": list("ABCDE"), "rank": [1, 2, 3, 4, 5]}})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": ["A", "C", "D"], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": list("ABCDE"), "rank": [1, 2, 3, 4, 5]})
     >>> average_precision_at_k(truth, recs, k=5).round(4).tolist()
     [0.8056]
     """
@@ -445,7 +483,17 @@ def reciprocal_rank_at_k(
     **options: object,
 ) -> pd.Series:
     """Reciprocal rank at k; its mean over users is MRR@k.
-    {common}{tail}
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+
     Notes
     -----
     ``RR@k = 1 / (rank of the first relevant item)`` if it is within the top k, else 0.
@@ -455,8 +503,8 @@ def reciprocal_rank_at_k(
 
     Examples
     --------
-    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": [3], "rating": 5.0}})
-    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": [1, 2, 3], "rank": [1, 2, 3]}})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [3], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": [1, 2, 3], "rank": [1, 2, 3]})
     >>> reciprocal_rank_at_k(truth, recs, k=3).round(4).tolist()
     [0.3333]
     """
@@ -520,7 +568,17 @@ def r_precision_at_k(
 ) -> pd.Series:
     """R-precision cut at k: the relevant items found within the top ``min(|R_u|, k)``
     positions, over ``|R_u|``.
-    {common}{tail}
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+
     Notes
     -----
     ``RP@k = hits(min(|R_u|, k)) / |R_u|``: R-precision (:func:`r_precision`) for users with
@@ -531,8 +589,8 @@ def r_precision_at_k(
 
     Examples
     --------
-    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": [1, 3, 5], "rating": 5.0}})
-    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": [1, 2, 3], "rank": [1, 2, 3]}})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 3, 5], "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": [1, 2, 3], "rank": [1, 2, 3]})
     >>> r_precision_at_k(truth, recs, k=2).round(4).tolist()
     [0.3333]
     """
@@ -551,10 +609,20 @@ def dcg_at_k(
     **options: object,
 ) -> pd.Series:
     """Discounted cumulative gain at k.
-    {common}{tail}
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+
     Notes
     -----
-    ``DCG@k = sum_{{i<=k}} gain_i / disc(i)``. Always defined. ``gain``: a test item's rating
+    ``DCG@k = sum_{i<=k} gain_i / disc(i)``. Always defined. ``gain``: a test item's rating
     (``"linear"``), ``2**rating - 1`` or 1 if relevant (``"binary"``); with
     ``gain_scope="relevant"`` only relevant items have a rating-valued gain. Items outside the
     user's test set gain 0. ``discount``: ``log_b(i + 1)``, or Breese's ``max(1, log_b(i))``
@@ -564,8 +632,8 @@ def dcg_at_k(
     --------
     Seed 002 (Ekstrand), gains 4, 3, 0, 5 with Breese's discount, base 2:
 
-    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": list("ABD"), "rating": [4.0, 3.0, 5.0]}})
-    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": list("ABCD"), "rank": [1, 2, 3, 4]}})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": list("ABD"), "rating": [4.0, 3.0, 5.0]})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": list("ABCD"), "rank": [1, 2, 3, 4]})
     >>> dcg_at_k(truth, recs, k=4, discount="breese").tolist()
     [9.5]
     """
@@ -583,7 +651,17 @@ def ndcg_at_k(
     **options: object,
 ) -> pd.Series:
     """Normalized discounted cumulative gain at k.
-    {common}{tail}
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions, **options
+        As for :func:`precision_at_k`.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+
     Notes
     -----
     ``NDCG@k = DCG@k / IDCG@k`` where IDCG@k is the DCG@k of the ideal list: all of the user's
@@ -601,8 +679,8 @@ def ndcg_at_k(
     --------
     Seed 003: gains 2, 0, 3, 2, ideal 3, 2, 2, 0:
 
-    >>> truth = pd.DataFrame({{"user_id": 1, "item_id": list("ACD"), "rating": [2.0, 3.0, 2.0]}})
-    >>> recs = pd.DataFrame({{"user_id": 1, "item_id": list("ABCD"), "rank": [1, 2, 3, 4]}})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": list("ACD"), "rating": [2.0, 3.0, 2.0]})
+    >>> recs = pd.DataFrame({"user_id": 1, "item_id": list("ABCD"), "rank": [1, 2, 3, 4]})
     >>> ndcg_at_k(truth, recs, k=4).round(2).tolist()
     [0.83]
     """
@@ -657,9 +735,3 @@ def half_life_utility(
     check_truth(truth, func=func)  # utility is measured on the ratings: implicit data has none
     return _per_user("half_life_utility", truth, recs, k, definitions.replace(threshold=None),
                      train=train, func=func)
-
-
-for _f in (precision_at_k, recall_at_k, f1_at_k, hit_rate_at_k, average_precision_at_k,
-           reciprocal_rank_at_k, r_precision_at_k, dcg_at_k, ndcg_at_k):
-    _f.__doc__ = _f.__doc__.format(common=_COMMON.rstrip(), tail=_TAIL.rstrip())
-del _f

@@ -17,6 +17,8 @@ import scipy.sparse as sp
 from evalkit._checks import check_columns, check_finite, check_ids, check_positive_int, describe
 from evalkit._parallel import available_threads, run_parallel
 
+from .._parallel import available_memory
+
 __all__ = ["ModelTooLarge", "available_memory"]
 
 # Upper bound on the number of cells of one dense (users x items) score block.
@@ -56,24 +58,6 @@ def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 class ModelTooLarge(MemoryError):
     """A model's fit would need more memory than the machine has available; raised before
     anything large is allocated, naming both amounts and the remedies."""
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available for new allocations (Linux ``MemAvailable``, else the free
-    physical pages); None where neither can be read."""
-    try:
-        with open("/proc/meminfo") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        import os
-
-        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def gigabytes(n_bytes: float) -> str:

@@ -29,7 +29,7 @@ once, not twice. Systems keep their order, and the n-th system always gets the n
 
 from __future__ import annotations
 
-from ._style import BUCKET_COLORS, FIGSIZE, PALETTE, style_rc, use_style
+from ._style import BUCKET_COLORS, FIGSIZE, PALETTE, metric_label, style_rc, use_style
 from .explore import rating_distribution, user_activity
 from .ranking import (
     metric_at_k,
@@ -45,6 +45,7 @@ __all__ = [
     "BUCKET_COLORS",
     "FIGSIZE",
     "PALETTE",
+    "metric_label",
     "accuracy_tradeoff",
     "comparison",
     "exposure_shares",

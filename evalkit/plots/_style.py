@@ -37,21 +37,6 @@ REFERENCE_COLOR = "#7F7F7F"
 #: Size of one report figure, in inches.
 FIGSIZE: tuple[float, float] = (7.0, 4.5)
 
-# Short names of the ranking metrics, for axis labels.
-_METRIC_LABELS = {
-    "precision": "Precision",
-    "recall": "Recall",
-    "f1": "F1",
-    "hit_rate": "Hit rate",
-    "map": "MAP",
-    "mrr": "MRR",
-    "dcg": "DCG",
-    "ndcg": "NDCG",
-    "r_precision": "R-precision",
-    "r_precision_at_k": "R-precision cut at k",
-    "half_life_utility": "Half-life utility",
-}
-
 F = TypeVar("F", bound=Callable)
 
 # seaborn's "whitegrid" style and "notebook" context (seaborn 0.13), the base of the house
@@ -222,9 +207,13 @@ def system_colors(names: Sequence[str]) -> dict[str, str]:
 
 
 def metric_label(column: str) -> str:
-    """Display label of a metric column: ``"ndcg@10"`` -> ``"NDCG@10"``."""
+    """Display label of a metric column, the metric's long label from its declaration
+    (:class:`evalkit.metrics.Metric`): ``"hit_rate@10"`` -> ``"Hit rate@10"``."""
+    from ..metrics import RANKING_METRICS  # on use: plotting does not load the metrics
+
     name, at, k = str(column).partition("@")
-    return _METRIC_LABELS.get(name, name) + (f"@{k}" if at else "")
+    known = RANKING_METRICS.get(name)
+    return (known.long_label if known is not None else name) + (f"@{k}" if at else "")
 
 
 def legend_outside(ax: Axes, *, extra: Sequence[object] = (), title: str | None = None) -> None:

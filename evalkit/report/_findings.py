@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_fraction, check_positive_int, describe
-from ._tables import _lower_note
 
 __all__ = ["data_findings", "findings", "score_ties", "split_findings", "table_findings"]
 
@@ -103,10 +102,18 @@ def _check_table(table: object, *, func: str, arg: str, required: Sequence[str])
 
 # -- the parts of the block ------------------------------------------------------------------------
 
+def lower_note(metric: str) -> str:
+    """`` (lower is better)`` for a ranking metric declared so, else nothing."""
+    from ..metrics import RANKING_METRICS
+
+    known = RANKING_METRICS.get(metric)
+    return "" if known is None or known.higher_is_better else " (lower is better)"
+
+
 def _labels(summary: pd.DataFrame) -> dict[str, str]:
     """Display label of each summary column: ``NDCG@10``, ``R-Prec``; a metric declared
     lower-is-better says so."""
-    return {c: (f"{lab}@{int(k)}" if pd.notna(k) else str(lab)) + _lower_note(m)
+    return {c: (f"{lab}@{int(k)}" if pd.notna(k) else str(lab)) + lower_note(m)
             for c, lab, k, m in zip(summary.index, summary["label"], summary["k"],
                                     summary["metric"])}
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from .._version import __version__
 from ._params import ParameterError
+from ._plan import _interactions_file, _split_folder, columns_for
 from ._shared import list_length, run_key, shared
 
 __all__ = [
@@ -30,13 +31,6 @@ __all__ = [
     "prediction_coverage",
     "run_card",
 ]
-
-#: File names recognised in a folder that holds the analyst's own split.
-SPLIT_FILES = {
-    "train": ("train.csv", "train.parquet", "train.tsv"),
-    "test": ("test.csv", "test.parquet", "test.tsv"),
-    "items": ("movies.csv", "items.csv", "items.parquet"),
-}
 
 
 def load_dataset(name_or_path: str, *, seed: int = 0):
@@ -184,8 +178,6 @@ def _mapping(path: str | os.PathLike, columns: Mapping[str, str] | None,
              kind: str) -> dict[str, str] | None:
     """The part of ``COLUMNS`` that applies to the file at ``path`` (from its header)."""
     from ..data.interactions import read_header
-    from ._plan import columns_for
-
     if not columns:
         return None
     return columns_for(read_header(Path(path)), columns, kind) or None
@@ -203,22 +195,6 @@ def _file_info(path: Path, frame: pd.DataFrame) -> dict:
     fp = fingerprint(frame)
     return {"file": path.name, "sha256": fp["sha256"], "rows": fp["rows"],
             "users": fp["users"], "items": fp["items"]}
-
-
-def _interactions_file(dataset: str) -> bool:
-    path = Path(dataset)
-    suffixes = [x.lower() for x in path.suffixes]
-    return path.is_file() and any(x in (".csv", ".tsv", ".parquet", ".pq") for x in suffixes)
-
-
-def _split_folder(path: Path) -> dict[str, Path] | None:
-    if not path.is_dir():
-        return None
-    found = {role: next((path / n for n in names if (path / n).is_file()), None)
-             for role, names in SPLIT_FILES.items()}
-    if found["train"] is None or found["test"] is None:
-        return None
-    return {role: p for role, p in found.items() if p is not None}
 
 
 def load_inputs(

@@ -217,8 +217,6 @@ def check_files(data: str, params: Mapping[str, object]) -> FileCheck:
         recommendations; a prediction for rating predictions; an item id for items), naming
         the parameter, the file and the columns it has; or when it cannot be read.
     """
-    from ._inputs import _interactions_file, _split_folder
-
     columns = params.get("COLUMNS") or {}
     found: dict[str, list[str]] = {}
     interactions: list[set[str]] = []
@@ -316,3 +314,27 @@ def skipped_pages(notebooks: Mapping[Path, Mapping[str, dict]], params: Mapping[
                 skipped[notebook] = NEEDS[need]
                 break
     return skipped
+
+
+#: File names recognised in a folder that holds the analyst's own split.
+SPLIT_FILES = {
+    "train": ("train.csv", "train.parquet", "train.tsv"),
+    "test": ("test.csv", "test.parquet", "test.tsv"),
+    "items": ("movies.csv", "items.csv", "items.parquet"),
+}
+
+
+def _interactions_file(dataset: str) -> bool:
+    path = Path(dataset)
+    suffixes = [x.lower() for x in path.suffixes]
+    return path.is_file() and any(x in (".csv", ".tsv", ".parquet", ".pq") for x in suffixes)
+
+
+def _split_folder(path: Path) -> dict[str, Path] | None:
+    if not path.is_dir():
+        return None
+    found = {role: next((path / n for n in names if (path / n).is_file()), None)
+             for role, names in SPLIT_FILES.items()}
+    if found["train"] is None or found["test"] is None:
+        return None
+    return {role: p for role, p in found.items() if p is not None}

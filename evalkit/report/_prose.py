@@ -86,7 +86,7 @@ def zero_note(evaluations: Mapping[str, object], column: str) -> str:
     """The share of users who score exactly 0 on ``column`` for each system, and how to read
     the cumulative distribution drawn below it (higher values are better for every ranking
     metric)."""
-    from ..plots._style import metric_label
+    from ..plots import metric_label
 
     parts = []
     for name, evaluation in evaluations.items():

@@ -25,9 +25,8 @@ from .._checks import check_positive_int
 from .._io import atomic_write_text
 from .._version import __version__
 from ..data.download import MOVIELENS_NAMES
-from ._inputs import _split_folder
 from ._params import PARAMETERS, ParameterError, check_parameters
-from ._plan import FileCheck, _value, check_files, skipped_pages
+from ._plan import FileCheck, _split_folder, _value, check_files, skipped_pages
 from ._shared import ENVIRONMENT, LIST_LENGTH, file_stamp
 
 __all__ = [

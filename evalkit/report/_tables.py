@@ -283,11 +283,12 @@ def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.D
     another's, the mark means little, and the comparison report tests the difference.
     """
     from ..metrics import RANKING_METRICS
+    from ._findings import lower_note
 
     results = {}
     for name, ev in evaluations.items():
         s = ev.summary
-        labels = [(f"{lab}@{int(k)}" if pd.notna(k) else lab) + _lower_note(m)
+        labels = [(f"{lab}@{int(k)}" if pd.notna(k) else lab) + lower_note(m)
                   for lab, k, m in zip(s["label"], s["k"], s["metric"])]
         higher = [RANKING_METRICS[m].higher_is_better if m in RANKING_METRICS else True
                   for m in s["metric"]]
@@ -364,14 +365,6 @@ def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFram
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"
     return out
-
-
-def _lower_note(metric: str) -> str:
-    """`` (lower is better)`` for a ranking metric declared so, else nothing."""
-    from ..metrics import RANKING_METRICS
-
-    known = RANKING_METRICS.get(metric)
-    return "" if known is None or known.higher_is_better else " (lower is better)"
 
 
 def _interval_table(results: Mapping[str, pd.DataFrame], *,
@@ -957,9 +950,12 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TieWarning)
         warnings.simplefilter("ignore", UserWarning)
+        # half-life utility (it needs ratings) and the metrics from hits (the first relevant
+        # rank, metrics of your own) are evalkit's alone: not compared here
+        shared = {m for m, metric in RANKING_METRICS.items()
+                  if metric.kernel and m != "half_life_utility"}
         for name, entry in PROFILES.items():
-            # half-life utility is evalkit's alone (and needs ratings): not compared here
-            metrics = [m for m in entry.metrics if m != "half_life_utility"]
+            metrics = [m for m in entry.metrics if m in shared]
             result = evaluate(test, recs, k=k, metrics=metrics, threshold=threshold,
                               train=train, definitions=name, n_resamples=0)
             rows[name] = {
@@ -968,7 +964,7 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
                 for m in metrics
             }
     order = [RANKING_METRICS[m].label + (f"@{k}" if RANKING_METRICS[m].at_k else "")
-             for m in RANKING_METRICS if m != "half_life_utility"]
+             for m in RANKING_METRICS if m in shared]
     table = pd.DataFrame.from_dict(rows, orient="index")
     table = table[[c for c in order if c in table.columns]].round(digits)
     table.index.name = "profile"

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from ._classes import record
-from ._session import missing
+from ._session import missing, record
 
 
 def main() -> int:

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import InvalidParameterError, check_positive_int, check_resamples
-from .._evaluation import Evaluation
+from .._evaluation import Evaluation, definition_meanings
 from .._evaluation import evaluate as evaluate_in_memory
 from .._resample import (
     design_key,
@@ -94,7 +94,8 @@ class SparkEvaluation:
     def __post_init__(self) -> None:
         from .._display import Record
 
-        object.__setattr__(self, "definitions", Record(self.definitions))
+        object.__setattr__(self, "definitions", Record(self.definitions,
+                                                       meaning=definition_meanings()))
 
     def _shape(self) -> Evaluation:
         return Evaluation(per_user=pd.DataFrame(), summary=self.summary,

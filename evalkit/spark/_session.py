@@ -11,6 +11,7 @@ import importlib.util
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import warnings
@@ -19,7 +20,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .._checks import check_positive_int
-from ._classes import drop_recording, java_banner, java_option, note_jvm
+from ._classes import (
+    _adopt,
+    archive_dir,
+    archive_key,
+    drop_recording,
+    java_banner,
+    java_option,
+    note_jvm,
+)
 
 __all__ = ["missing", "start_session"]
 
@@ -141,7 +150,7 @@ def driver_memory(available: int | None = None) -> str:
     """The driver heap a new local session gets: a quarter of the memory available now,
     between 1 and 16 GiB (``"6g"``); 2 GiB when the available memory cannot be read."""
     if available is None:
-        from ..models._base import available_memory
+        from .._parallel import available_memory
 
         available = available_memory()
     if available is None:
@@ -270,3 +279,53 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
     if partitions is not None:
         active.conf.set("spark.sql.shuffle.partitions", str(partitions))
     return active
+
+
+def record() -> Path | None:
+    """Record the archive now (when there is none): run the at-scale report's Spark calls
+    on a small sample in a session whose JVM writes the archive, wait until it has exited,
+    and adopt the archive. Returns its path, or None when Spark cannot run here, the archive
+    is turned off or another JVM is recording it; raises RuntimeError when the recording
+    session fails."""
+    java, _ = _java()
+    folder = archive_dir()
+    if missing() or java is None or folder is None:
+        return None
+    key = archive_key(java)
+    if key is None:
+        return None
+    archive = folder / f"{key}.jsa"
+    if not archive.exists():
+        done = subprocess.run([sys.executable, "-c", _WORKLOAD], capture_output=True,
+                              text=True)
+        if done.returncode != 0:
+            raise RuntimeError("the recording session failed: "
+                               + (done.stderr.strip().splitlines() or ["no message"])[-1])
+        folder.mkdir(parents=True, exist_ok=True)
+        _adopt(folder, key)
+    return archive if archive.exists() else None
+
+
+#: The calls a recording session makes: the at-scale report's, on a small sample; then the
+#: JVM is stopped and waited for, so that its archive is whole when the process ends.
+_WORKLOAD = """
+import warnings
+warnings.simplefilter("ignore")
+import evalkit as ek
+import evalkit.spark as eks
+from evalkit import report as rp
+
+spark = eks.start_session("local[2]", partitions=2)
+data = rp.parquet_inputs("", "", dataset="sample", train=None, test=None, split="user_ratio",
+                         test_fraction=0.2, recs={}, baselines=["MostPopular", "Random"],
+                         k=20, seed=0)
+frames = rp.spark_frames(spark, data)
+rp.spark_evaluate_systems(frames, k=[5, 10], threshold=4.0, seed=0, profile=None,
+                          partitions=2)
+rp.spark_curve_bands(frames, k_max=20, threshold=4.0, seed=0, profile=None, partitions=2)
+eks.compare(dict(frames.systems), frames.truth, k=10, threshold=4.0)
+proc = spark.sparkContext._gateway.proc
+spark.stop()
+proc.stdin.close()  # the JVM exits when its standard input closes, writing the archive
+proc.wait(timeout=600)
+"""

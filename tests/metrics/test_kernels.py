@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalkit import _duplicates
 from evalkit.metrics import _kernels
 from evalkit.metrics._common import check_recs, check_truth
 from evalkit.metrics._curves import RankingCurves, mean_over_users
@@ -120,8 +121,8 @@ def test_grouped_duplicates_agrees_with_pandas(chunk_rows: int, groups: list, va
         frame = frame.sort_values("g", kind="stable", ignore_index=True)
     with pytest.MonkeyPatch.context() as patch:
         # small chunks put chunk edges inside groups: the stamping pass must move them
-        patch.setattr(_kernels, "_CHUNK_ROWS", chunk_rows)
-        got = _kernels.grouped_duplicates(frame["g"].to_numpy(), frame["v"].to_numpy())
+        patch.setattr(_duplicates, "_CHUNK_ROWS", chunk_rows)
+        got = _duplicates.grouped_duplicates(frame["g"].to_numpy(), frame["v"].to_numpy())
     if not frame["g"].is_monotonic_increasing:
         assert got == -1
     else:
@@ -130,8 +131,8 @@ def test_grouped_duplicates_agrees_with_pandas(chunk_rows: int, groups: list, va
 
 def test_grouped_duplicates_declines_a_wide_value_range() -> None:
     groups = np.zeros(3, dtype=np.int64)
-    assert _kernels.grouped_duplicates(groups, np.array([0, 2**40, 5])) == -1
-    assert _kernels.grouped_duplicates(groups, np.array([0, 2**40, 0])) == -1  # caller sorts
+    assert _duplicates.grouped_duplicates(groups, np.array([0, 2**40, 5])) == -1
+    assert _duplicates.grouped_duplicates(groups, np.array([0, 2**40, 0])) == -1  # caller sorts
 
 
 @settings(max_examples=100, deadline=None)
