@@ -163,15 +163,26 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
                      k: Sequence[int], metrics: Sequence[str] | None = None,
                      threshold: float | None = 4.0,
                      curves: int | None = None, seed: int = 0, profile: str | None = None,
-                     train: pd.DataFrame | None = None) -> dict:
+                     train: pd.DataFrame | None = None, focus: str | None = None) -> dict:
     """:func:`evalkit.evaluate` for every system, with the same cutoffs, metrics (default:
-    every ranking metric, or those the profile reproduces), threshold, profile (another
-    library's definitions, :data:`evalkit.PROFILES`) and seed.
+    evaluate's, the built-in ranking metrics of the engine, or those the profile
+    reproduces), threshold, profile (another library's definitions, :data:`evalkit.PROFILES`)
+    and seed. ``focus``, the metric a page's charts show (``METRIC``), is added to the
+    metrics when they do not hold it (a metric from hits, or one of your own).
 
     Tie warnings are not shown here: the tie table and the findings report them per system.
     """
     from .._evaluation import evaluate
-    from ..metrics import TieWarning
+    from ..definitions import covers, resolve
+    from ..metrics import RANKING_METRICS, TieWarning
+
+    if focus is not None:
+        if metrics is None:
+            defs = resolve(report_definitions(profile, threshold), func="evaluate_systems")
+            metrics = [m for m, spec in RANKING_METRICS.items()
+                       if spec.kernel and covers(defs, m)]
+        if focus not in metrics:
+            metrics = [*metrics, focus]
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TieWarning)

@@ -285,3 +285,18 @@ def test_a_module_of_metrics_loads_for_the_command_line_and_the_reports(tmp_path
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**env, "EVALKIT_METRICS": str(module)}, cwd=ROOT)
     assert done.returncode == 0 and "found_share" in done.stdout, done.stderr
+
+
+def test_a_reports_focus_metric_is_evaluated_beside_the_defaults(own) -> None:
+    # page 05 draws METRIC's charts: a metric from hits there is evaluated too
+    truth, recs = ranked()
+    systems = {"a": recs, "b": recs.assign(rank=recs.groupby("user_id").cumcount() + 1)}
+    evaluations = rp.evaluate_systems(truth, systems, k=[3], focus="dhits", seed=0)
+    metrics = list(evaluations["a"].summary["metric"].unique())
+    assert metrics[-1] == "dhits" and "ndcg" in metrics and "first_relevant_rank" not in metrics
+    same = rp.evaluate_systems(truth, systems, k=[3], focus="ndcg", seed=0)
+    assert list(same["a"].summary["metric"].unique()) == metrics[:-1]
+    under = rp.evaluate_systems(truth, systems, k=[3], focus="ndcg", profile="trec_eval")
+    assert set(under["a"].summary["metric"]) == {"precision", "recall", "map", "mrr", "ndcg"}
+    with pytest.raises(ValueError, match="profile 'trec_eval' .* does not cover 'dhits'"):
+        rp.evaluate_systems(truth, systems, k=[3], focus="dhits", profile="trec_eval")
