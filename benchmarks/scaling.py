@@ -51,9 +51,9 @@ def measure(users: list[int], *, repeats: int = 3, n_resamples: int = 1000) -> l
     from evalkit.metrics import CURVE_METRICS
     from evalkit.metrics._curves import RankingCurves
     from evalkit.metrics._hits import build_hits
-    from evalkit.metrics.ranking import make_options
+    from evalkit.metrics.ranking import make_definitions
 
-    options = make_options("scaling")
+    options = make_definitions("scaling")
     rows = []
     for n in users:
         truth, recs = generate(n, rng=0)

@@ -365,10 +365,10 @@ def compare_evaluations(
     alpha = check_fraction(alpha, func=func, arg="alpha")
     first = evaluations[order[0]]
     if confidence is None:
-        confidence = float(first.definitions.get("confidence", 0.95))
+        confidence = float(first.bootstrap.get("confidence", 0.95))
     confidence = check_fraction(confidence, func=func, arg="confidence")
     if n_resamples is None:
-        n_resamples = int(first.definitions.get("n_resamples", 1000))
+        n_resamples = int(first.bootstrap.get("n_resamples", 1000))
     n_resamples = check_resamples(n_resamples, func=func)
     users = first.per_user.index
     for name in order[1:]:

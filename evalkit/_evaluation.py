@@ -21,6 +21,12 @@ from .stats import bootstrap_ci_frame
 __all__ = ["Evaluation", "evaluate", "metric_column"]
 
 
+#: The bootstrap settings as a single mapping with the definitions names them, and as
+#: ``Evaluation.bootstrap`` does.
+_BOOTSTRAP_KEYS = {"confidence": "confidence", "n_resamples": "n_resamples",
+                   "bootstrap_seed": "rng"}
+
+
 def definition_meanings() -> dict[str, str]:
     """What each entry of an evaluation's ``definitions`` means, for its table."""
     from dataclasses import fields
@@ -50,47 +56,63 @@ class Evaluation:
         ``ci_high``, ``n_users`` (users averaged), ``dropped_undefined`` (users for whom the
         metric is undefined and that ``empty="drop"`` left out), ``tied_users`` (users whose
         tied scores straddle ``k``).
-    definitions : dict
-        The definitions used: gain, discount, log base, AP denominator, ties, empty policy,
-        threshold, half-life parameters, confidence level and bootstrap resamples (a dict
-        that a notebook shows as a table with each field's meaning).
+    definitions : Definitions
+        The definitions used (gain, discount, log base, AP denominator, ties, empty policy,
+        threshold, half-life parameters, ...; a notebook shows them as a table with each
+        field's meaning).
     counts : dict
         ``users`` evaluated, ``users_without_recs`` (scored 0), ``recs_only_users`` (ignored).
     curves : pd.DataFrame or None
         With ``evaluate(..., curves=K)``: the :func:`~evalkit.metrics.ranking_curves` table
         for k = 1..K (mean P, R, F1, HR, MAP, MRR and NDCG at every cutoff), else None.
+    bootstrap : dict
+        The intervals' settings: ``confidence``, ``n_resamples`` and ``rng`` (the seed when
+        it was an integer, else None).
     """
 
     per_user: pd.DataFrame
     summary: pd.DataFrame
-    definitions: dict = field(default_factory=dict)
+    definitions: Definitions = field(default_factory=Definitions)
     counts: dict = field(default_factory=dict)
     curves: pd.DataFrame | None = None
+    bootstrap: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from ._display import Record
-
-        # shown as a table of definition, value and meaning in a notebook; a dict all the same
-        object.__setattr__(self, "definitions", Record(self.definitions,
-                                                       meaning=definition_meanings()))
+        defs, boot = self.definitions, dict(self.bootstrap)
+        if not isinstance(defs, Definitions):  # one mapping of both, as saved before
+            defs = dict(defs)
+            for key, name in _BOOTSTRAP_KEYS.items():
+                if key in defs:
+                    boot.setdefault(name, defs.pop(key))
+            defs = Definitions.from_dict(defs, func="Evaluation")
+        object.__setattr__(self, "definitions", defs)
+        object.__setattr__(self, "bootstrap", boot)
 
     def as_definitions(self) -> Definitions:
-        """The :class:`~evalkit.Definitions` this evaluation used."""
-        fields = {k: v for k, v in self.definitions.items()
-                  if k not in ("confidence", "n_resamples", "bootstrap_seed")}
-        return Definitions.from_dict(fields)
+        """The :class:`~evalkit.Definitions` this evaluation used (``definitions``)."""
+        return self.definitions
+
+    def settings(self) -> dict:
+        """The definitions and the bootstrap settings in one dict, as a notebook shows them
+        (a table of each entry, its value and its meaning)."""
+        from ._display import Record
+
+        boot = {old: self.bootstrap[new] for old, new in _BOOTSTRAP_KEYS.items()
+                if new in self.bootstrap}
+        return Record(self.definitions.as_dict() | boot, meaning=definition_meanings())
 
     def mean(self, metric: str, k: int | None = None) -> float:
         """The summary mean of ``metric`` at ``k`` (``evaluation.mean("ndcg", 10)``)."""
         return float(self.summary.loc[metric_column(metric, k), "mean"])
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict: summary rows, definitions, counts, evalkit's version, and the
-        curves' rows when they were computed."""
+        """A JSON-ready dict: summary rows, definitions, bootstrap settings, counts, evalkit's
+        version, and the curves' rows when they were computed."""
         summary = self.summary.reset_index(names="column")
         return {
             "evalkit_version": __version__,
-            "definitions": self.definitions,
+            "definitions": self.definitions.as_dict(),
+            "bootstrap": self.bootstrap,
             "counts": self.counts,
             "summary": json.loads(summary.to_json(orient="records", double_precision=15)),
         } | ({} if self.curves is None else {
@@ -128,7 +150,7 @@ class Evaluation:
         return out.reset_index(drop=True)
 
     def _repr_html_(self) -> str:
-        d = self.definitions
+        d = self.settings()
         c = self.counts
         caption = (
             f"{c.get('users', 0)} users evaluated; {c.get('users_without_recs', 0)} without "
@@ -250,8 +272,7 @@ def evaluate(
         ["metric", "k", "label", "mean", "ci_low", "ci_high", "n_users", "dropped_undefined",
          "undefined", "tied_users"]
     ]
-    definitions = ranked.definitions.as_dict() | {
-        "confidence": confidence, "n_resamples": n_resamples,
-        "bootstrap_seed": rng if isinstance(rng, numbers.Integral) else None}
-    return Evaluation(per_user=per_user, summary=summary, definitions=definitions,
-                      counts=ranked.counts, curves=ranked.curves)
+    bootstrap = {"confidence": confidence, "n_resamples": n_resamples,
+                 "rng": int(rng) if isinstance(rng, numbers.Integral) else None}
+    return Evaluation(per_user=per_user, summary=summary, definitions=ranked.definitions,
+                      counts=ranked.counts, curves=ranked.curves, bootstrap=bootstrap)

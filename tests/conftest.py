@@ -69,3 +69,11 @@ def files(tmp_path_factory) -> dict[str, str]:
     from tests.notebook_checks import write_files
 
     return write_files(tmp_path_factory.mktemp("own"))
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto``: one worker more than the cores. Much of the suite waits on processes it
+    starts (notebook kernels, Spark's JVM, the command line), and a third worker keeps both
+    cores busy meanwhile (on two cores: about 7 s of 290 s less)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cores or 1) + 1

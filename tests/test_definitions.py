@@ -111,9 +111,18 @@ def test_unknown_keyword_lists_the_definitions() -> None:
 def test_evaluate_records_the_whole_object() -> None:
     truth, recs = small()
     result = ek.evaluate(truth, recs, k=2, definitions="trec_eval", n_resamples=0)
-    assert result.as_definitions() == ek.profile("trec_eval")
-    assert result.definitions["profile"] == "trec_eval"
-    assert set(OPTION_NAMES) <= set(result.definitions)
+    assert result.definitions == result.as_definitions() == ek.profile("trec_eval")
+    assert result.definitions.profile == "trec_eval"
+    assert result.bootstrap == {"confidence": 0.95, "n_resamples": 0, "rng": 0}
+    saved = result.to_dict()
+    assert set(OPTION_NAMES) <= set(saved["definitions"]) and saved["bootstrap"] == \
+        result.bootstrap
+    # a mapping of both (results saved before the two were separate) is split again
+    again = ek.Evaluation(result.per_user, result.summary,
+                          definitions=saved["definitions"] | {"confidence": 0.9,
+                                                              "bootstrap_seed": 3})
+    assert again.definitions == result.definitions
+    assert again.bootstrap == {"confidence": 0.9, "rng": 3}
     # a profile's default metrics are those it reproduces
     assert set(result.summary["metric"]) == set(ek.PROFILES["trec_eval"].metrics)
 

@@ -88,11 +88,14 @@ def test_an_evaluation_s_definitions_show_as_a_table_with_their_meaning() -> Non
 
     systems, truth = _disagreeing()
     result = ek.evaluate(truth, systems["a"], k=1, gain="exponential")
-    assert isinstance(result.definitions, dict) and result.definitions["gain"] == "exponential"
-    html = result.definitions._repr_html_()
+    assert isinstance(result.definitions, ek.Definitions)
+    assert result.definitions.gain == "exponential" and result.bootstrap["n_resamples"] == 1000
+    settings = result.settings()  # the definitions and the bootstrap settings, as a table
+    assert settings["gain"] == "exponential" and settings["n_resamples"] == 1000
+    html = settings._repr_html_()
     assert "<th>gain</th>" in html and "'exponential'" in html
     assert "gain of a test item in DCG" in html and "bootstrap resamples" in html
-    text = pretty(result.definitions)
+    text = pretty(settings)
     assert text.splitlines()[0].split() == ["value", "meaning"]
     assert any(line.startswith("gain") and "'exponential'" in line
                for line in text.splitlines())

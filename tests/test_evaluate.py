@@ -91,8 +91,9 @@ def test_counts_and_definitions_are_reported() -> None:
     no_relevant = (
         truth.assign(rel=truth["rating"] >= 4).groupby("user_id")["rel"].sum() == 0).sum()
     assert result.summary.loc["recall@5", "dropped_undefined"] == no_relevant
+    assert result.definitions.ties == "expected" and result.definitions.threshold == 4.0
     for key in ("threshold", "gain", "discount", "ap_denominator", "ties", "empty"):
-        assert key in result.definitions
+        assert key in result.definitions.as_dict() and key in result.settings()
 
 
 def test_to_json_round_trips(tmp_path) -> None:

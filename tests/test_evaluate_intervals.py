@@ -37,7 +37,7 @@ def test_evaluate_without_intervals() -> None:
     pd.testing.assert_series_equal(bare.summary["mean"], full.summary["mean"])
     pd.testing.assert_series_equal(bare.summary["n_users"], full.summary["n_users"])
     assert bare.summary[["ci_low", "ci_high"]].isna().all().all()
-    assert bare.definitions["n_resamples"] == 0
+    assert bare.bootstrap["n_resamples"] == 0
     assert "no intervals" in bare._repr_html_()
     with pytest.raises(ValueError, match="evaluate: 'n_resamples' must be a positive integer, "
                                          "or 0 for no intervals; got -5"):

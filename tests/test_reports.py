@@ -69,24 +69,50 @@ def _as_run(command: str, files: dict[str, str], out: Path) -> list[str]:
     return [sys.executable, "-m", "evalkit", *words[1:]]
 
 
-@pytest.fixture(scope="module")
-def readme_runs(tmp_path_factory) -> list[tuple[str, subprocess.CompletedProcess, Path]]:
-    """Every command of the README's "A report for your own recommender", run as written
-    on files the test writes, each into its own folder."""
+def run_readme_commands(base: Path, which: slice) -> list[tuple[str, subprocess.CompletedProcess,
+                                                                  Path]]:
+    """The README's commands ``which`` (of "A report for your own recommender"), run as
+    written on files the test writes under ``base``, each into its own folder. The first
+    (``make report``, Spark page included) runs here; the others in
+    ``tests/test_readme_commands.py``, so that the two modules can run side by side."""
     if not (ROOT / ".venv" / ".run-installed").exists():
         reason = "the README's make commands need the project's .venv (make setup)"
         if os.environ.get("CI"):
             pytest.fail(f"{reason}, and CI always has it")
         pytest.skip(reason)
-    base = tmp_path_factory.mktemp("readme")
     files = _implicit_files(base)
     runs = []
-    for i, command in enumerate(readme_commands()):
+    commands = readme_commands()
+    for i in range(len(commands))[which]:
         out = base / f"out-{i}"
-        done = subprocess.run(_as_run(command, files, out), cwd=base, capture_output=True,
+        done = subprocess.run(_as_run(commands[i], files, out), cwd=base, capture_output=True,
                               text=True, timeout=900)
-        runs.append((command, done, out))
+        runs.append((commands[i], done, out))
     return runs
+
+
+def check_readme_run(command: str, done: subprocess.CompletedProcess, out: Path) -> None:
+    """A README command succeeded and wrote its report: every page it ran, with a headline."""
+    assert done.returncode == 0, (command, done.stderr[-3000:])
+    if "--list-parameters" in command:
+        assert "COLUMNS (dict" in done.stdout and "THRESHOLD (Optional[float]" in done.stdout
+        assert not out.exists()
+        return
+    index = (out / "index.html").read_text()
+    rows = re.findall(r"<tr(?: class='skipped')?><td>(.*?)</td><td>(.*?)</td></tr>", index)
+    assert len(rows) == 9, command
+    for title, numbers in rows:
+        if numbers.startswith("not run: "):
+            continue
+        stem = re.search(r"href='(\d\d-[^']+)\.html'", title).group(1)
+        assert (out / f"{stem}.html").stat().st_size > 10_000, (command, stem)
+        assert json.loads((out / f"{stem}.json").read_text()), (command, stem)
+
+
+@pytest.fixture(scope="module")
+def readme_runs(tmp_path_factory) -> list[tuple[str, subprocess.CompletedProcess, Path]]:
+    """The README's first command, run as written."""
+    return run_readme_commands(tmp_path_factory.mktemp("readme"), slice(0, 1))
 
 
 @pytest.fixture(scope="module")
@@ -102,39 +128,10 @@ def reports(readme_runs) -> Path:
 
 @pytest.mark.slow
 def test_every_readme_command_produces_its_report(readme_runs) -> None:
-    assert len(readme_runs) == 3
+    # the first here; the others in tests/test_readme_commands.py
+    assert len(readme_commands()) == 3
     for command, done, out in readme_runs:
-        assert done.returncode == 0, (command, done.stderr[-3000:])
-        if "--list-parameters" in command:
-            assert "COLUMNS (dict" in done.stdout and "THRESHOLD (Optional[float]" in done.stdout
-            assert not out.exists()
-            continue
-        index = (out / "index.html").read_text()
-        rows = re.findall(r"<tr(?: class='skipped')?><td>(.*?)</td><td>(.*?)</td></tr>", index)
-        assert len(rows) == 9, command
-        for title, numbers in rows:
-            if numbers.startswith("not run: "):
-                continue
-            stem = re.search(r"href='(\d\d-[^']+)\.html'", title).group(1)
-            assert (out / f"{stem}.html").stat().st_size > 10_000, (command, stem)
-            assert json.loads((out / f"{stem}.json").read_text()), (command, stem)
-    # the implicit data: no ratings, so the two pages that need them are left out, saying so,
-    # and the Spark page, not asked for (make report asks for it)
-    command, done, out = readme_runs[1]
-    index = (out / "index.html").read_text()
-    assert f"wrote 6 report(s) and {out / 'index.html'}" in done.stdout
-    assert index.count("not run: the data has no rating column.") == 2
-    assert "not run: the Spark page runs when asked (evalkit report --spark" in index
-    assert "Dataset: <b>train.csv + test.csv</b>" in index
-    assert "my-model (my-model.csv)" in index
-    ranking = json.loads((out / "05-ranking.json").read_text())
-    truth = ek.load_interactions(out.parent / "my" / "test.csv",
-                                 columns={"uid": "user_id", "sku": "item_id"})
-    recs = ek.read_recommendations(out.parent / "runs" / "my-model.csv",
-                                   columns={"uid": "user_id", "sku": "item_id",
-                                            "relevance": "score"})
-    want = ek.evaluate(truth, recs, k=10, metrics=["ndcg"], threshold=None, gain="binary")
-    assert ranking["ndcg@10 my-model"] == pytest.approx(float(f"{want.mean('ndcg', 10):.6g}"))
+        check_readme_run(command, done, out)
 
 
 @pytest.mark.slow

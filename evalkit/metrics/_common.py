@@ -94,7 +94,7 @@ def finish_per_user(
     ...). Under ``"drop"`` they are removed, under ``"zero"`` they score 0, under ``"nan"``
     they stay as NaN. The result's ``dropped`` counts the users left out, by reason
     (``extra_counts`` holds the caller's reasons), ``n_users`` the users evaluated; ``info``
-    sets its other attributes (``k``, ``options``, ...).
+    sets its other attributes (``k``, ``definitions``, ...).
     """
     dropped: dict[str, int] = dict(extra_counts or {})
     values = fill_undefined(values, undefined, empty)

@@ -45,10 +45,10 @@ class RankingCurves:
     paired with a boolean array marking users for whom it is undefined (see ``undefined``).
     """
 
-    def __init__(self, table: HitTable, k_max: int, options: Definitions) -> None:
+    def __init__(self, table: HitTable, k_max: int, definitions: Definitions) -> None:
         self.table = table
         self.k_max = k_max
-        self.options = options
+        self.definitions = definitions
         self.ks = np.arange(1, k_max + 1, dtype=np.float64)
 
     # -- the compiled kernel -------------------------------------------------------------
@@ -65,7 +65,7 @@ class RankingCurves:
         if key not in cache:
             t = self.table
             n_ks = 0 if ks is None else ks.size
-            o = self.options
+            o = self.definitions
             if half_life:
                 gain_of = np.maximum(t.code_rating - o.neutral, 0.0)
                 gain_of[0] = 0.0  # code 0: not in the test set
@@ -126,7 +126,7 @@ class RankingCurves:
     @property
     def _undefined_without_relevant(self) -> tuple[str, ...]:
         """The metrics undefined for a user without a relevant test item (NDCG aside)."""
-        if self.options.precision_users == "relevant":
+        if self.definitions.precision_users == "relevant":
             return ("precision", "hit_rate", "recall", "f1", "mrr", "map")
         return ("recall", "f1", "mrr", "map")
 
@@ -144,7 +144,7 @@ class RankingCurves:
         if name in self._undefined_without_relevant:
             return self._divide(sums, self._n_counted())
         if name == "ndcg":  # undefined where the ideal DCG is 0, counted per cutoff
-            counts = n_counted(n_users, n_users - out["ndcg_count"], self.options.empty)
+            counts = n_counted(n_users, n_users - out["ndcg_count"], self.definitions.empty)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.where(counts > 0, sums / counts, np.nan)
         return self._divide(sums, n_users)
@@ -175,8 +175,8 @@ class RankingCurves:
         return np.broadcast_to((self.table.n_rel == 0)[:, None], (self.table.n_users, self.k_max))
 
     def _discount(self, positions: np.ndarray) -> np.ndarray:
-        base = np.log(self.options.log_base)
-        if self.options.discount == "breese":
+        base = np.log(self.definitions.log_base)
+        if self.definitions.discount == "breese":
             return np.maximum(1.0, np.log(positions) / base)
         return np.log(positions + 1.0) / base
 
@@ -186,7 +186,7 @@ class RankingCurves:
         exponential gain overflows float64."""
         # every test rating is among the codes' ratings (a rating level or a row's rating),
         # so their extremes decide without ordering the truth
-        gain, ratings = self.options.gain, self.table.code_rating[1:]
+        gain, ratings = self.definitions.gain, self.table.code_rating[1:]
         if gain == "binary" or ratings.size == 0:
             return
         if ratings.min() < 0:
@@ -204,10 +204,10 @@ class RankingCurves:
             )
 
     def _gain(self, rating: np.ndarray, relevant: np.ndarray, present: np.ndarray) -> np.ndarray:
-        kind = self.options.gain
+        kind = self.definitions.gain
         if kind == "binary":
             return relevant.astype(np.float64)
-        if self.options.gain_scope == "relevant":
+        if self.definitions.gain_scope == "relevant":
             present = present & relevant
         if kind == "exponential":
             return np.where(present, np.exp2(rating) - 1.0, 0.0)
@@ -216,12 +216,12 @@ class RankingCurves:
     def _gain_of_truth(self) -> np.ndarray:
         """Gain of each test item, in the table's ideal order (the ideal list's gains)."""
         t = self.table
-        if self.options.gain == "binary":
+        if self.definitions.gain == "binary":
             # the ideal list puts the relevant items first, whatever their ratings
             return (t.truth_rank <= t.n_rel[t.truth_ucode]).astype(np.float64)
-        if self.options.gain == "linear" and self.options.gain_scope == "rated":
+        if self.definitions.gain == "linear" and self.definitions.gain_scope == "rated":
             return t.truth_rating
-        threshold = self.options.threshold
+        threshold = self.definitions.threshold
         truth_rel = (
             np.ones(t.truth_rating.size, dtype=bool) if threshold is None
             else t.truth_rating >= threshold
@@ -236,7 +236,7 @@ class RankingCurves:
     def _dcg(self) -> np.ndarray:
         """Cumulative DCG: column ``k - 1`` is DCG@k."""
         t = self.table
-        if self.options.gain == "linear" and self.options.gain_scope == "rated":
+        if self.definitions.gain == "linear" and self.definitions.gain_scope == "rated":
             gain = t.rating  # the table's rating is already 0 outside the test set
         else:
             gain = self._gain(t.rating, t.rel > 0, t.in_truth)
@@ -246,7 +246,7 @@ class RankingCurves:
 
     def _cumulative_ideal(self) -> np.ndarray:
         """Cumulative ideal DCG, a fresh array: column ``k - 1`` is IDCG@k."""
-        if self.options.ideal == "k":  # k relevant items of gain 1, for users with one
+        if self.definitions.ideal == "k":  # k relevant items of gain 1, for users with one
             return np.where(self.no_relevant, 0.0, np.cumsum(1.0 / self._disc))
         idcg = self.table.ideal(self._gain_of_truth(), self.k_max)
         idcg /= self._disc
@@ -279,7 +279,7 @@ class RankingCurves:
 
     def recall(self) -> tuple[np.ndarray, np.ndarray | None]:
         denominator = self.n_rel
-        if self.options.recall_denominator == "min":
+        if self.definitions.recall_denominator == "min":
             denominator = np.minimum(self.ks, denominator)
         with np.errstate(divide="ignore", invalid="ignore"):
             return self.hits / denominator, self.no_relevant
@@ -333,7 +333,7 @@ class RankingCurves:
     def _ap(self, summed: np.ndarray, ks: np.ndarray, hits: np.ndarray) -> np.ndarray:
         """AP from its cumulated numerators (a fresh array, overwritten) at cutoffs ``ks``."""
         # D > 0 exactly when the user has a relevant item (k >= 1), or a hit for "hits"
-        zero = hits <= 0 if self.options.ap_denominator == "hits" else self.n_rel <= 0
+        zero = hits <= 0 if self.definitions.ap_denominator == "hits" else self.n_rel <= 0
         zero = np.broadcast_to(zero, summed.shape)
         return self._ratio(summed, self._ap_denominator(ks, hits), zero)
 
@@ -359,7 +359,7 @@ class RankingCurves:
     def half_life_parts(self) -> tuple[np.ndarray, np.ndarray]:
         """Cumulative ``R_u`` and ``R_u^max`` of Breese's half-life utility."""
         t = self.table
-        d, alpha = self.options.neutral, self.options.half_life
+        d, alpha = self.definitions.neutral, self.definitions.half_life
         weight = np.exp2(-(self.ks - 1.0) / (alpha - 1.0))
         utility = t.effective(np.where(t.in_truth, np.maximum(t.rating - d, 0.0), 0.0))
         num = t.dense(utility, self.k_max) * weight
@@ -465,7 +465,7 @@ class RankingCurves:
 
     def _ap_numerator(self) -> np.ndarray:
         """Per position i: the summand of AP, ``rel_i * P@i`` (its expectation under ties)."""
-        if self.table.expected and self.options.ap_denominator != "hits":
+        if self.table.expected and self.definitions.ap_denominator != "hits":
             return self.table.dense(self._expected_rel_times_hits(), self.k_max) / self.ks
         if "hits" in self.__dict__:
             summand = self.rel * self.hits
@@ -476,7 +476,7 @@ class RankingCurves:
         return summand
 
     def _ap_denominator(self, ks: np.ndarray, hits: np.ndarray) -> np.ndarray:
-        rule = self.options.ap_denominator
+        rule = self.definitions.ap_denominator
         if rule == "relevant":
             return np.broadcast_to(self.n_rel, hits.shape)
         if rule == "hits":
@@ -494,12 +494,12 @@ class RankingCurves:
         """
         if name in _COMPILED:
             return self._compiled_means(name)
-        return mean_over_users(*self.metric(name), self.options.empty)
+        return mean_over_users(*self.metric(name), self.definitions.empty)
 
     def _n_counted(self) -> int:
         """Users in a mean of a metric undefined for users without relevant items."""
         t = self.table
-        return n_counted(t.n_users, int(np.count_nonzero(t.n_rel == 0)), self.options.empty)
+        return n_counted(t.n_users, int(np.count_nonzero(t.n_rel == 0)), self.definitions.empty)
 
     @staticmethod
     def _divide(sums: np.ndarray, n: int) -> np.ndarray:

@@ -16,7 +16,7 @@ import pandas as pd
 __all__ = ["MetricSeries"]
 
 #: What a result may also record, None where it does not apply.
-_INFO = ("k", "options", "tied_users", "users_without_recs")
+_INFO = ("k", "definitions", "tied_users", "users_without_recs")
 
 
 class MetricSeries(pd.Series):
@@ -36,8 +36,8 @@ class MetricSeries(pd.Series):
         Users with a value (not NaN): the users a mean of this Series counts.
     k : int or None
         The cutoff, for metrics at a cutoff.
-    options : dict or None
-        The definitions used (:meth:`evalkit.Definitions.as_dict`), for the ranking metrics.
+    definitions : Definitions or None
+        The definitions used, for the ranking metrics.
     tied_users : int or None
         Users whose tied scores straddle the cutoff (the tie policy decided), for the
         ranking metrics at a cutoff.

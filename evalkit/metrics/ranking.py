@@ -18,7 +18,7 @@ Conventions shared by every function here (SPEC "Ranking metrics", "Which users 
   ``"zero"`` scores 0 (as trec_eval ``-c`` and ranx do), ``"nan"`` keeps NaN.
 - Each function returns a :class:`~evalkit.metrics.MetricSeries`: a ``pd.Series`` of per-user
   values indexed by ``user_id`` and named by the metric's registry name, whose attributes
-  also hold the counts of users left out (``dropped``, ``n_users``), ``k``, the options used,
+  also hold the counts of users left out (``dropped``, ``n_users``), ``k``, the definitions used,
   the users with ties at the cutoff (``tied_users``) and without recommendations
   (``users_without_recs``).
 """
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 
-def make_options(func: str, definitions: object = None, **options: object) -> Definitions:
+def make_definitions(func: str, definitions: object = None, **options: object) -> Definitions:
     """The :class:`~evalkit.Definitions` of a call, validated once (see
     :func:`evalkit.definitions.resolve`)."""
     return resolve(definitions, func=func, **options)
@@ -97,25 +97,25 @@ class SharedTruth:
 
 
 def prepare(
-    truth: object, recs: object, options: Definitions, *, func: str,
+    truth: object, recs: object, definitions: Definitions, *, func: str,
     train: object = None, stacklevel: int = 5,
 ) -> HitTable:
     """Validate ``truth`` (a frame or a :class:`SharedTruth`) and ``recs`` and build their hit
-    table under ``options``.
+    table under ``definitions``.
 
     ``unknown_items="drop"`` removes the test items absent from ``train`` and
     ``relevant_set="listed"`` those absent from the user's list; the users stay (a user left
     with no test item is undefined wherever a metric needs one, see ``empty``).
     """
     shared = truth if isinstance(truth, SharedTruth) else None
-    truth = shared.frame(options.threshold, func=func) if shared is not None else \
-        check_truth(truth, func=func, threshold=options.threshold)
+    truth = shared.frame(definitions.threshold, func=func) if shared is not None else \
+        check_truth(truth, func=func, threshold=definitions.threshold)
     # the hit table finds repeated ranks (their order) and items (the join)
     recs = check_recs(recs, func=func, item_pairs=False, rank_pairs=False)
     check_id_dtypes(truth, recs, func=func)
     warn_id_formats(truth, recs, func=func, stacklevel=stacklevel)
     users = None
-    if options.unknown_items == "drop":
+    if definitions.unknown_items == "drop":
         if train is None:
             raise ValueError(
                 f"{func}: unknown_items='drop' removes the test items never seen in training, "
@@ -126,14 +126,14 @@ def prepare(
                               required=["item_id"])
         users = truth["user_id"].unique()
         truth = truth[truth["item_id"].isin(train["item_id"].unique())]
-    if options.relevant_set == "listed":
+    if definitions.relevant_set == "listed":
         users = truth["user_id"].unique() if users is None else users
         listed = pd.MultiIndex.from_frame(recs[["user_id", "item_id"]])
         truth = truth[pd.MultiIndex.from_frame(truth[["user_id", "item_id"]]).isin(listed)]
     if shared is not None and users is None:  # the truth as validated: coded once
-        truth = shared.side(options.threshold)
-    table = build_hits(truth, recs, threshold=options.threshold, ties=options.ties,
-                       tie_order=options.tie_order, users=users)
+        truth = shared.side(definitions.threshold)
+    table = build_hits(truth, recs, threshold=definitions.threshold, ties=definitions.ties,
+                       tie_order=definitions.tie_order, users=users)
     if table.repeats_rank:
         check_rank_pairs(recs, func=func)  # raises, naming the first repeated rank
     if table.repeats_item:
@@ -142,7 +142,7 @@ def prepare(
 
 
 def tie_check(
-    table: HitTable, k: int, options: Definitions, *, func: str, stacklevel: int
+    table: HitTable, k: int, definitions: Definitions, *, func: str, stacklevel: int
 ) -> int:
     """Count (and warn about) users whose tied scores straddle ``k``.
 
@@ -150,7 +150,7 @@ def tie_check(
     :func:`~evalkit.definitions.takes_definitions`, one more frame) calls this directly.
     """
     n = table.n_straddling(k)
-    if options.ties != "expected":
+    if definitions.ties != "expected":
         warn_ties(n, k, func=func, stacklevel=stacklevel + 1)
     return n
 
@@ -171,7 +171,7 @@ def hits_function(metric: object) -> Callable:
         return finish_per_user(
             values, table.users, name=name, undefined=undefined, empty=definitions.empty,
             extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
-            k=k, options=definitions.as_dict(), tied_users=n_tied,
+            k=k, definitions=definitions, tied_users=n_tied,
             users_without_recs=table.n_without_recs)
 
     function.__name__ = function.__qualname__ = name
@@ -205,19 +205,19 @@ def _per_user(
     truth: object,
     recs: object,
     k: object,
-    options: Definitions,
+    definitions: Definitions,
     *,
     train: object,
     func: str,
 ) -> pd.Series:
     k = check_positive_int(k, func=func, arg="k")
-    table = prepare(truth, recs, options, func=func, train=train, stacklevel=6)
-    n_tied = tie_check(table, k, options, func=func, stacklevel=5)
+    table = prepare(truth, recs, definitions, func=func, train=train, stacklevel=6)
+    n_tied = tie_check(table, k, definitions, func=func, stacklevel=5)
     # Past the longest list and the largest test set nothing changes but P@k's divisor, so
     # the matrices stop there: memory does not grow with k.
     width = min(k, max(1, int(table.pos.max()) if table.pos.size else 1,
                        int(table.n_truth.max()) if table.n_truth.size else 1))
-    curves = RankingCurves(table, width, options)
+    curves = RankingCurves(table, width, definitions)
     if name in ("dcg", "ndcg"):
         curves.check_gains(func=func)
     values, undefined = curves.at(name, [width])
@@ -231,9 +231,9 @@ def _per_user(
             total = precision + recall
             with np.errstate(divide="ignore", invalid="ignore"):
                 column = np.where(total > 0, 2 * precision * recall / total, 0.0)
-    elif width < k and name == "map" and options.ap_denominator == "k":
+    elif width < k and name == "map" and definitions.ap_denominator == "k":
         column = column * (width / k)  # the divisor is k, not the width computed
-    elif width < k and name == "ndcg" and options.ideal == "k":
+    elif width < k and name == "ndcg" and definitions.ideal == "k":
         # the ideal list is k items long whatever the user has: rescale its DCG
         positions = np.arange(1, k + 1, dtype=np.float64)
         ideal = np.cumsum(1.0 / curves._discount(positions))
@@ -243,9 +243,9 @@ def _per_user(
         table.users,
         name=name,
         undefined=None if undefined is None else undefined[:, 0],
-        empty=options.empty,
+        empty=definitions.empty,
         extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
-        k=k, options=options.as_dict(), tied_users=n_tied,
+        k=k, definitions=definitions, tied_users=n_tied,
         users_without_recs=table.n_without_recs,
     )
     return series
@@ -285,7 +285,7 @@ def precision_at_k(
     -------
     MetricSeries
         Per-user values indexed by ``user_id``, with ``dropped``, ``n_users``, ``k``,
-        ``options``, ``tied_users`` and ``users_without_recs`` (see the module's notes).
+        ``definitions``, ``tied_users`` and ``users_without_recs`` (see the module's notes).
 
     Raises
     ------
@@ -531,7 +531,7 @@ def r_precision(
     -------
     MetricSeries
         Per-user values indexed by ``user_id``, with ``dropped``, ``n_users`` and
-        ``options`` (no cutoff: ``k``, ``tied_users`` and ``users_without_recs`` are None).
+        ``definitions`` (no cutoff: ``k``, ``tied_users`` and ``users_without_recs`` are None).
 
     Notes
     -----
@@ -545,13 +545,12 @@ def r_precision(
     [0.5]
     """
     func = "r_precision"
-    options = definitions
-    table = prepare(truth, recs, options, func=func, train=train)
-    values, undefined = RankingCurves(table, 1, options).r_precision()
+    table = prepare(truth, recs, definitions, func=func, train=train)
+    values, undefined = RankingCurves(table, 1, definitions).r_precision()
     series = finish_per_user(
-        values, table.users, name="r_precision", undefined=undefined, empty=options.empty,
+        values, table.users, name="r_precision", undefined=undefined, empty=definitions.empty,
         extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
-        options=options.as_dict(),
+        definitions=definitions,
     )
     return series
 

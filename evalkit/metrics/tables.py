@@ -27,7 +27,7 @@ from .beyond import (
     user_coverage,
 )
 from .classification import confusion
-from .ranking import make_options, prepare
+from .ranking import make_definitions, prepare
 
 __all__ = ["LIST_BEYOND", "PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",
            "classification_by_threshold", "list_intervals", "tie_report"]
@@ -93,9 +93,9 @@ def tie_report(
     k = check_positive_int(k, func=func, arg="k")
     rows = {}
     for policy in TIE_POLICIES:  # four policies, each one vectorized pass
-        options = make_options(func, definitions, threshold=threshold, ties=policy)
-        table = prepare(truth, recs, options, func=func, stacklevel=4)
-        curves = RankingCurves(table, k, options)
+        used = make_definitions(func, definitions, threshold=threshold, ties=policy)
+        table = prepare(truth, recs, used, func=func, stacklevel=4)
+        curves = RankingCurves(table, k, used)
         row: dict[str, float] = {}
         for name in metrics:
             values, undefined = curves.at(name, [k])

@@ -253,8 +253,7 @@ def _left_out(evaluations: dict, columns: list[str], labels: dict) -> list[str]:
     users = {n: int(ev.counts.get("users", 0)) for n, ev in evaluations.items()}
     total = max(users.values())
     defs = next(iter(evaluations.values())).definitions
-    narrowed = defs.get("relevant_set", "truth") != "truth" or \
-        defs.get("unknown_items", "keep") == "drop"
+    narrowed = defs.relevant_set != "truth" or defs.unknown_items == "drop"
     out = pd.DataFrame({n: users[n] - ev.summary.loc[columns, "n_users"].astype(int)
                         for n, ev in evaluations.items()})
     zeroed = pd.DataFrame({n: ev.summary.loc[columns, "undefined"].astype(int)
@@ -522,8 +521,8 @@ def findings(
     columns = _selected_columns(first.summary, k, func=func)
     labels = _labels(first.summary)
     users = max(int(ev.counts.get("users", 0)) for ev in evaluations.values())
-    level = first.definitions.get("confidence", 0.95)
-    intervals = bool(first.definitions.get("n_resamples", 1))
+    level = first.bootstrap.get("confidence", 0.95)
+    intervals = bool(first.bootstrap.get("n_resamples", 1))
 
     lead = f"Computed from these results on {_n(users, 'test user')}: means"
     lead += (f" with {round(100 * float(level))}% bootstrap intervals, `mean [low, high]`."

@@ -48,7 +48,7 @@ def summary_note(evaluations: Mapping[str, object]) -> str:
     first = next(iter(evaluations.values()))
     s = first.summary
     users = int(first.counts["users"])
-    level = round(100 * float(first.definitions.get("confidence", 0.95)))
+    level = round(100 * float(first.bootstrap.get("confidence", 0.95)))
     dropped = s.groupby("label", sort=False)["dropped_undefined"].max()
     dropped = dropped[dropped > 0]
     lower = _lower_is_better(s["metric"])

@@ -202,7 +202,7 @@ def spark_run_card(data: ParquetInputs, evaluations: Mapping[str, object], *, se
     from .._version import __version__
 
     first = next(iter(evaluations.values()), None)
-    definitions = None if first is None else first.definitions
+    definitions = None if first is None else first.settings()
     if data.inputs is not None:
         card = run_card(data.inputs, seed=seed, recs=recs, baselines=baselines,
                         definitions=definitions)

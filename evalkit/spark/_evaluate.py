@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import InvalidParameterError, check_positive_int, check_resamples
-from .._evaluation import Evaluation, definition_meanings
+from .._evaluation import Evaluation
 from .._evaluation import evaluate as evaluate_in_memory
 from .._resample import (
     design_key,
@@ -80,26 +80,27 @@ class SparkEvaluation:
     per_user : pyspark.sql.DataFrame
         One row per evaluated user: ``user_id`` and one double column per ``metric@k`` (NaN
         where a metric is undefined, as in memory). Persisted; :meth:`unpersist` frees it.
-    summary, definitions, counts, curves
+    summary, definitions, counts, curves, bootstrap
         As in :class:`evalkit.Evaluation`, collected to the driver.
     """
 
     per_user: object
     summary: pd.DataFrame
-    definitions: dict
+    definitions: Definitions
     counts: dict
     curves: pd.DataFrame | None = None
     _cached: object = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        from .._display import Record
-
-        object.__setattr__(self, "definitions", Record(self.definitions,
-                                                       meaning=definition_meanings()))
+    bootstrap: dict = field(default_factory=dict)
 
     def _shape(self) -> Evaluation:
         return Evaluation(per_user=pd.DataFrame(), summary=self.summary,
-                          definitions=self.definitions, counts=self.counts, curves=self.curves)
+                          definitions=self.definitions, counts=self.counts, curves=self.curves,
+                          bootstrap=self.bootstrap)
+
+    def settings(self) -> dict:
+        """The definitions and the bootstrap settings in one dict (as
+        :meth:`evalkit.Evaluation.settings`)."""
+        return self._shape().settings()
 
     def collect_per_user(self) -> pd.DataFrame:
         """The per-user table as pandas, indexed by ``user_id`` and sorted by it."""
@@ -114,7 +115,8 @@ class SparkEvaluation:
     def to_evaluation(self) -> Evaluation:
         """An in-memory :class:`evalkit.Evaluation` (collects the per-user table)."""
         return Evaluation(per_user=self.collect_per_user(), summary=self.summary,
-                          definitions=self.definitions, counts=self.counts, curves=self.curves)
+                          definitions=self.definitions, counts=self.counts, curves=self.curves,
+                          bootstrap=self.bootstrap)
 
     def unpersist(self) -> None:
         """Release the persisted per-user table (and the job's output it is read from)."""
@@ -520,7 +522,7 @@ def evaluate(
         output.unpersist()
         raise ValueError(f"{FUNC}: 'truth' is empty; there are no users to evaluate.")
     mean, low, high, n = _combine_intervals(evaluated, len(per_user_columns), n_resamples,
-                                            probe.definitions["confidence"])
+                                            probe.bootstrap["confidence"])
     summary = probe.summary.copy()
     summary["mean"] = mean
     summary["ci_low"] = low
@@ -529,9 +531,8 @@ def evaluate(
     summary[list(_SUMMARY_COUNTS)] = sum(p["summary"] for p in evaluated)
     summary = summary.astype(probe.summary.dtypes.to_dict())
     curve_table = None if curves is None else _combine_curves(evaluated, probe.curves)
-    result_definitions = probe.definitions | {
-        "n_resamples": n_resamples,
-        "bootstrap_seed": rng if isinstance(rng, numbers.Integral) else None}
+    bootstrap = probe.bootstrap | {
+        "n_resamples": n_resamples, "rng": int(rng) if isinstance(rng, numbers.Integral) else None}
 
     if counts["recs_only_users"]:
         warnings.warn(
@@ -546,5 +547,6 @@ def evaluate(
                 f"k={kk}; the tie policy decides which of the tied items count (see 'ties').",
                 TieWarning, stacklevel=3)
     per_user = output.filter(functions.col(_AGG).isNull()).drop(_AGG)
-    return SparkEvaluation(per_user=per_user, summary=summary, definitions=result_definitions,
-                           counts=counts, curves=curve_table, _cached=output)
+    return SparkEvaluation(per_user=per_user, summary=summary, definitions=probe.definitions,
+                           counts=counts, curves=curve_table, _cached=output,
+                           bootstrap=bootstrap)

@@ -30,7 +30,7 @@ from evalkit.metrics import RANKING_METRICS
 from evalkit.metrics._common import check_recs, check_truth
 from evalkit.metrics._curves import RankingCurves, mean_over_users
 from evalkit.metrics._hits import build_hits
-from evalkit.metrics.ranking import make_options
+from evalkit.metrics.ranking import make_definitions
 from tests.metrics.naive import cases, random_frames
 
 TOL = 1e-12
@@ -78,7 +78,7 @@ def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dic
     opts = dict(options)
     if "discount" in opts:
         opts["discount"], opts["log_base"] = opts["discount"]
-    o = make_options("test", **opts)
+    o = make_definitions("test", **opts)
     key = (o.threshold, o.ties)
     if tables is None or key not in tables:
         table = build_hits(check_truth(truth, func="t"), check_recs(recs, func="t"),
@@ -101,7 +101,7 @@ def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object
     else:
         np.testing.assert_array_equal(np.asarray(got_undefined),
                                       np.asarray(full_undefined)[:, cols], err_msg=str(context))
-    want = mean_over_users(full, full_undefined, curves.options.empty)
+    want = mean_over_users(full, full_undefined, curves.definitions.empty)
     for means in (means_first, curves.means(name)):
         np.testing.assert_allclose(means, want, rtol=TOL, atol=TOL, equal_nan=True,
                                    err_msg=str(context))

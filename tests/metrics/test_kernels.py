@@ -18,7 +18,7 @@ from evalkit.metrics import _kernels
 from evalkit.metrics._common import check_recs, check_truth
 from evalkit.metrics._curves import RankingCurves, mean_over_users
 from evalkit.metrics._hits import build_hits
-from evalkit.metrics.ranking import make_options
+from evalkit.metrics.ranking import make_definitions
 from tests.metrics.naive import random_frames
 
 codes = st.lists(st.integers(0, 6), max_size=60).map(lambda v: np.array(v, dtype=np.int32))
@@ -156,7 +156,7 @@ def test_half_star_levels() -> None:
 
 
 def _curves(truth: pd.DataFrame, recs: pd.DataFrame, **options) -> RankingCurves:
-    o = make_options("t", **options)
+    o = make_definitions("t", **options)
     table = build_hits(check_truth(truth, func="t"), check_recs(recs, func="t"),
                        threshold=o.threshold, ties=o.ties)
     return RankingCurves(table, 6, o)

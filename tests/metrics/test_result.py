@@ -89,15 +89,15 @@ def test_ranking_results_record_k_options_ties_and_users_without_lists() -> None
 
     recs = RECS.loc[RECS["user_id"] != 2]  # user 2 gets no list
     got = m.ndcg_at_k(TRUTH, recs, k=3, gain="exponential")  # not the default gain
-    assert got.k == 3 and got.options == Definitions(gain="exponential").as_dict()
+    assert got.k == 3 and got.definitions == Definitions(gain="exponential")
     assert got.tied_users == 0 and got.users_without_recs == 1
     tied = pd.DataFrame({"user_id": 1, "item_id": [10, 12, 13], "score": 1.0})
     with pytest.warns(TieWarning):  # user 1's three equal scores straddle k = 2
         assert m.precision_at_k(TRUTH, tied, k=2).tied_users == 1
     rp = m.r_precision(TRUTH, RECS, empty="nan")
-    assert rp.k is None and rp.options == Definitions(empty="nan").as_dict()
+    assert rp.k is None and rp.definitions == Definitions(empty="nan")
     assert rp.tied_users is None and rp.users_without_recs is None
-    assert m.mae_per_user(TRUTH, PREDICTIONS).options is None
+    assert m.mae_per_user(TRUTH, PREDICTIONS).definitions is None
 
 
 def test_a_result_survives_pickling_with_its_counts() -> None:
@@ -105,8 +105,8 @@ def test_a_result_survives_pickling_with_its_counts() -> None:
     back = pickle.loads(pickle.dumps(got))
     assert isinstance(back, MetricSeries)
     pd.testing.assert_series_equal(back, got)
-    assert (back.dropped, back.n_users, back.k, back.options) == (
-        got.dropped, got.n_users, got.k, got.options)
+    assert (back.dropped, back.n_users, back.k, back.definitions) == (
+        got.dropped, got.n_users, got.k, got.definitions)
 
 
 def test_the_printed_result_says_how_many_users_were_counted_and_left_out() -> None:
