@@ -767,3 +767,39 @@ def check_ks(k: object, *, func: str) -> list[int]:
         raise ValueError(
             f"{func}: 'k' must be a positive integer or a non-empty list of them; got [].")
     return sorted(set(ks))
+
+
+def as_vector(values: object, *, func: str, arg: str, allow_nan: bool = False) -> np.ndarray:
+    """A 1-D float64 copy of numeric (or boolean) ``values``; NaN optional, never infinity."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        if not (
+            pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype)
+        ):
+            raise TypeError(f"{func}: '{arg}' must be numeric; got dtype {values.dtype}.")
+        array = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        if isinstance(values, (str, bytes)):
+            raise TypeError(
+                f"{func}: '{arg}' must be a 1-D numeric array-like; got {describe(values)}."
+            )
+        array = np.asarray(values)
+        if array.dtype.kind not in "biuf":
+            raise TypeError(f"{func}: '{arg}' must be numeric; got dtype {array.dtype}.")
+        array = array.astype(np.float64)
+    if array.ndim != 1:
+        raise ValueError(
+            f"{func}: '{arg}' must be one-dimensional; got an array of shape {array.shape}."
+        )
+    nan = np.isnan(array)
+    if nan.any() and not allow_nan:
+        raise ValueError(
+            f"{func}: '{arg}' must not contain NaN; got {int(nan.sum())} NaN value(s) "
+            f"(first at position {int(np.flatnonzero(nan)[0])}); drop them first."
+        )
+    inf = np.isinf(array)
+    if inf.any():
+        raise ValueError(
+            f"{func}: '{arg}' must be finite; got {int(inf.sum())} infinite value(s) "
+            f"(first at position {int(np.flatnonzero(inf)[0])})."
+        )
+    return array

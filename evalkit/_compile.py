@@ -10,8 +10,10 @@ processes started side by side on a fresh install do not each compile the same k
 It runs the calls the reports and the tests make most, on a small generated sample with
 integer and string ids: every ranking metric under each tie policy and gain, curves, the
 bootstrap, ``compare`` (paired tests and the randomization test), the beyond-accuracy metrics,
-the rating and classification metrics, and the baselines. What it does not reach is compiled
-on first use, as before. It writes nothing but numba's cache files.
+the rating and classification metrics, and the baselines; then it compiles the other argument
+types the test suite reaches (:data:`_SIGNATURES`), which the test workers would otherwise
+each compile side by side. What it does not reach is compiled on first use, as before. It
+writes nothing but numba's cache files.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def main() -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ties, users only in the lists: expected here
         _run()
+        _compile_signatures()
     print(f"evalkit: kernels compiled or loaded from numba's cache in "
           f"{time.perf_counter() - began:.1f} s")
     return 0
@@ -66,6 +69,141 @@ def _run() -> None:
     predictions = ek.models.predict_ratings(train, test)["user + item bias"]
     ek.metrics.rating_errors(test, predictions)
     ek.metrics.classification_scores(test, predictions, threshold=4.0)
+
+
+#: Signatures the test suite and other callers reach that the calls above do not (read-only
+#: arrays from pandas, 32-bit codes for wide rating scales, ...), compiled here too so that
+#: no process compiles them again: kernel -> its argument types, as numba prints them.
+_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "evalkit._duplicates._scan_groups": (
+        "(Array(int64, 1, 'A', True, aligned=True), Array(int64, 1, 'A', True, "
+        "aligned=True), int64, int64)",
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), int64, int64)",
+        "(Array(uint64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
+        "aligned=True), int64, int64)",
+        "(Array(uint64, 1, 'C', True, aligned=True), Array(uint64, 1, 'C', True, "
+        "aligned=True), int64, int64)",
+    ),
+    "evalkit._duplicates._stamp_duplicates": (
+        "(Array(int64, 1, 'A', True, aligned=True), Array(int64, 1, 'A', True, "
+        "aligned=True), int64, int64, int64, int64)",
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), int64, int64, int64, int64)",
+    ),
+    "evalkit._resample._fnv1a": (
+        "(Array(int64, 1, 'C', False, aligned=True), Array(uint8, 1, 'C', True, "
+        "aligned=True), Array(uint64, 1, 'C', False, aligned=True))",
+    ),
+    "evalkit.metrics._kernels._ideal_gains": (
+        "(int64, int64, int64, Array(int32, 1, 'C', False, aligned=True), Array(float64, "
+        "1, 'C', False, aligned=True), bool, Array(int64, 1, 'C', False, aligned=True), "
+        "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+        "aligned=True))",
+    ),
+    "evalkit.metrics._kernels._sort_groups": (
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, "
+        "'C', False, aligned=True), int64, int64)",
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(int32, 1, 'C', "
+        "False, aligned=True), int64, int64)",
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
+        "False, aligned=True), int64, int64)",
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
+        "False, aligned=True), int64, int64)",
+    ),
+    "evalkit.metrics._kernels.group_rows": (
+        "(Array(int64, 1, 'C', True, aligned=True), int64)",
+    ),
+    "evalkit.metrics._kernels.group_starts": (
+        "(Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
+        "aligned=True), bool, int64)",
+    ),
+    "evalkit.metrics._kernels.half_star_levels": (
+        "(Array(float64, 1, 'C', False, aligned=True),)",
+    ),
+    "evalkit.metrics._kernels.join": (
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(int32, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
+        "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
+        "Array(float64, 1, 'C', False, aligned=True), Array(int32, 1, 'C', False, "
+        "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, int64)",
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(uint8, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
+        "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
+        "Array(float64, 1, 'C', False, aligned=True), Array(uint8, 1, 'C', False, "
+        "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, int64)",
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(uint8, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
+        "False, aligned=True), Array(int64, 1, 'C', True, aligned=True), int64, int64, "
+        "Array(float64, 1, 'C', False, aligned=True), Array(uint8, 1, 'C', False, "
+        "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, int64)",
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', True, "
+        "aligned=True), Array(int32, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
+        "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
+        "Array(float64, 1, 'C', False, aligned=True), Array(int32, 1, 'C', False, "
+        "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, int64)",
+    ),
+    "evalkit.metrics._kernels.offset_codes": (
+        "(Array(int64, 1, 'C', False, aligned=True), int64, int64, Array(int32, 1, 'C', "
+        "False, aligned=True))",
+    ),
+    "evalkit.metrics._kernels.ordered_by_score": (
+        "(Array(int32, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+        "aligned=True), Array(int32, 1, 'C', False, aligned=True), bool)",
+        "(Array(int32, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+        "aligned=True), Array(int64, 1, 'C', False, aligned=True), bool)",
+        "(Array(int32, 1, 'C', False, aligned=True), Array(float64, 1, 'C', True, "
+        "aligned=True), Array(int32, 1, 'C', False, aligned=True), bool)",
+        "(Array(int32, 1, 'C', False, aligned=True), Array(float64, 1, 'C', True, "
+        "aligned=True), Array(int64, 1, 'C', False, aligned=True), bool)",
+        "(Array(int64, 1, 'C', True, aligned=True), Array(float64, 1, 'C', False, "
+        "aligned=True), Array(int64, 1, 'C', True, aligned=True), bool)",
+    ),
+    "evalkit.metrics._kernels.pair_counts": (
+        "(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+        "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, int64, "
+        "Array(int64, 2, 'C', False, aligned=True))",
+    ),
+    "evalkit.metrics._kernels.rank_reduce": (
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(int32, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
+        "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(int64, "
+        "1, 'C', False, aligned=True), Array(int32, 1, 'C', False, aligned=True), bool, "
+        "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+        "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', "
+        "False, aligned=True), int64, int64, int64, int64, Array(float64, 3, 'C', False, "
+        "aligned=True), Array(float64, 2, 'C', False, aligned=True), bool, Array(float64, "
+        "2, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
+        "int64)",
+    ),
+    "evalkit.metrics._kernels.tied_values": (
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(uint8, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
+        "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(int64, "
+        "1, 'C', False, aligned=True), int64, int64, Array(float64, 2, 'A', False, "
+        "aligned=True))",
+    ),
+}
+
+
+def _compile_signatures() -> None:
+    """Compile each kernel for the argument types of :data:`_SIGNATURES` (loaded from the
+    cache when it has them)."""
+    import importlib
+
+    from numba import types
+
+    names = {name: getattr(types, name) for name in dir(types) if not name.startswith("_")}
+    names["bool"] = types.boolean
+    for qualified, signatures in _SIGNATURES.items():
+        module, name = qualified.rsplit(".", 1)
+        kernel = getattr(importlib.import_module(module), name)
+        for signature in signatures:
+            kernel.compile(eval(signature, {"__builtins__": {}}, names))  # noqa: S307
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@ compiled code (:mod:`evalkit._resample`) on fixed chunks, so results depend neit
 thread count nor on how the work is split; bootstrap intervals of a per-user table depend on
 neither the order of its rows nor how it is partitioned (:mod:`evalkit.spark` adds the sums of
 its partitions and gets the intervals of the whole table).
+
+:func:`mde`, :func:`power`, :func:`required_users` and :func:`power_curve` say how large a
+difference a paired comparison can detect, and how many users it would need (the noncentral
+t, or a simulation of the actual test on the observed differences); :func:`mde` says why
+there is no "observed power".
 """
 
 from __future__ import annotations
@@ -19,13 +24,16 @@ import numpy as np
 import pandas as pd
 
 from evalkit._checks import (
+    as_vector as _as_vector,
+)
+from evalkit._checks import (
     check_choice,
     check_fraction,
     check_positive_int,
     check_resamples,
     check_rng,
-    describe,
 )
+from evalkit._power import mde, power, power_curve, required_users
 from evalkit._resample import (
     design_key,
     poisson_column_sums,
@@ -35,46 +43,11 @@ from evalkit._resample import (
     user_streams,
 )
 
-__all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "paired_tests",
-           "percentile_interval", "user_bootstrap_sums"]
+__all__ = ["bootstrap_ci", "bootstrap_ci_frame", "holm", "mde", "paired_tests",
+           "percentile_interval", "power", "power_curve", "required_users",
+           "user_bootstrap_sums"]
 
 _ZERO_METHODS = ("wilcox", "pratt", "zsplit")
-
-
-def _as_vector(values: object, *, func: str, arg: str, allow_nan: bool = False) -> np.ndarray:
-    """A 1-D float64 copy of numeric (or boolean) ``values``; NaN optional, never infinity."""
-    if isinstance(values, (pd.Series, pd.Index)):
-        if not (
-            pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype)
-        ):
-            raise TypeError(f"{func}: '{arg}' must be numeric; got dtype {values.dtype}.")
-        array = values.to_numpy(dtype=np.float64, na_value=np.nan)
-    else:
-        if isinstance(values, (str, bytes)):
-            raise TypeError(
-                f"{func}: '{arg}' must be a 1-D numeric array-like; got {describe(values)}."
-            )
-        array = np.asarray(values)
-        if array.dtype.kind not in "biuf":
-            raise TypeError(f"{func}: '{arg}' must be numeric; got dtype {array.dtype}.")
-        array = array.astype(np.float64)
-    if array.ndim != 1:
-        raise ValueError(
-            f"{func}: '{arg}' must be one-dimensional; got an array of shape {array.shape}."
-        )
-    nan = np.isnan(array)
-    if nan.any() and not allow_nan:
-        raise ValueError(
-            f"{func}: '{arg}' must not contain NaN; got {int(nan.sum())} NaN value(s) "
-            f"(first at position {int(np.flatnonzero(nan)[0])}); drop them first."
-        )
-    inf = np.isinf(array)
-    if inf.any():
-        raise ValueError(
-            f"{func}: '{arg}' must be finite; got {int(inf.sum())} infinite value(s) "
-            f"(first at position {int(np.flatnonzero(inf)[0])})."
-        )
-    return array
 
 
 def user_bootstrap_sums(columns: list[np.ndarray], users: object, *, n_resamples: int,

@@ -1,0 +1,101 @@
+"""Power and minimum detectable effect (evalkit.stats): against R's power.t.test, against
+themselves (power at the MDE is the target), and the simulation method against its own
+rejection rate within Monte-Carlo error."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+import evalkit as ek
+from evalkit import stats
+from evalkit._power import t_power
+
+
+def test_the_t_method_reproduces_r() -> None:
+    # power.t.test(delta = 0.5, sd = 1, power = 0.8, type = "one.sample"): n = 33.37
+    assert stats.required_users(0.5, sd=1.0) == 34
+    assert stats.power(0.5, sd=1.0, n_users=33) < 0.8 < stats.power(0.5, sd=1.0, n_users=34)
+    # power.t.test(n = 20, delta = 1): 0.8689528 (two-sample, df 38; R's default strict=FALSE
+    # counts the upper tail only, which is the one-sided test at alpha / 2)
+    upper = t_power(1.0 * math.sqrt(20 / 2), 38, 0.025, "greater")
+    assert float(upper) == pytest.approx(0.8689528, abs=5e-8)
+    both = t_power(1.0 * math.sqrt(20 / 2), 38, 0.05, "two-sided")
+    assert 0 < both - upper < 1e-6  # the lower tail, which strict=TRUE adds
+
+
+@pytest.mark.parametrize(("sd", "n", "alpha", "target", "alternative", "n_tests"), [
+    (1.0, 34, 0.05, 0.8, "two-sided", 1),
+    (0.12, 610, 0.05, 0.8, "two-sided", 6),
+    (0.3, 50, 0.01, 0.9, "greater", 1),
+    (2.0, 12, 0.1, 0.5, "less", 3),
+])
+def test_power_at_the_mde_is_the_target(sd, n, alpha, target, alternative, n_tests) -> None:
+    kw = dict(sd=sd, n_users=n, alpha=alpha, alternative=alternative, n_tests=n_tests)
+    found = stats.mde(power=target, **kw)
+    effect = -found if alternative == "less" else found
+    assert stats.power(effect, **kw) == pytest.approx(target, abs=1e-6)
+    assert stats.power(effect * 0.99, **kw) < target
+    # the noncentral t, not the normal approximation: they differ at few users
+    z = (sps.norm.ppf(1 - alpha / n_tests / (2 if alternative == "two-sided" else 1))
+         + sps.norm.ppf(target)) * sd / math.sqrt(n)
+    assert found > z
+    # n_tests divides alpha (Holm's first step)
+    alone = stats.mde(power=target, **(kw | {"n_tests": 1, "alpha": alpha / n_tests}))
+    assert alone == pytest.approx(found, rel=1e-9)
+
+
+def test_diffs_give_the_spread_and_the_users() -> None:
+    rng = np.random.default_rng(0)
+    diffs = rng.normal(0.01, 0.1, 400)
+    with_nan = np.append(diffs, [np.nan, np.nan])
+    want = stats.mde(sd=float(np.std(diffs, ddof=1)), n_users=400)
+    assert stats.mde(with_nan) == pytest.approx(want, rel=1e-12)  # NaN users dropped
+    assert stats.mde(diffs, n_users=1600) == pytest.approx(want / 2, rel=0.01)
+    curve = stats.power_curve(diffs, n_users=[100, 400])
+    assert curve["mde"].iloc[1] == pytest.approx(want, rel=1e-12)
+    assert curve["mde"].is_monotonic_decreasing
+
+
+@pytest.mark.parametrize("shape", ["normal", "skewed"])
+def test_the_simulation_detects_the_mde_at_the_target_rate(shape) -> None:
+    rng = np.random.default_rng(5)
+    diffs = rng.normal(0, 0.1, 300) if shape == "normal" else rng.exponential(0.1, 300) - 0.1
+    found = stats.mde(diffs, method="simulation", n_simulations=800, rng=1)
+    # at its MDE, the rejection rate of new samples (another seed) is the target, within
+    # Monte-Carlo error (three standard errors of 0.014 at 1000 samples)
+    rate = stats.power(found, diffs=diffs, method="simulation", n_simulations=1000, rng=2)
+    assert abs(rate - 0.8) < 3 * math.sqrt(0.8 * 0.2 / 1000) + 3 * math.sqrt(0.16 / 800)
+    if shape == "normal":  # and for normal differences it is the t method's
+        assert found == pytest.approx(stats.mde(diffs), rel=0.08)
+
+
+def test_the_wilcoxon_simulation_needs_more_for_skewed_differences() -> None:
+    rng = np.random.default_rng(3)
+    diffs = rng.exponential(0.1, 200) - 0.1  # mean 0, median below it
+    t = stats.mde(diffs, method="simulation", n_simulations=300, rng=0)
+    signed_rank = stats.mde(diffs, method="simulation", test="wilcoxon", n_simulations=300,
+                            rng=0)
+    assert signed_rank > t
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: stats.mde(), "give the paired per-user differences"),
+    (lambda: stats.mde(sd=0.1), "with 'sd', give 'n_users' too"),
+    (lambda: stats.mde([0.1, 0.2], sd=0.1), "give 'diffs' or 'sd', not both"),
+    (lambda: stats.mde([0.1]), "at least two users"),
+    (lambda: stats.mde([0.2, 0.2, 0.2]), "standard deviation 0"),
+    (lambda: stats.mde(sd=-1, n_users=10), "'sd' must be a positive finite number"),
+    (lambda: stats.mde(sd=1, n_users=10, power=0.01, alpha=0.05), "'power' must exceed"),
+    (lambda: stats.mde(sd=1, n_users=10, method="simulation"), "give 'diffs'"),
+    (lambda: stats.power("big", sd=1, n_users=10), "'effect' must be a finite number"),
+    (lambda: stats.required_users(0.1, sd=1, alternative="less"), "no number of users"),
+    (lambda: stats.required_users(1e-6, sd=1, max_users=1000), "more than max_users"),
+    (lambda: stats.mde(sd=1, n_users=10, alternative="both"), "unknown alternative 'both'"),
+])
+def test_bad_arguments_are_named(call, message) -> None:
+    with pytest.raises(ek.InvalidParameterError, match=message):
+        call()
