@@ -23,6 +23,7 @@ from ._checks import (
 from ._display import progress as show_progress
 from ._evaluation import Evaluation, evaluate
 from ._paired import PairedSums, paired_results, paired_sums
+from ._power import t_mde, t_users
 from ._resample import design_key, user_streams
 from .definitions import Definitions, takes_definitions
 from .metrics import RANKING_METRICS
@@ -42,7 +43,8 @@ _COLUMNS = ["system", "against", "metric", "k", "column", "mean", "ci_low", "ci_
             "n_users", "n_shared", "diff", "diff_ci_low", "diff_ci_high", "t_pvalue",
             "wilcoxon_pvalue", "permutation_pvalue", "p_at_floor", "t_pvalue_holm",
             "wilcoxon_pvalue_holm", "permutation_pvalue_holm", "effect_size",
-            "effect_size_ci_low", "effect_size_ci_high", "significant", "better"]
+            "effect_size_ci_low", "effect_size_ci_high", "significant", "better", "mde",
+            "users_needed"]
 
 
 class Comparison(pd.DataFrame):
@@ -82,7 +84,8 @@ class Comparison(pd.DataFrame):
         "lower is better" where it is), the ``difference`` (system minus against) and Cohen's
         ``d_z`` with their intervals, the Holm-adjusted randomization ``p (Holm)``
         (``< bound`` at the test's floor), ``significant``, the ``better`` system where the
-        difference is significant, and the ``users`` shared; text, for display."""
+        difference is significant, the smallest difference the test could detect
+        (``detectable``, the table's ``mde``) and the ``users`` shared; text, for display."""
         rows = self[self["against"].notna()]
         fmt = f"{{:+.{digits}f}}"
 
@@ -109,6 +112,8 @@ class Comparison(pd.DataFrame):
                             for sig, p in zip(rows["significant"], pvalues)],
             "better": [b if isinstance(b, str) else "" for b in rows["better"]]
             if "better" in rows.columns else "",
+            "detectable": [f"{m:.{digits}f}" if np.isfinite(m) else "" for m in rows["mde"]]
+            if "mde" in rows.columns else "",
             "users": rows["n_shared"].to_numpy(),
         })
 
@@ -307,7 +312,13 @@ def compare_evaluations(
         - ``significant``: permutation p after Holm < ``alpha``;
         - ``better``: where significant, the system with the better mean by the metric's
           direction (the lower one for a lower-is-better metric such as
-          ``first_relevant_rank``), else None.
+          ``first_relevant_rank``), else None;
+        - ``mde``: the smallest true mean difference the paired t-test detects with 80%
+          power on these users (:func:`evalkit.stats.mde`, at ``alpha`` over the number of
+          tests: Holm's first step, conservative), and ``users_needed``: how many shared
+          users it would take to detect the observed difference so
+          (:func:`evalkit.stats.required_users`). A non-significant difference smaller than
+          ``mde`` is one these users could not have shown.
 
     Raises
     ------
@@ -494,12 +505,40 @@ def comparison_table(results: Mapping[str, object], order: list[str], *, pairs: 
     table["significant"] = table["permutation_pvalue_holm"] < alpha
     table["against"] = table["against"].astype(object).where(table["against"].notna(), None)
     table["better"] = _better(table)
+    table["mde"], table["users_needed"] = _detectable(table, stats, comparisons, alpha)
     table["n_users"] = table["n_users"].astype("Int64")
     table["n_shared"] = table["n_shared"].astype("Int64")
     table["k"] = table["k"].astype("Int64")
     table = Comparison(table)
     table.alpha, table.confidence = alpha, confidence
     return table
+
+
+def _detectable(table: pd.DataFrame, stats: dict, comparisons: list, alpha: float
+                ) -> tuple[np.ndarray, pd.array]:
+    """Per pair row: the minimum detectable difference of its paired t-test at 80% power,
+    and the users it would need to detect the difference it observed, at the level of
+    Holm's first step (``alpha`` over the number of tests in the table); all solved at
+    once."""
+    mdes = np.full(len(table), np.nan)
+    needed = np.full(len(table), -1, dtype=np.int64)
+    tested = stats["tested"] & (stats["sd"] > 0)
+    level = alpha / max(int(np.count_nonzero(stats["tested"])), 1)
+    rows = len(table) - len(comparisons) + np.flatnonzero(tested)  # own rows come first
+    if rows.size:
+        sd, n = stats["sd"][tested], stats["n_shared"][tested]
+        mdes[rows] = t_mde(sd, n, level, 0.8)
+        diff = np.abs(stats["diff"][tested])
+        some = diff > 0
+        if some.any():
+            needed[rows[some]] = t_users(diff[some], sd[some], level, 0.8, "two-sided", 10**9)
+    return mdes, _users_column(needed)
+
+
+def _users_column(needed: np.ndarray) -> pd.array:
+    out = pd.array(needed, dtype="Int64")
+    out[needed <= 0] = pd.NA
+    return out
 
 
 def _better(table: pd.DataFrame) -> list:

@@ -136,7 +136,8 @@ def _wilcoxon_pvalue(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, n: in
 
 
 def paired_results(sums: PairedSums, *, n_permutations: int, confidence: float) -> dict:
-    """Per comparison: ``n_shared``, ``tested`` (at least 2 shared users), ``diff``,
+    """Per comparison: ``n_shared``, ``tested`` (at least 2 shared users), ``diff``, ``sd``
+    (of the paired differences; 0 when they are all equal),
     ``t_pvalue``, ``wilcoxon_pvalue``, ``effect_size``, ``permutation_pvalue`` and the
     intervals ``diff_ci_*`` and ``effect_size_ci_*`` (NaN where not tested or without
     resamples); the formulas are those of :func:`evalkit.compare_evaluations`' Notes."""
@@ -154,6 +155,7 @@ def paired_results(sums: PairedSums, *, n_permutations: int, confidence: float) 
     diff = np.divide(sums.total, n, out=np.full(c, np.nan), where=tested)
     out["diff"] = diff
     sd = np.sqrt(np.divide(sums.m2, n - 1, out=np.ones(c), where=varying))
+    out["sd"] = np.where(varying, sd, np.where(tested, 0.0, np.nan))
     dz = np.divide(sums.mean, sd, out=np.full(c, np.nan), where=varying)
     t = dz * np.sqrt(n)
     out["t_pvalue"] = np.where(varying, 2 * scipy.special.stdtr(np.maximum(n - 1, 1), -np.abs(t)),

@@ -33,7 +33,7 @@ from ._checks import (
     describe,
 )
 
-__all__ = ["mde", "power", "power_curve", "required_users"]
+__all__ = ["mde", "power", "power_curve", "required_users", "t_mde", "t_users"]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 METHODS = ("t", "simulation")
@@ -88,19 +88,84 @@ def _level(alpha: object, n_tests: object, *, func: str) -> float:
     return alpha / check_positive_int(n_tests, func=func, arg="n_tests")
 
 
-def t_power(noncentrality: np.ndarray | float, df: float, alpha: float,
+def _upper(c: np.ndarray | float, df: np.ndarray | float, nc: np.ndarray) -> np.ndarray:
+    """``P(T > c)`` for T noncentral t: scipy's survival function, its complement of the
+    distribution function where that fails, and where both fail (far in a tail, where
+    scipy's series give NaN) 1 or 0 by which side of ``c`` the noncentrality lies."""
+    from scipy import special
+    from scipy import stats as sps
+
+    p = np.asarray(sps.nct.sf(c, df, nc), dtype=np.float64)
+    bad = np.isnan(p)
+    if bad.any():
+        p = np.where(bad, 1.0 - special.nctdtr(df, nc, c), p)
+        bad = np.isnan(p)
+        if bad.any():
+            p = np.where(bad, np.where(nc > c, 1.0, 0.0), p)
+    return p
+
+
+def t_power(noncentrality: np.ndarray | float, df: np.ndarray | float, alpha: float,
             alternative: str) -> np.ndarray:
     """Power of a t-test at level ``alpha`` whose statistic is noncentral t with ``df``
-    degrees of freedom and this noncentrality."""
+    degrees of freedom and this noncentrality (both tails of the two-sided test)."""
     from scipy import stats as sps  # on use: scipy.stats is slow to load
 
     nc = np.asarray(noncentrality, dtype=np.float64)
     if alternative == "two-sided":
         c = sps.t.ppf(1 - alpha / 2, df)
-        return sps.nct.sf(c, df, nc) + sps.nct.cdf(-c, df, nc)
-    if alternative == "greater":
-        return sps.nct.sf(sps.t.ppf(1 - alpha, df), df, nc)
-    return sps.nct.cdf(sps.t.ppf(alpha, df), df, nc)
+        return _upper(c, df, nc) + _upper(c, df, -nc)  # P(T > c) + P(T < -c)
+    c = sps.t.ppf(1 - alpha, df)
+    return _upper(c, df, nc if alternative == "greater" else -nc)
+
+
+def t_mde(sd: np.ndarray, n: np.ndarray, level: float, target: float,
+          alternative: str = "two-sided") -> np.ndarray:
+    """The t method's minimum detectable effect (a magnitude) for each ``sd`` and ``n``, all
+    solved together by bisection (to 1e-10 of each ``sd``)."""
+    sd, n = np.asarray(sd, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    sign = -1.0 if alternative == "less" else 1.0
+
+    def rate(e: np.ndarray) -> np.ndarray:
+        return t_power(sign * e * np.sqrt(n) / sd, n - 1, level, alternative)
+
+    low, high = np.zeros_like(sd), sd / np.sqrt(n)
+    short = rate(high) < target
+    while short.any():  # double until every upper bound is detected
+        low, high = np.where(short, high, low), np.where(short, 2 * high, high)
+        short = rate(high) < target
+    while np.any(high - low > 1e-10 * sd):
+        middle = (low + high) / 2
+        enough = rate(middle) >= target
+        high, low = np.where(enough, middle, high), np.where(enough, low, middle)
+    return high
+
+
+def t_users(effect: np.ndarray, sd: np.ndarray, level: float, target: float,
+            alternative: str, limit: int) -> np.ndarray:
+    """The fewest users (at least 2) with which the t-test detects each ``effect``; -1 where
+    more than ``limit`` would be needed."""
+    effect, sd = np.asarray(effect, dtype=np.float64), np.asarray(sd, dtype=np.float64)
+
+    def enough(n: np.ndarray) -> np.ndarray:
+        return t_power(effect * np.sqrt(n) / sd, n - 1, level, alternative) >= target
+
+    low = np.full(effect.shape, 2.0)
+    high = low.copy()
+    short = ~enough(high)
+    while short.any():
+        low, high = np.where(short, high, low), np.where(short, 2 * high, high)
+        short = ~enough(high) & (high <= limit)
+    beyond = ~enough(np.minimum(high, limit))
+    high = np.minimum(high, limit)
+    found = enough(low)
+    while np.any(high - low > 1):
+        middle = np.floor((low + high) / 2)
+        ok = enough(middle)
+        high, low = np.where(ok, middle, high), np.where(ok, low, middle)
+    out = np.where(found, low, high).astype(np.int64)
+    out[beyond] = -1
+    return out
 
 
 def _simulated(values: np.ndarray, effects: np.ndarray, n: int, alpha: float,
@@ -245,8 +310,7 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
     values, spread, n = _spread(diffs, sd, n_users, func=func)
     sign = -1.0 if alternative == "less" else 1.0
     if method == "t":
-        def rate(e: float) -> float:
-            return float(t_power(sign * e * math.sqrt(n) / spread, n - 1, level, alternative))
+        return float(t_mde(np.array([spread]), np.array([n]), level, target, alternative)[0])
     else:
         values = _need_diffs(values, func=func)
         test = check_choice(test, func=func, arg="test", choices=TESTS)
@@ -259,7 +323,7 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
     low, high = 0.0, spread / math.sqrt(n)
     while rate(high) < target:
         low, high = high, 2 * high
-    tolerance = 1e-10 * spread if method == "t" else 1e-4 * spread / math.sqrt(n)
+    tolerance = 1e-4 * spread / math.sqrt(n)
     while high - low > tolerance:  # bisection: the power grows with the effect
         middle = (low + high) / 2
         if rate(middle) >= target:
@@ -296,25 +360,12 @@ def required_users(effect: float, *, diffs: object = None, sd: float | None = No
             f"{func}: no number of users detects an effect of {effect:g} with "
             f"alternative={alternative!r}.")
 
-    def enough(n: int) -> bool:
-        return t_power(effect * math.sqrt(n) / spread, n - 1, level, alternative) >= target
-
-    low, high = 2, 2
-    while not enough(high):
-        low, high = high, high * 2
-        if high > limit:
-            if enough(limit):
-                high = limit
-                break
-            raise InvalidParameterError(
-                f"{func}: more than max_users={limit:,} users would be needed.")
-    while high - low > 1:
-        middle = (low + high) // 2
-        if enough(middle):
-            high = middle
-        else:
-            low = middle
-    return low if enough(low) else high
+    found = int(t_users(np.array([effect]), np.array([spread]), level, target, alternative,
+                        limit)[0])
+    if found < 0:
+        raise InvalidParameterError(
+            f"{func}: more than max_users={limit:,} users would be needed.")
+    return found
 
 
 def power_curve(diffs: object = None, *, sd: float | None = None,

@@ -34,7 +34,7 @@ def test_a_comparison_shows_its_answer_and_reconciles_intervals_with_holm() -> N
     assert (pairs["diff_ci_low"] > 0).all() and not pairs["significant"].any()
     shown = table.readable()
     assert list(shown.columns) == ["system", "against", "metric", "difference", "d_z",
-                                   "p (Holm)", "significant", "better", "users"]
+                                   "p (Holm)", "significant", "better", "detectable", "users"]
     assert set(shown["significant"]) == {"no"} and (shown["system"] == "b").all()
     assert shown["difference"].iloc[0].startswith("+0.150 [+")  # 6 of 40 users, above 0
     text = repr(table)
@@ -43,7 +43,7 @@ def test_a_comparison_shows_its_answer_and_reconciles_intervals_with_holm() -> N
     html = table._repr_html_()
     assert html.count("<tr") == 6 and "against" in html and "ci_low" not in html
     # the full table one attribute away; anything derived is a plain DataFrame
-    assert type(table.table) is pd.DataFrame and table.table.shape == (10, 25)
+    assert type(table.table) is pd.DataFrame and table.table.shape == (10, 27)
     assert type(table[table["significant"]]) is pd.DataFrame
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as sps
 
@@ -99,3 +100,43 @@ def test_the_wilcoxon_simulation_needs_more_for_skewed_differences() -> None:
 def test_bad_arguments_are_named(call, message) -> None:
     with pytest.raises(ek.InvalidParameterError, match=message):
         call()
+
+
+def test_a_comparison_states_what_it_could_detect() -> None:
+    import evalkit.report as rp
+
+    rng = np.random.default_rng(4)
+    users = np.arange(300)
+    truth = pd.DataFrame({"user_id": np.repeat(users, 3), "item_id": np.tile([0, 1, 2], 300),
+                          "rating": 5.0})
+    systems = {}
+    for name in ("a", "b"):  # random lists over 20 items: no real difference
+        items = np.argsort(rng.random((300, 20)), axis=1)[:, :5]
+        systems[name] = pd.DataFrame({"user_id": np.repeat(users, 5), "item_id": items.ravel(),
+                                      "rank": np.tile(np.arange(1, 6), 300)})
+    table = ek.compare(systems, truth, k=5, metrics=["precision", "ndcg"], n_resamples=50)
+    pairs = table[table["against"].notna()].set_index("metric")
+    runs = {n: ek.evaluate(truth, r, k=5, metrics=["precision", "ndcg"], n_resamples=0)
+            for n, r in systems.items()}
+    for metric in ("precision", "ndcg"):
+        diffs = (runs["b"].per_user[f"{metric}@5"] - runs["a"].per_user[f"{metric}@5"]).dropna()
+        want = stats.mde(diffs, alpha=0.05, n_tests=2)  # two tests in the table: Holm's first
+        assert pairs.loc[metric, "mde"] == pytest.approx(want, rel=1e-9)
+        assert pairs.loc[metric, "users_needed"] == stats.required_users(
+            abs(diffs.mean()), diffs=diffs, n_tests=2)
+    assert table.loc[table["against"].isna(), "mde"].isna().all()  # the systems' own rows
+    shown = table.readable()
+    assert shown["detectable"].tolist() == [f"{m:.3f}" for m in pairs["mde"]]
+    if not pairs["significant"].any():
+        text = rp.findings(runs, comparison=table, k=5)
+        assert (f"with 300 users it could only detect differences of at least "
+                f"{pairs.loc['precision', 'mde']:.3f} on P@5") in text
+
+
+@pytest.mark.parametrize("n", [30, 850, 1024, 5000, 100_000])
+def test_required_users_inverts_the_mde(n) -> None:
+    # at 99 tests the lower tail of the noncentral t is where scipy's series give NaN
+    # (n = 1024 here): the power must still be computed there
+    found = stats.mde(sd=0.1, n_users=n, n_tests=99)
+    assert stats.required_users(found, sd=0.1, n_tests=99) == n
+    assert np.isfinite(stats.power(found, sd=0.1, n_users=n, n_tests=99))

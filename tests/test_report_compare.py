@@ -74,7 +74,7 @@ def test_the_display_table_formats_and_the_numbers_stay_numeric(evaluations) -> 
     table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
     shown = rp.comparison_table(table)
     assert list(shown.columns) == ["system", "against", "metric", "difference", "d_z",
-                                   "p (Holm)", "significant", "better", "users"]
+                                   "p (Holm)", "significant", "better", "detectable", "users"]
     assert len(shown) == 6 and set(shown["metric"]) == {"P@5", "NDCG@5"}
     tested = table[table["against"].notna()].reset_index(drop=True)
     for i, row in tested.iterrows():

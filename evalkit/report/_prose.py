@@ -245,8 +245,11 @@ def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: flo
         "corrected for the others, while `significant` follows the corrected p-value: an "
         "interval that excludes 0 can stand beside a `no`. Where a difference is "
         "significant, `better` names the system with the better mean"
-        + (" (the lower one on a metric where lower is better)." if _lower_is_better(metrics)
-           else ".")
+        + (" (the lower one on a metric where lower is better)" if _lower_is_better(metrics)
+           else "")
+        + "; `detectable` is the smallest true difference the paired t-test would detect "
+        "with 80% power on the users shared (at the level of Holm's first step): a "
+        "non-significant difference below it is one these users could not have shown."
     )
 
 
