@@ -127,10 +127,12 @@ def test_a_comparison_states_what_it_could_detect() -> None:
     assert table.loc[table["against"].isna(), "mde"].isna().all()  # the systems' own rows
     shown = table.readable()
     assert shown["detectable"].tolist() == [f"{m:.3f}" for m in pairs["mde"]]
-    if not pairs["significant"].any():
-        text = rp.findings(runs, comparison=table, k=5)
-        assert (f"with 300 users it could only detect differences of at least "
-                f"{pairs.loc['precision', 'mde']:.3f} on P@5") in text
+    assert not pairs["significant"].any()  # two random systems (seeded)
+    text = rp.findings(runs, comparison=table, k=5)
+    assert (f"with 300 users it could only detect differences of at least "
+            f"{pairs.loc['precision', 'mde']:.3f} on P@5") in text
+    assert (f"to detect the differences observed it would take about "
+            f"{int(pairs.loc['precision', 'users_needed']):,} users on P@5") in text
 
 
 @pytest.mark.parametrize("n", [30, 850, 1024, 5000, 100_000])

@@ -250,7 +250,8 @@ def _significance(comparison: pd.DataFrame, columns: list[str], labels: dict, al
 
 def _detectable(rows: pd.DataFrame, labels: dict, digits: int) -> str:
     """`` (with 610 users it could only detect differences of at least 0.014 on NDCG@10 at
-    80% power)`` for non-significant rows of a comparison with ``mde``; else nothing."""
+    80% power; to detect the differences observed it would take about 5,210 users on
+    NDCG@10)`` for non-significant rows of a comparison with ``mde``; else nothing."""
     if "mde" not in rows.columns:
         return ""
     known = rows[rows["mde"].astype(float).notna()]
@@ -261,7 +262,14 @@ def _detectable(rows: pd.DataFrame, labels: dict, digits: int) -> str:
                                                      f" ({u:,} users)")
           for m, c, u in zip(known["mde"].astype(float), known["column"], users)]
     who = f"with {users.iloc[0]:,} users it" if users.nunique() == 1 else "it"
-    return f" ({who} could only detect differences of at least {_join(at)} at 80% power)"
+    text = f" ({who} could only detect differences of at least {_join(at)} at 80% power"
+    if "users_needed" in known.columns:
+        need = known[known["users_needed"].notna()]
+        if len(need):
+            text += ("; to detect the differences observed it would take about "
+                     + _join([f"{int(u):,} users on {labels.get(c, c)}"
+                              for u, c in zip(need["users_needed"], need["column"])]))
+    return text + ")"
 
 
 def _left_out(evaluations: dict, columns: list[str], labels: dict) -> list[str]:
