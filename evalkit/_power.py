@@ -37,7 +37,10 @@ __all__ = ["mde", "power", "power_curve", "required_users", "t_mde", "t_users"]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 METHODS = ("t", "simulation")
-TESTS = ("t", "wilcoxon")
+TESTS = ("t", "wilcoxon", "randomization")
+#: Random sign flips of the simulated randomization test (its p-values are multiples of
+#: 1 / 1,000: enough to decide at the usual levels, not at alpha / many tests).
+_FLIPS = 999
 _CHUNK = 256  # simulated samples per block (memory: block x users)
 
 
@@ -178,6 +181,9 @@ def _simulated(values: np.ndarray, effects: np.ndarray, n: int, alpha: float,
     generator = np.random.default_rng(seed)
     centred = values - values.mean()
     rejected = np.zeros(effects.size)
+    # the randomization test's sign flips: one set for every sample and effect
+    signs = (2.0 * generator.integers(0, 2, size=(_FLIPS, n)) - 1.0) if \
+        test == "randomization" else None
     for start in range(0, n_simulations, _CHUNK):  # blocks of samples, not users
         rows = min(_CHUNK, n_simulations - start)
         sample = centred[generator.integers(0, centred.size, size=(rows, n))]
@@ -185,10 +191,26 @@ def _simulated(values: np.ndarray, effects: np.ndarray, n: int, alpha: float,
             shifted = sample + effect
             if test == "t":
                 p = sps.ttest_1samp(shifted, 0.0, axis=1, alternative=alternative).pvalue
-            else:
+            elif test == "wilcoxon":
                 p = sps.wilcoxon(shifted, axis=1, alternative=alternative).pvalue
+            else:
+                p = _sign_flip_p(shifted, signs, alternative)
             rejected[j] += np.count_nonzero(p < alpha)
     return rejected / n_simulations
+
+
+def _sign_flip_p(samples: np.ndarray, signs: np.ndarray, alternative: str) -> np.ndarray:
+    """The sign-flip randomization test's p-value of each row of ``samples`` (the sum of
+    the differences against its sums under random signs), as :func:`evalkit.compare`'s."""
+    observed = samples.sum(axis=1)
+    flipped = samples @ signs.T  # (rows, flips)
+    if alternative == "two-sided":
+        extreme = np.abs(flipped) >= np.abs(observed)[:, None] - 1e-12
+    elif alternative == "greater":
+        extreme = flipped >= observed[:, None] - 1e-12
+    else:
+        extreme = flipped <= observed[:, None] + 1e-12
+    return (1.0 + np.count_nonzero(extreme, axis=1)) / (1.0 + signs.shape[0])
 
 
 def power(effect: float, *, diffs: object = None, sd: float | None = None,
@@ -220,8 +242,9 @@ def power(effect: float, *, diffs: object = None, sd: float | None = None,
     method : {"t", "simulation"}, default "t"
         ``"t"``: exact for normal differences (noncentral t). ``"simulation"``: resample
         ``diffs`` (centred and shifted to ``effect``) and run ``test`` on each sample.
-    test : {"t", "wilcoxon"}, default "t"
-        The test the simulation runs.
+    test : {"t", "wilcoxon", "randomization"}, default "t"
+        The test the simulation runs (the randomization test with 999 random sign flips,
+        so its p-values cannot go below 0.001).
     n_simulations : int, default 2000
         Samples of the simulation method (its Monte-Carlo error is about
         ``sqrt(p (1 - p) / n_simulations)``, 0.009 at p = 0.8).
@@ -249,6 +272,7 @@ def power(effect: float, *, diffs: object = None, sd: float | None = None,
     test = check_choice(test, func=func, arg="test", choices=TESTS)
     n_simulations = check_positive_int(n_simulations, func=func, arg="n_simulations")
     check_rng(rng, func=func)
+    _reachable(test, level, func=func)
     return float(_simulated(values, np.array([effect]), n, level, alternative, test,
                             n_simulations, rng)[0])
 
@@ -259,6 +283,16 @@ def _effect(effect: object, *, func: str) -> float:
         raise InvalidParameterError(f"{func}: 'effect' must be a finite number; got "
                                     f"{describe(effect)}.")
     return float(effect)
+
+
+def _reachable(test: str, level: float, *, func: str) -> None:
+    """Refuse a level the simulated randomization test cannot reach (its smallest p-value
+    is one over the flips plus one)."""
+    if test == "randomization" and level <= 1.0 / (_FLIPS + 1):
+        raise InvalidParameterError(
+            f"{func}: the simulated randomization test's smallest p-value is "
+            f"{1.0 / (_FLIPS + 1):g}, not below the level {level:g} (alpha / n_tests); use "
+            "test='t' or 'wilcoxon'.")
 
 
 def _need_diffs(values: np.ndarray | None, *, func: str) -> np.ndarray:
@@ -317,12 +351,20 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
         n_simulations = check_positive_int(n_simulations, func=func, arg="n_simulations")
         check_rng(rng, func=func)
 
+        _reachable(test, level, func=func)
+
         def rate(e: float) -> float:  # the same samples at every effect: monotone
             return float(_simulated(values, np.array([sign * e]), n, level, alternative, test,
                                     n_simulations, rng)[0])
     low, high = 0.0, spread / math.sqrt(n)
-    while rate(high) < target:
+    for _ in range(64):
+        if rate(high) >= target:
+            break
         low, high = high, 2 * high
+    else:
+        raise InvalidParameterError(
+            f"{func}: the simulated {test} test does not reach power {target:g} at any "
+            f"effect up to {high:g}; use more users or method='t'.")
     tolerance = 1e-4 * spread / math.sqrt(n)
     while high - low > tolerance:  # bisection: the power grows with the effect
         middle = (low + high) / 2

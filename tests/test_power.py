@@ -74,6 +74,19 @@ def test_the_simulation_detects_the_mde_at_the_target_rate(shape) -> None:
         assert found == pytest.approx(stats.mde(diffs), rel=0.08)
 
 
+def test_the_randomization_simulation_agrees_with_the_t_test_on_normal_differences() -> None:
+    # for normal differences the sign-flip test and the t-test have nearly the same power
+    rng = np.random.default_rng(8)
+    diffs = rng.normal(0, 0.1, 150)
+    flips = stats.mde(diffs, method="simulation", test="randomization", n_simulations=300,
+                      rng=0)
+    assert flips == pytest.approx(stats.mde(diffs), rel=0.1)
+    # and its rejection rate at that effect is the target, within Monte-Carlo error
+    rate = stats.power(flips, diffs=diffs, method="simulation", test="randomization",
+                       n_simulations=600, rng=3)
+    assert abs(rate - 0.8) < 3 * math.sqrt(0.16 / 600) + 3 * math.sqrt(0.16 / 300)
+
+
 def test_the_wilcoxon_simulation_needs_more_for_skewed_differences() -> None:
     rng = np.random.default_rng(3)
     diffs = rng.exponential(0.1, 200) - 0.1  # mean 0, median below it
@@ -96,6 +109,8 @@ def test_the_wilcoxon_simulation_needs_more_for_skewed_differences() -> None:
     (lambda: stats.required_users(0.1, sd=1, alternative="less"), "no number of users"),
     (lambda: stats.required_users(1e-6, sd=1, max_users=1000), "more than max_users"),
     (lambda: stats.mde(sd=1, n_users=10, alternative="both"), "unknown alternative 'both'"),
+    (lambda: stats.mde([0.1, 0.3, 0.2], method="simulation", test="randomization",
+                       n_tests=100), "smallest p-value is 0.001, not below the level"),
 ])
 def test_bad_arguments_are_named(call, message) -> None:
     with pytest.raises(ek.InvalidParameterError, match=message):
