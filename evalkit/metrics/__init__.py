@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from . import cards, tables
 from ._common import TieWarning
-from ._engine import RankResult, rank, ranking_curves
+from ._engine import RankResult, default_metrics, rank, ranking_curves
 from ._registry import (
     CURVE_METRICS,
     METRICS,
@@ -99,6 +99,7 @@ __all__ = [
     "confusion",
     "confusion_at_k",
     "dcg_at_k",
+    "default_metrics",
     "definition_cards",
     "exposure_entropy",
     "exposure_gini",

@@ -27,7 +27,8 @@ from ._registry import CURVE_METRICS, RANKING_METRICS, get_metric
 from ._spec import Hits, Metric, from_hits, hits_of
 from .ranking import SharedTruth, prepare, tie_check
 
-__all__ = ["RankResult", "check_metrics", "metric_column", "rank", "ranking_curves"]
+__all__ = ["RankResult", "check_metrics", "default_metrics", "metric_column", "rank",
+           "ranking_curves"]
 
 
 def metric_column(name: str, k: int | None) -> str:
@@ -35,10 +36,14 @@ def metric_column(name: str, k: int | None) -> str:
     return name if k is None else f"{name}@{k}"
 
 
-def default_metrics() -> list[str]:
-    """The metrics computed when none are named: the built-in ranking metrics of the
-    compiled engine (metrics from hits, built in or registered, are asked for by name)."""
-    return [name for name, m in RANKING_METRICS.items() if m.kernel]
+@takes_definitions
+def default_metrics(*, definitions: Definitions | str | None = None,
+                    **options: object) -> list[str]:
+    """The metrics :func:`rank` and :func:`evalkit.evaluate` compute when none are named:
+    the built-in ranking metrics of the engine (metrics from hits, built in or registered,
+    are asked for by name), under a profile those it reproduces."""
+    return [name for name, m in RANKING_METRICS.items()
+            if m.kernel and covers(definitions, name)]
 
 
 def check_metrics(metrics: object, *, func: str) -> list[str]:
@@ -282,9 +287,8 @@ def rank(
     """
     func = caller
     ks = check_ks(k, func=func)
-    names = check_metrics(metrics, func=func)
-    if metrics is None:  # a profile's default metrics are those it reproduces
-        names = [name for name in names if covers(definitions, name)]
+    names = default_metrics(definitions=definitions) if metrics is None else \
+        check_metrics(metrics, func=func)
     if curves is not None:
         curves = check_cutoff(curves, func=func, arg="curves")
     return run(truth, recs, ks=ks, names=names, train=train, definitions=definitions,

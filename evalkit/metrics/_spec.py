@@ -296,9 +296,9 @@ def from_hits(metric: Metric, hits: Hits, *, func: str) -> tuple[np.ndarray, np.
             "them out) or 'nan'.")
     try:
         out = metric.per_user(hits, hits.k)
-    except Exception as error:  # name the metric whose function failed
-        raise type(error)(f"{func}: metric {metric.name!r}'s per_user function failed: "
-                          f"{error}") from error
+    except Exception as error:  # the user's own error, saying whose function raised it
+        error.add_note(f"{func}: in metric {metric.name!r}'s per_user function")
+        raise
     try:
         values = np.array(out, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):

@@ -173,14 +173,11 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
     Tie warnings are not shown here: the tie table and the findings report them per system.
     """
     from .._evaluation import evaluate
-    from ..definitions import covers, resolve
-    from ..metrics import RANKING_METRICS, TieWarning
+    from ..metrics import TieWarning, default_metrics
 
     if focus is not None:
         if metrics is None:
-            defs = resolve(report_definitions(profile, threshold), func="evaluate_systems")
-            metrics = [m for m, spec in RANKING_METRICS.items()
-                       if spec.kernel and covers(defs, m)]
+            metrics = default_metrics(definitions=report_definitions(profile, threshold))
         if focus not in metrics:
             metrics = [*metrics, focus]
 

@@ -224,15 +224,16 @@ def test_register_refuses_what_it_cannot_honour(own) -> None:
     (lambda hits, k: np.zeros(hits.n_users + 1), r"one value per user \(40"),
     (lambda hits, k: "x", "must return one number per user"),
     (lambda hits, k: np.full(hits.n_users, 2.0), r"outside its declared bounds \[0, 1\]"),
-    (lambda hits, k: 1 / 0, "per_user function failed: division by zero"),
+    (lambda hits, k: 1 / 0, "division by zero"),
 ])
 def test_a_bad_function_gets_an_error_naming_the_metric(function, message) -> None:
     register(Metric("broken", per_user=function, bounds=(0, 1)))
     try:
         truth, recs = ranked()
-        with pytest.raises((ValueError, ZeroDivisionError), match=f"evaluate: metric 'broken'"
-                           f"('s)?.*{message}"):
+        with pytest.raises((ValueError, ZeroDivisionError), match=message) as raised:
             ek.evaluate(truth, recs, metrics=["broken"], n_resamples=0)
+        said = str(raised.value) + " ".join(getattr(raised.value, "__notes__", []))
+        assert "evaluate: " in said and "metric 'broken'" in said
     finally:
         unregister("broken")
 
