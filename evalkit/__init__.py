@@ -7,7 +7,8 @@ The package is organised by concern; the names most analysts need are re-exporte
 - splits: :func:`random_split`, :func:`user_ratio_split`, :func:`user_temporal_split`,
   :func:`global_temporal_split`, :func:`kfold_split`, :func:`train_dev_test_split`,
   :func:`audit`;
-- evaluation: :func:`evaluate` (:class:`Evaluation`), :func:`compare` (:class:`Comparison`),
+- evaluation: :func:`evaluate` (:class:`Evaluation`), :func:`load_evaluation` (a saved run),
+  :func:`regression_check` (:class:`RegressionCheck`), :func:`compare` (:class:`Comparison`),
   :func:`compare_evaluations`, :func:`cross_validate` (:class:`CrossValidation`),
   :func:`format_pvalue`, :func:`metric_column`, :func:`read_recommendations`;
 - metric functions live in :mod:`evalkit.metrics`, baselines in :mod:`evalkit.models`,
@@ -38,8 +39,11 @@ _NAMES = {
     **dict.fromkeys(["PROFILES", "Profile", "profile"], "evalkit.profiles"),
     **dict.fromkeys(["Dataset", "fingerprint", "load_interactions", "load_movielens",
                      "load_sample"], "evalkit.data"),
-    **dict.fromkeys(["Evaluation", "evaluate", "metric_column"], "evalkit._evaluation"),
+    **dict.fromkeys(["Evaluation", "evaluate", "load_evaluation", "metric_column"],
+                    "evalkit._evaluation"),
     "read_recommendations": "evalkit.recs",
+    **dict.fromkeys(["IncomparableRunsError", "RegressionCheck", "regression_check"],
+                    "evalkit._regression"),
     **dict.fromkeys(["Split", "audit", "global_temporal_split", "kfold_split", "random_split",
                      "train_dev_test_split", "user_ratio_split", "user_temporal_split"],
                     "evalkit.split"),
@@ -73,7 +77,8 @@ if TYPE_CHECKING:  # what static tools see; at run time the names above are load
         format_pvalue,
     )
     from evalkit._errors import InvalidParameterError
-    from evalkit._evaluation import Evaluation, evaluate, metric_column
+    from evalkit._evaluation import Evaluation, evaluate, load_evaluation, metric_column
+    from evalkit._regression import IncomparableRunsError, RegressionCheck, regression_check
     from evalkit.data import Dataset, fingerprint, load_interactions, load_movielens, load_sample
     from evalkit.definitions import Definitions
     from evalkit.profiles import PROFILES, Profile, profile
@@ -97,7 +102,9 @@ __all__ = [
     "Dataset",
     "Definitions",
     "Evaluation",
+    "IncomparableRunsError",
     "InvalidParameterError",
+    "RegressionCheck",
     "Split",
     "__version__",
     "audit",
@@ -111,6 +118,7 @@ __all__ = [
     "format_pvalue",
     "global_temporal_split",
     "kfold_split",
+    "load_evaluation",
     "load_interactions",
     "load_movielens",
     "load_sample",
@@ -121,6 +129,7 @@ __all__ = [
     "Profile",
     "random_split",
     "read_recommendations",
+    "regression_check",
     "segments",
     "split",
     "stats",

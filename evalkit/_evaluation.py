@@ -6,8 +6,10 @@ from __future__ import annotations
 import html
 import json
 import numbers
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,7 +20,7 @@ from .definitions import Definitions, takes_definitions
 from .metrics import rank
 from .stats import bootstrap_ci_frame
 
-__all__ = ["Evaluation", "evaluate", "metric_column"]
+__all__ = ["Evaluation", "evaluate", "load_evaluation", "metric_column"]
 
 
 #: The bootstrap settings as a single mapping with the definitions names them, and as
@@ -68,6 +70,11 @@ class Evaluation:
     bootstrap : dict
         The intervals' settings: ``confidence``, ``n_resamples`` and ``rng`` (the seed when
         it was an integer, else None).
+    provenance : dict
+        Where a run read by :func:`evalkit.load_evaluation` comes from: ``fingerprints`` of
+        its truth, recommendations and training data, ``split``, ``name``, ``saved`` (UTC
+        time), ``evalkit_version``, ``path``; empty for a fresh evaluation (whose inputs
+        :meth:`fingerprints` hashes on demand).
     """
 
     per_user: pd.DataFrame
@@ -76,6 +83,7 @@ class Evaluation:
     counts: dict = field(default_factory=dict)
     curves: pd.DataFrame | None = None
     bootstrap: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         defs, boot = self.definitions, dict(self.bootstrap)
@@ -101,6 +109,63 @@ class Evaluation:
                 if new in self.bootstrap}
         return Record(self.definitions.as_dict() | boot, meaning=definition_meanings())
 
+    def directions(self) -> dict[str, bool]:
+        """Per ``metric@k`` column: whether a higher value is better (from the metric's
+        declaration; a saved run keeps the directions it was saved with, for metrics of your
+        own that are not registered where it is read)."""
+        from .metrics import RANKING_METRICS
+
+        saved = self.provenance.get("higher_is_better", {})
+        return {column: bool(RANKING_METRICS[metric].higher_is_better)
+                if metric in RANKING_METRICS else bool(saved.get(column, True))
+                for column, metric in zip(self.summary.index, self.summary["metric"])}
+
+    def fingerprints(self) -> dict[str, dict]:
+        """Fingerprints (:func:`evalkit.fingerprint`) of the ``truth``, ``recs`` and
+        ``train`` this evaluation was computed from: those saved with a loaded run, else
+        hashed now from the frames :func:`evaluate` was given (the same rows in any order
+        give the same digest; a frame changed in place since then hashes as changed)."""
+        if self.provenance.get("fingerprints"):
+            return dict(self.provenance["fingerprints"])
+        from ._runs import input_fingerprints
+
+        return input_fingerprints(getattr(self, "_sources", {}))
+
+    def save(self, path: str | os.PathLike, *, truth: pd.DataFrame | None = None,
+             recs: pd.DataFrame | None = None, train: pd.DataFrame | None = None,
+             split: object = None, name: str | None = None, overwrite: bool = False) -> Path:
+        """Save this evaluation to the folder ``path``, atomically, to be read back exactly
+        by :func:`evalkit.load_evaluation` (and compared or checked against later runs).
+
+        Parameters
+        ----------
+        path : str or path
+            The folder to create. It appears whole or not at all.
+        truth, recs, train : pd.DataFrame, optional
+            The data to fingerprint; default: the frames :func:`evaluate` was given (a loaded
+            run keeps its fingerprints). Only a SHA-256 of each (ids, ratings, rank and
+            score, sorted, so row order does not matter) is stored, not the data.
+        split : Split, mapping or str, optional
+            How the test data was made: an :class:`evalkit.Split` (its ``info`` is stored and
+            its training data fingerprinted unless ``train`` is given), or a description.
+        name : str, optional
+            A name for the run (the system's, say).
+        overwrite : bool, default False
+            Replace an earlier saved run at ``path``; without it an existing folder raises
+            ``FileExistsError``. A folder that is not a saved run is never replaced.
+
+        Returns
+        -------
+        pathlib.Path
+            The folder: ``run.json`` (definitions, bootstrap settings, counts, fingerprints,
+            split, evalkit's version, the time, the summary), ``per_user.parquet``,
+            ``summary.parquet`` and ``curves.parquet`` when curves were computed.
+        """
+        from ._runs import save_evaluation
+
+        return save_evaluation(self, path, truth=truth, recs=recs, train=train, split=split,
+                               name=name, overwrite=overwrite)
+
     def mean(self, metric: str, k: int | None = None) -> float:
         """The summary mean of ``metric`` at ``k`` (``evaluation.mean("ndcg", 10)``)."""
         return float(self.summary.loc[metric_column(metric, k), "mean"])
@@ -115,7 +180,8 @@ class Evaluation:
             "bootstrap": self.bootstrap,
             "counts": self.counts,
             "summary": json.loads(summary.to_json(orient="records", double_precision=15)),
-        } | ({} if self.curves is None else {
+        } | ({"provenance": self.provenance} if self.provenance else {}) | (
+            {} if self.curves is None else {
             "curves": json.loads(self.curves.reset_index().to_json(orient="records",
                                                                    double_precision=15)),
         })
@@ -172,6 +238,35 @@ class Evaluation:
 
     def __repr__(self) -> str:
         return f"Evaluation({len(self.per_user)} users)\n{self.table().to_string(index=False)}"
+
+
+def load_evaluation(path: str | os.PathLike) -> Evaluation:
+    """Read a run saved by :meth:`evalkit.Evaluation.save` (or ``evalkit evaluate --save``).
+
+    Parameters
+    ----------
+    path : str or path
+        The run's folder (the one holding ``run.json``).
+
+    Returns
+    -------
+    Evaluation
+        The evaluation as it was saved: ``per_user``, ``summary`` and ``curves`` bit for bit,
+        the definitions and the bootstrap settings; ``provenance`` holds the fingerprints of
+        its data, the split description, evalkit's version, the time it was saved, its name
+        and the folder it was read from. :func:`evalkit.compare_evaluations` and
+        :func:`evalkit.regression_check` take it like a fresh one.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` is not a saved run's folder.
+    ValueError
+        When the folder was written by a newer evalkit, or its files disagree.
+    """
+    from ._runs import read_run
+
+    return Evaluation(**read_run(path))
 
 
 @takes_definitions
@@ -274,5 +369,8 @@ def evaluate(
     ]
     bootstrap = {"confidence": confidence, "n_resamples": n_resamples,
                  "rng": int(rng) if isinstance(rng, numbers.Integral) else None}
-    return Evaluation(per_user=per_user, summary=summary, definitions=ranked.definitions,
-                      counts=ranked.counts, curves=ranked.curves, bootstrap=bootstrap)
+    result = Evaluation(per_user=per_user, summary=summary, definitions=ranked.definitions,
+                        counts=ranked.counts, curves=ranked.curves, bootstrap=bootstrap)
+    # the inputs, by reference, for fingerprints() and save(): hashed only when asked
+    object.__setattr__(result, "_sources", {"truth": truth, "recs": recs, "train": train})
+    return result

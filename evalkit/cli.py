@@ -1,4 +1,4 @@
-"""Command line: ``python -m evalkit {evaluate,report,sample} ...``."""
+"""Command line: ``python -m evalkit {evaluate,report,sample,check} ...``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ commands:
             and writes it as JSON
   report    run every notebook on a dataset and render HTML reports
   sample    write the embedded MovieLens-like sample (and a split of it) to CSV files
+  check     check a saved run against a saved baseline run (did it regress?); Markdown
+            on stdout, exit status 0 when it passes, 1 when it fails
 """
 
 
@@ -60,8 +62,45 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", type=Path, default=None,
                     help="JSON output path (default: the recommendations file's name with "
                     ".evaluation.json for its suffix, beside it)")
+    ev.add_argument("--save", type=Path, default=None, metavar="DIR",
+                    help="also save the run to the folder DIR (per-user values, definitions, "
+                    "fingerprints of the data), for evalkit check and evalkit.load_evaluation")
+    ev.add_argument("--name", default=None,
+                    help="the run's name in DIR (default: the recommendations file's name)")
     ev.add_argument("--force", action="store_true",
-                    help="replace an existing output file (default: refuse)")
+                    help="replace an existing output file or saved run (default: refuse)")
+
+    ck = sub.add_parser(
+        "check",
+        help="check a saved run against a saved baseline run",
+        description="Pair the users of two saved runs (evalkit evaluate --save) and give each "
+        "metric a verdict: improved, unchanged, non-inferior, regressed or inconclusive "
+        "(evalkit.regression_check). Prints Markdown (for a pull-request comment); exit "
+        "status 0 when the check passes, 1 when it fails (a regressed metric; with --strict "
+        "also an inconclusive one), 2 for usage errors and runs that cannot be compared "
+        "(other test data, other definitions).",
+        epilog="example: evalkit check --baseline runs/main --current runs/branch "
+        "--margin ndcg@10=0.005 --margin precision=1%%",
+    )
+    ck.add_argument("--baseline", required=True, type=Path, metavar="DIR",
+                    help="the saved baseline run")
+    ck.add_argument("--current", required=True, type=Path, metavar="DIR",
+                    help="the saved run to check")
+    ck.add_argument("--margin", action="append", default=[], metavar="METRIC@K=VALUE",
+                    help="the loss you accept for a metric at a cutoff (ndcg@10=0.005), for a "
+                    "metric at every cutoff (ndcg=0.005), or relative to the baseline "
+                    "(ndcg@10=1%%); a bare VALUE applies to every metric; repeat for several "
+                    "(default: 0)")
+    ck.add_argument("--strict", action="store_true",
+                    help="fail on an inconclusive metric too, not only on a regressed one")
+    ck.add_argument("--alpha", type=float, default=0.05,
+                    help="level of the tests after the correction (default: 0.05)")
+    ck.add_argument("--test", choices=["t", "randomization", "bootstrap"], default="t",
+                    help="the paired test (default: t)")
+    ck.add_argument("--correction", choices=["holm", "bonferroni", "none"], default="holm",
+                    help="correction over the metrics (default: holm)")
+    ck.add_argument("--seed", type=int, default=0,
+                    help="seed of the randomization and bootstrap (default: 0)")
 
     rp = sub.add_parser(
         "report",
@@ -150,9 +189,18 @@ def default_output(recs: Path) -> Path:
     return recs.with_name(f"{name}.evaluation.json")
 
 
-def _check_output(out: Path, *, inputs: tuple[Path, ...], force: bool) -> None:
+def _check_output(out: Path, *, inputs: tuple[Path, ...], force: bool,
+                  folder: bool = False) -> None:
+    flag = "--save" if folder else "--out"
     if any(out.resolve() == Path(p).resolve() for p in inputs):
-        raise ValueError(f"--out '{out}' names an input file; choose another path.")
+        raise ValueError(f"{flag} '{out}' names an input file; choose another path.")
+    if folder:
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"--save '{out}' is a file; give a folder path.")
+        if out.is_dir() and any(out.iterdir()) and not force:
+            raise ValueError(f"--save '{out}' exists (an earlier run?); pass --force to "
+                             "replace it, or choose another folder.")
+        return
     if out.is_dir():
         raise ValueError(f"--out '{out}' is a directory; give a file path.")
     if out.exists() and not force:
@@ -229,15 +277,60 @@ def _evaluate(args: argparse.Namespace) -> int:
     out = args.out or default_output(args.recs)
     _check_output(out, inputs=tuple(p for p in (args.truth, args.recs, args.train, args.definitions)
                                     if p is not None), force=args.force)
+    if args.save is not None:
+        _check_output(args.save, inputs=tuple(p for p in (args.truth, args.recs, args.train,
+                                                           args.definitions, out)
+                                              if p is not None), force=args.force, folder=True)
     result.to_json(out, overwrite=args.force)
+    if args.save is not None:
+        files = {"truth": str(args.truth), "recs": str(args.recs)} | (
+            {} if args.train is None else {"train": str(args.train)})
+        result.save(args.save, train=train, split={"files": files},
+                    name=args.name or default_output(args.recs).name[:-len(".evaluation.json")],
+                    overwrite=args.force)
     print(result.table().to_string(index=False))
     c = result.counts
     print(
         f"\n{c['users']} users evaluated, {c['users_without_recs']} without recommendations "
         f"(scored 0), {c['recs_only_users']} only in the recommendations (ignored)."
     )
-    print(f"wrote {out}")
+    print(f"wrote {out}" + ("" if args.save is None else f" and the run to {args.save}"))
     return 0
+
+
+def _margin_arguments(values: list[str]) -> object:
+    """``--margin ndcg@10=0.005 --margin precision=1%`` as regression_check's ``margins``."""
+    out: dict[str, object] = {}
+    for value in values:
+        key, sep, number = value.rpartition("=")
+        if not sep:
+            if "" in out:
+                raise ValueError("--margin gives a value for every metric twice.")
+            out[""] = value
+            continue
+        if not key or not number:
+            raise ValueError(f"--margin takes METRIC@K=VALUE (e.g. --margin ndcg@10=0.005); "
+                             f"got {value!r}.")
+        if key in out:
+            raise ValueError(f"--margin names {key!r} twice.")
+        out[key] = number
+    return out
+
+
+def _check(args: argparse.Namespace) -> int:
+    from ._regression import regression_check
+    from ._runs import read_run
+
+    margins: object = _margin_arguments(args.margin)
+    every = margins.pop("", None) if isinstance(margins, dict) else None
+    if every is not None:
+        columns = list(read_run(args.baseline, func="evalkit check --baseline")["summary"].index)
+        margins = dict.fromkeys(columns, every) | margins
+    check = regression_check(args.current, args.baseline, margins=margins or None,
+                             alpha=args.alpha, test=args.test, correction=args.correction,
+                             strict=args.strict, rng=args.seed)
+    print(check.to_markdown(), end="")
+    return 0 if check.passed else 1
 
 
 def _named_files(values: list[str], *, flag: str) -> dict[str, str]:
@@ -396,7 +489,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    handler = {"evaluate": _evaluate, "report": _report, "sample": _sample}[args.command]
+    handler = {"evaluate": _evaluate, "report": _report, "sample": _sample,
+               "check": _check}[args.command]
     try:
         return handler(args)
     except KeyboardInterrupt:

@@ -8,7 +8,7 @@ import os
 import re
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -387,7 +387,7 @@ def load_interactions(
 
 
 def _column_bytes(values: pd.Series, dtype: str) -> bytes:
-    if dtype == "<f8" or pd.api.types.is_integer_dtype(values.dtype):
+    if dtype == "<f8" or (dtype == "<i8" and pd.api.types.is_integer_dtype(values.dtype)):
         return np.ascontiguousarray(values.to_numpy(), dtype=dtype).tobytes()
     return "\x00".join(values.astype("str").tolist()).encode("utf-8")
 
@@ -399,13 +399,13 @@ def _sort_key(values: pd.Series) -> np.ndarray:
     return pd.factorize(values, sort=True)[0]
 
 
-def _canonical_order(ratings: pd.DataFrame) -> np.ndarray:
-    """The row order by (``user_id``, ``item_id``, ``timestamp``, ``rating``): one sort on a
-    single key combining user and item where their ranges allow it (integer ids), else a
-    lexicographic sort. Rows equal in all four are equal in every hashed column, so any input
-    order gives the same sorted columns."""
+def _canonical_order(ratings: pd.DataFrame, others: list[str]) -> np.ndarray:
+    """The row order by (``user_id``, ``item_id``, then ``others`` last to first): one sort
+    on a single key combining user and item where their ranges allow it (integer ids), else a
+    lexicographic sort. Rows equal in all of them are equal in every hashed column, so any
+    input order gives the same sorted columns."""
     user, item = _sort_key(ratings["user_id"]), _sort_key(ratings["item_id"])
-    keys = [_sort_key(ratings[c]) for c in ("rating", "timestamp") if c in ratings.columns]
+    keys = [_sort_key(ratings[c]) for c in others]
     if len(user):
         users = int(user.max()) - int(user.min()) + 1
         span = int(item.max()) - int(item.min()) + 1
@@ -416,14 +416,20 @@ def _canonical_order(ratings: pd.DataFrame) -> np.ndarray:
     return np.lexsort(keys + [item, user])
 
 
-def fingerprint(ratings: pd.DataFrame) -> dict[str, str | int]:
-    """A content hash and size summary of a ratings table, for reports and caches.
+def fingerprint(ratings: pd.DataFrame, *, columns: Sequence[str] | None = None
+                ) -> dict[str, str | int]:
+    """A content hash and size summary of a ratings table, for reports, caches and saved
+    evaluations.
 
     Parameters
     ----------
     ratings : pandas.DataFrame
         Interactions with ``user_id`` and ``item_id``, and optionally ``rating`` and
         ``timestamp``. Other columns and the row order do not enter the hash.
+    columns : sequence of str, optional
+        The columns to hash besides ``user_id`` and ``item_id``, those of them the frame has
+        (default: ``rating`` and ``timestamp``); a saved evaluation hashes its
+        recommendations' ``rank`` and ``score`` so.
 
     Returns
     -------
@@ -438,11 +444,13 @@ def fingerprint(ratings: pd.DataFrame) -> dict[str, str | int]:
 
     Notes
     -----
-    The rows are sorted by (``user_id``, ``item_id``, ``timestamp``, ``rating``). Then, for each of
-    ``user_id``, ``item_id``, ``rating``, ``timestamp`` that is present, in that order, the hash
-    takes the column name in UTF-8, a zero byte, and the whole column as little-endian bytes:
-    int64 for integer ids and timestamps, float64 for ratings (string ids: UTF-8 text joined by
-    zero bytes). The same interactions in any row order give the same digest.
+    The rows are sorted by (``user_id``, ``item_id``, ``timestamp``, ``rating``), or by the
+    ids and then ``columns`` last to first. Then, for each of ``user_id``, ``item_id``,
+    ``rating``, ``timestamp`` (or the ids and ``columns``) that is present, in that order, the
+    hash takes the column name in UTF-8, a zero byte, and the whole column as little-endian
+    bytes: int64 for integer ids and timestamps, float64 for ratings and other numbers (so
+    rank 1 and rank 1.0 hash alike), UTF-8 text joined by zero bytes for string ids and
+    other text. The same interactions in any row order give the same digest.
 
     Examples
     --------
@@ -456,13 +464,22 @@ def fingerprint(ratings: pd.DataFrame) -> dict[str, str | int]:
     ratings = as_dataframe(ratings)
     check_columns(ratings, func="fingerprint", arg="ratings", required=["user_id", "item_id"])
     check_ids(ratings, func="fingerprint", arg="ratings")
-    order = _canonical_order(ratings)
+    if columns is None:
+        columns, others = ["rating", "timestamp"], ["rating", "timestamp"]
+    else:
+        columns = [c for c in columns if c not in ("user_id", "item_id")]
+        others = columns[::-1]
+    columns = [c for c in columns if c in ratings.columns]
+    order = _canonical_order(ratings, [c for c in others if c in ratings.columns])
     digest = hashlib.sha256()
-    dtypes = {"user_id": "<i8", "item_id": "<i8", "rating": "<f8", "timestamp": "<i8"}
-    for column, dtype in dtypes.items():
-        if column in ratings.columns:
-            digest.update(column.encode("utf-8") + b"\x00")
-            digest.update(_column_bytes(ratings[column].iloc[order], dtype))
+    for column in ["user_id", "item_id", *columns]:
+        values = ratings[column]
+        dtype = {"user_id": "<i8", "item_id": "<i8", "timestamp": "<i8"}.get(column, "<f8")
+        if dtype == "<f8" and not (pd.api.types.is_numeric_dtype(values.dtype)
+                                   and not pd.api.types.is_bool_dtype(values.dtype)):
+            dtype = "text"
+        digest.update(column.encode("utf-8") + b"\x00")
+        digest.update(_column_bytes(values.iloc[order], dtype))
     return {
         "sha256": digest.hexdigest(),
         "rows": len(ratings),

@@ -1,0 +1,523 @@
+"""Did it regress? A paired, direction-aware check of a run against a baseline run, with a
+verdict per metric: improved, unchanged, non-inferior, regressed or inconclusive."""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.special
+
+from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
+from ._evaluation import Evaluation, load_evaluation
+from ._resample import (
+    design_key,
+    poisson_column_sums,
+    quantile_interval,
+    replicate_means,
+    sign_flip_sums,
+    user_streams,
+)
+from .stats import holm
+
+__all__ = ["TESTS", "VERDICTS", "IncomparableRunsError", "RegressionCheck", "regression_check"]
+
+#: The tests :func:`regression_check` runs on the paired per-user differences.
+TESTS = ("t", "randomization", "bootstrap")
+
+#: The verdicts, best first.
+VERDICTS = ("improved", "unchanged", "non-inferior", "inconclusive", "regressed")
+
+#: Multiple-comparison corrections over the metrics.
+_CORRECTIONS = ("holm", "bonferroni", "none")
+
+_COLUMNS = ["column", "metric", "k", "higher_is_better", "n_users", "baseline", "current",
+            "diff", "diff_ci_low", "diff_ci_high", "margin", "p_value", "p_value_adj",
+            "p_noninferior", "p_noninferior_adj", "p_equivalent", "p_equivalent_adj", "verdict"]
+
+
+class IncomparableRunsError(ValueError):
+    """Two runs that cannot be compared: other test data, other definitions, other users."""
+
+
+@dataclass(frozen=True)
+class RegressionCheck:
+    """The result of :func:`regression_check`.
+
+    Attributes
+    ----------
+    table : pd.DataFrame
+        One row per ``metric@k`` both runs hold (see :func:`regression_check`).
+    passed : bool
+        No metric regressed (and, with ``strict``, none is inconclusive).
+    strict, alpha, test, correction, confidence
+        How it was decided.
+    current, baseline : str
+        What the runs are called in the messages (their folders or names).
+    notes : tuple of str
+        What was not compared (metrics only one run holds) and other remarks.
+    """
+
+    table: pd.DataFrame
+    passed: bool
+    strict: bool
+    alpha: float
+    test: str
+    correction: str
+    confidence: float
+    current: str = "current"
+    baseline: str = "baseline"
+    notes: tuple = field(default_factory=tuple)
+
+    @property
+    def failed(self) -> list[str]:
+        """The ``metric@k`` columns that make the check fail."""
+        bad = {"regressed", "inconclusive"} if self.strict else {"regressed"}
+        return [c for c, v in zip(self.table["column"], self.table["verdict"]) if v in bad]
+
+    def _rows(self, digits: int = 4) -> list[list[str]]:
+        from .metrics import RANKING_METRICS
+
+        out = []
+        for row in self.table.itertuples(index=False):
+            spec = RANKING_METRICS.get(row.metric)
+            k = None if pd.isna(row.k) else int(row.k)
+            label = spec.column_label(k) if spec is not None else row.column
+            if not row.higher_is_better:
+                label += " (lower is better)"
+            interval = (f" [{row.diff_ci_low:+.{digits}f}, {row.diff_ci_high:+.{digits}f}]"
+                        if np.isfinite(row.diff_ci_low) and np.isfinite(row.diff_ci_high)
+                        else "")
+            out.append([
+                label, f"{row.baseline:.{digits}f}", f"{row.current:.{digits}f}",
+                f"{row.diff:+.{digits}f}{interval}" if np.isfinite(row.diff) else "",
+                f"{row.margin:.{digits}g}", _pvalue(row.p_value_adj),
+                _pvalue(row.p_noninferior_adj) if row.margin > 0 else "",
+                row.verdict])
+        return out
+
+    _HEADER = ["metric", "baseline", "current", "difference", "margin", "p (adjusted)",
+               "p non-inferior", "verdict"]
+
+    def summary(self) -> str:
+        """One sentence: passed or failed, and why."""
+        counts = self.table["verdict"].value_counts()
+        verdicts = ", ".join(f"{int(counts[v])} {v}" for v in VERDICTS if v in counts)
+        mode = ("strict: fails on a regressed or inconclusive metric" if self.strict
+                else "lenient: fails on a regressed metric")
+        users = int(self.table["n_users"].max()) if len(self.table) else 0
+        word = "PASSED" if self.passed else "FAILED"
+        failing = f" Failing: {', '.join(self.failed)}." if self.failed else ""
+        test = {"t": "paired t-test", "randomization": "paired randomization test",
+                "bootstrap": "paired bootstrap test"}[self.test]
+        corrected = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected",
+                     "none": "uncorrected"}[self.correction]
+        return (f"{word}: {self.current} against {self.baseline}, {users:,} users paired; "
+                f"{verdicts}.{failing} {test.capitalize()}, {corrected} over "
+                f"{len(self.table)} metrics at alpha {self.alpha:g}; {mode}; differences are "
+                f"current minus baseline with {round(100 * self.confidence)}% intervals.")
+
+    def to_markdown(self, *, digits: int = 4) -> str:
+        """The check as Markdown, for a pull-request comment: a heading with the outcome,
+        the sentence of :meth:`summary`, and a table of every metric's verdict."""
+        lines = [f"### evalkit regression check: {'passed' if self.passed else 'FAILED'}", "",
+                 self.summary(), ""]
+        lines.append("| " + " | ".join(self._HEADER) + " |")
+        lines.append("|" + "|".join(["---"] + ["---:"] * 6 + ["---"]) + "|")
+        for row in self._rows(digits):
+            row[-1] = f"**{row[-1]}**" if row[-1] in ("regressed", "inconclusive") else row[-1]
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+        lines += [""] + [f"- {note}" for note in self.notes]
+        return "\n".join(lines).rstrip() + "\n"
+
+    def _repr_html_(self) -> str:
+        colours = {"improved": "#1a7f37", "regressed": "#b42318", "inconclusive": "#9a6700",
+                   "unchanged": "#444", "non-inferior": "#0b5cad"}
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self._HEADER)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row[:-1])
+            + f"<td style='color:{colours.get(row[-1], '#222')};font-weight:600'>"
+            f"{html.escape(row[-1])}</td></tr>" for row in self._rows())
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return (f"<div><p><b>evalkit regression check: "
+                f"{'passed' if self.passed else 'FAILED'}</b></p>"
+                f"<p>{html.escape(self.summary())}</p><table><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table>" + (f"<ul>{notes}</ul>" if notes else "")
+                + "</div>")
+
+    def __repr__(self) -> str:
+        rows = pd.DataFrame(self._rows(), columns=self._HEADER)
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            return f"{self.summary()}\n{rows.to_string(index=False)}"
+
+
+def _pvalue(p: float) -> str:
+    if not np.isfinite(p):
+        return ""
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _as_run(value: object, *, arg: str, func: str) -> tuple[Evaluation, str]:
+    if isinstance(value, Evaluation):
+        name = value.provenance.get("name") or value.provenance.get("path") or arg
+        return value, str(name)
+    if isinstance(value, (str, os.PathLike)):
+        return load_evaluation(value), str(value)
+    raise TypeError(f"{func}: '{arg}' must be an evalkit Evaluation or the folder of a saved "
+                    f"run; got {type(value).__name__}.")
+
+
+def _check_comparable(current: Evaluation, baseline: Evaluation, *, func: str) -> None:
+    """Refuse runs on other test data or under other definitions, naming what differs."""
+    mine, theirs = current.fingerprints().get("truth"), baseline.fingerprints().get("truth")
+    if mine and theirs and mine["sha256"] != theirs["sha256"]:
+        raise IncomparableRunsError(
+            f"{func}: the runs were evaluated on different test data: the truth's fingerprint "
+            f"is {mine['sha256'][:12]}... ({mine['rows']:,} rows, {mine['users']:,} users) in "
+            f"'current' and {theirs['sha256'][:12]}... ({theirs['rows']:,} rows, "
+            f"{theirs['users']:,} users) in 'baseline'. Evaluate both on the same test data.")
+    a, b = current.definitions.as_dict(), baseline.definitions.as_dict()
+    a.pop("profile", None)
+    b.pop("profile", None)
+    differ = [f"{key} {a.get(key)!r} (current) vs {b.get(key)!r} (baseline)"
+              for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]
+    if differ:
+        raise IncomparableRunsError(
+            f"{func}: the runs were evaluated under different definitions: "
+            f"{'; '.join(differ)}. Evaluate both with the same definitions.")
+    users, other = current.per_user.index, baseline.per_user.index
+    if len(users) != len(other) or not users.isin(other).all():
+        shared = int(users.isin(other).sum())
+        raise IncomparableRunsError(
+            f"{func}: the runs are of different test users: {len(users):,} in 'current', "
+            f"{len(other):,} in 'baseline', {shared:,} in both. Evaluate both on the same "
+            "test data.")
+
+
+def _margins(margins: object, columns: list[str], metrics: list[str], base: np.ndarray, *,
+             func: str) -> np.ndarray:
+    """Per column, the margin in the metric's units (a "1%" text is relative to the
+    baseline's mean)."""
+    out = np.zeros(len(columns))
+    if margins is None:
+        return out
+    if isinstance(margins, (int, float, str)) and not isinstance(margins, bool):
+        margins = dict.fromkeys(columns, margins)
+    if not isinstance(margins, Mapping):
+        raise TypeError(f"{func}: 'margins' must be a number, a text such as '1%', or a "
+                        f"mapping of metric@k (or metric) to one; got {type(margins).__name__}.")
+    unknown = [key for key in margins if key not in columns and key not in metrics]
+    if unknown:
+        raise ValueError(f"{func}: 'margins' names {', '.join(map(repr, unknown))}, which "
+                         f"neither run holds; the runs hold {', '.join(columns)}.")
+    for j, (column, metric) in enumerate(zip(columns, metrics)):
+        value = margins.get(column, margins.get(metric, 0.0))
+        out[j] = _margin_value(value, base[j], key=column, func=func)
+    return out
+
+
+def _margin_value(value: object, base: float, *, key: str, func: str) -> float:
+    text = value.strip() if isinstance(value, str) else None
+    try:
+        number = float(text[:-1]) / 100 * abs(base) if text and text.endswith("%") \
+            else float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{func}: the margin of {key} must be a number >= 0 or a "
+                         f"percentage such as '1%'; got {value!r}.")
+    return number
+
+
+def regression_check(
+    current: Evaluation | str | os.PathLike,
+    baseline: Evaluation | str | os.PathLike,
+    *,
+    margins: float | str | Mapping[str, float | str] | None = None,
+    alpha: float = 0.05,
+    test: str = "t",
+    correction: str = "holm",
+    strict: bool = False,
+    confidence: float | None = None,
+    n_permutations: int = 10000,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> RegressionCheck:
+    """Check a run against a baseline run: paired by user, one verdict per metric.
+
+    Parameters
+    ----------
+    current, baseline : Evaluation or path
+        The runs: :func:`evalkit.evaluate` results or the folders of saved runs
+        (:meth:`evalkit.Evaluation.save`, ``evalkit evaluate --save``). They must be of the
+        same test data (truth fingerprints, else the same users) under the same definitions;
+        the metrics both hold are checked.
+    margins : float, str or mapping, optional
+        The loss you accept, per ``metric@k`` (or per metric, for every cutoff), in the
+        metric's units (``{"ndcg@10": 0.005}``) or relative to the baseline's mean
+        (``"1%"``); one value for every metric; default 0 (none). For a lower-is-better
+        metric the margin is an accepted increase.
+    alpha : float, default 0.05
+        Level of every test, after the correction.
+    test : {"t", "randomization", "bootstrap"}, default "t"
+        The paired test: Student's t on the per-user differences; a sign-flip randomization
+        test (``n_permutations`` flips, shared by every metric); or the Poisson bootstrap of
+        the mean difference (``n_resamples``).
+    correction : {"holm", "bonferroni", "none"}, default "holm"
+        Correction over the metrics, applied to each family of tests (difference, non-
+        inferiority, equivalence) separately.
+    strict : bool, default False
+        Fail on an inconclusive metric too, not only on a regressed one.
+    confidence : float, optional
+        Level of the intervals of the differences; default ``1 - alpha``.
+    n_permutations, n_resamples : int
+        Sign flips of the randomization test; bootstrap resamples of the intervals (t: the
+        t interval, no resampling) and of the bootstrap test.
+    rng : int, Generator or None, default 0
+        Seed of the flips and resamples.
+
+    Returns
+    -------
+    RegressionCheck
+        ``.passed``, ``.table``, ``.failed``, ``.summary()``, ``.to_markdown()`` and an HTML
+        view in notebooks. The table has one row per ``metric@k``: ``column``, ``metric``,
+        ``k``, ``higher_is_better``, ``n_users`` (users with a value in both runs),
+        ``baseline`` and ``current`` (their means over those users), ``diff`` (current minus
+        baseline) with ``diff_ci_low``/``diff_ci_high``, ``margin``, ``p_value`` (two-sided,
+        no difference), ``p_noninferior`` (one-sided: the loss is smaller than the margin),
+        ``p_equivalent`` (two one-sided tests: the difference is within +-margin), each with
+        its ``*_adj`` corrected version, and ``verdict``.
+
+    Raises
+    ------
+    IncomparableRunsError
+        (a ValueError) When the runs differ in test data, users or definitions, naming what
+        differs, or share no metric.
+    TypeError, ValueError
+        For a bad option.
+
+    Notes
+    -----
+    Write ``g`` for the per-user difference in the metric's better direction (current minus
+    baseline; baseline minus current for a lower-is-better metric) and ``m`` for the margin.
+    The verdicts, from the corrected p-values at ``alpha``:
+
+    - **unchanged**: every user's value is the same in both runs; or, with ``m > 0``, no
+      significant difference and ``|mean g| < m`` shown (two one-sided tests);
+    - **improved**: ``mean g > 0``, significantly (two-sided test);
+    - **non-inferior**: ``mean g > -m`` shown (one-sided test), though the run may be worse
+      by less than the margin;
+    - **regressed**: significantly worse (two-sided test), and not shown to be within the
+      margin;
+    - **inconclusive**: none of these: the users cannot tell. Without a margin a run that is
+      not significantly different is inconclusive: nothing shows it is not worse.
+
+    ``passed`` is false when a metric regressed (with ``strict``, also when one is
+    inconclusive). A difference whose per-user values are all equal is known exactly (its
+    p-values are 0 or 1). Metrics computed for the system as a whole, without per-user values,
+    are not part of an evaluation and so not checked here.
+
+    Examples
+    --------
+    >>> import evalkit as ek
+    >>> truth = pd.DataFrame({"user_id": [1, 2, 3, 4], "item_id": 10, "rating": 5.0})
+    >>> recs = pd.DataFrame({"user_id": [1, 2, 3, 4], "item_id": 10, "rank": 1})
+    >>> run = ek.evaluate(truth, recs, k=1, metrics=["precision"])
+    >>> check = regression_check(run, run)
+    >>> check.passed, list(check.table["verdict"])
+    (True, ['unchanged'])
+    """
+    func = "regression_check"
+    now, current_name = _as_run(current, arg="current", func=func)
+    then, baseline_name = _as_run(baseline, arg="baseline", func=func)
+    alpha = check_fraction(alpha, func=func, arg="alpha")
+    test = check_choice(test, func=func, arg="test", choices=TESTS)
+    correction = check_choice(correction, func=func, arg="correction", choices=_CORRECTIONS)
+    if not isinstance(strict, bool):
+        raise TypeError(f"{func}: 'strict' must be True or False; got {strict!r}.")
+    confidence = check_fraction(1 - alpha if confidence is None else confidence, func=func,
+                                arg="confidence")
+    n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
+    n_resamples = check_resamples(n_resamples, func=func)
+    check_rng(rng, func=func)
+    _check_comparable(now, then, func=func)
+    columns = [c for c in now.summary.index if c in then.summary.index]
+    notes = [f"{c} is only in the {side} run; not checked." for side, run, other in
+             (("current", now, then), ("baseline", then, now))
+             for c in run.summary.index if c not in other.summary.index]
+    if not columns:
+        raise IncomparableRunsError(f"{func}: the runs share no metric: 'current' has "
+                                    f"{', '.join(now.summary.index)}, 'baseline' "
+                                    f"{', '.join(then.summary.index)}.")
+    users = now.per_user.index
+    a = now.per_user[columns].to_numpy(np.float64)
+    b = then.per_user[columns].reindex(users).to_numpy(np.float64)
+    directions = now.directions()
+    sign = np.array([1.0 if directions[c] else -1.0 for c in columns])
+    d = (a - b).T  # (c, n): current minus baseline
+    present = ~np.isnan(d)
+    n = present.sum(axis=1)
+    filled = np.where(present, d, 0.0)
+    diff = np.divide(filled.sum(axis=1), n, out=np.full(len(columns), np.nan), where=n > 0)
+    base_mean = np.divide(np.where(present, b.T, 0.0).sum(axis=1), n,
+                          out=np.full(len(columns), np.nan), where=n > 0)
+    metrics = [str(m) for m in now.summary.loc[columns, "metric"]]
+    margin = _margins(margins, columns, metrics, base_mean, func=func)
+
+    generator = np.random.default_rng(rng)
+    stats = _tests(filled * sign[:, None], present, n, margin, test=test, alpha=alpha,
+                   confidence=confidence, n_permutations=n_permutations,
+                   n_resamples=n_resamples, generator=generator, users=users)
+    low, high = stats["g_low"] * sign + 0.0, stats["g_high"] * sign + 0.0  # no -0.0
+    table = pd.DataFrame({
+        "column": columns, "metric": metrics,
+        "k": now.summary.loc[columns, "k"].to_numpy(),
+        "higher_is_better": sign > 0, "n_users": n,
+        "baseline": base_mean, "current": base_mean + diff, "diff": diff,
+        "diff_ci_low": np.fmin(low, high), "diff_ci_high": np.fmax(low, high),
+        "margin": margin,
+    })
+    adjust = {"holm": holm, "none": np.asarray,
+              "bonferroni": lambda p: np.minimum(np.asarray(p) * np.isfinite(p).sum(), 1.0)
+              }[correction]
+    for name in ("p_value", "p_noninferior", "p_equivalent"):
+        table[name] = stats[name]
+        table[f"{name}_adj"] = adjust(np.asarray(stats[name], dtype=float))
+    table["verdict"] = _verdicts(table, stats["identical"], stats["gain"], alpha)
+    table["k"] = table["k"].astype("Int64")
+    table = table[_COLUMNS]
+    bad = {"regressed", "inconclusive"} if strict else {"regressed"}
+    passed = not bool(table["verdict"].isin(bad).any())
+    return RegressionCheck(table=table, passed=passed, strict=strict, alpha=alpha, test=test,
+                           correction=correction, confidence=confidence,
+                           current=current_name, baseline=baseline_name, notes=tuple(notes))
+
+
+def _verdicts(table: pd.DataFrame, identical: np.ndarray, gain: np.ndarray,
+              alpha: float) -> list[str]:
+    out = []
+    for j, row in enumerate(table.itertuples(index=False)):
+        differs = row.p_value_adj < alpha
+        shown_within = row.margin > 0 and row.p_noninferior_adj < alpha
+        if identical[j]:
+            out.append("unchanged")
+        elif row.n_users < 2:
+            out.append("inconclusive")
+        elif differs and gain[j] > 0:
+            out.append("improved")
+        elif shown_within:
+            out.append("unchanged" if not differs and row.p_equivalent_adj < alpha
+                       else "non-inferior")
+        elif differs:
+            out.append("regressed")
+        else:
+            out.append("inconclusive")
+    return out
+
+
+def _tests(g: np.ndarray, present: np.ndarray, n: np.ndarray, margin: np.ndarray, *,
+           test: str, alpha: float, confidence: float, n_permutations: int, n_resamples: int,
+           generator: np.random.Generator, users: pd.Index) -> dict[str, np.ndarray]:
+    """The p-values and intervals of the mean gain ``g`` (c, n; 0 where absent) of every
+    column: two-sided against 0, one-sided against ``-margin`` (non-inferiority) and the
+    larger of the two one-sided p-values against ``-margin`` and ``+margin`` (equivalence)."""
+    c = g.shape[0]
+    nf = n.astype(np.float64)
+    mean = np.divide(g.sum(axis=1), nf, out=np.full(c, np.nan), where=n > 0)
+    dev = np.where(present, g - mean[:, None], 0.0)
+    sd = np.sqrt(np.divide((dev * dev).sum(axis=1), nf - 1, out=np.zeros(c), where=n > 1))
+    low = np.where(present, g, np.inf).min(axis=1)
+    high = np.where(present, g, -np.inf).max(axis=1)
+    identical = (n > 0) & (low == 0) & (high == 0)
+    constant = (n > 1) & (low == high) & ~identical
+    varying = (n > 1) & (low < high)
+    out = {"identical": identical, "gain": mean}
+
+    if test == "t":
+        se = np.where(varying, sd / np.sqrt(np.maximum(nf, 1)), np.nan)
+        df = np.maximum(nf - 1, 1)
+
+        def tail(null: np.ndarray, above: bool) -> np.ndarray:
+            t = (mean - null) / se
+            return scipy.special.stdtr(df, -t if above else t)
+
+        quantile = scipy.special.stdtrit(df, 0.5 + confidence / 2)
+        g_low, g_high = mean - quantile * se, mean + quantile * se
+    elif test == "randomization":
+        streams = user_streams(users)
+        bits = sign_flip_sums(np.vstack([g, present.astype(np.float64)]),
+                              design_key(generator), n_permutations, streams=streams)
+        sums, counts = bits[:c], bits[c:]
+        total = g.sum(axis=1)
+
+        def tail(null: np.ndarray, above: bool) -> np.ndarray:
+            # T*(null) = sum s (g - null), s = 2 bit - 1: the flipped sums of g - null
+            observed = total - nf * null
+            flipped = 2.0 * (sums - null[:, None] * counts) - observed[:, None]
+            tol = (1e-10 * (np.abs(g).sum(axis=1) + np.abs(null) * nf))[:, None]
+            hits = (flipped >= observed[:, None] - tol) if above else \
+                (flipped <= observed[:, None] + tol)
+            return (1 + np.count_nonzero(hits, axis=1)) / (n_permutations + 1)
+
+        def two_sided(null: np.ndarray) -> np.ndarray:  # as compare's: |T*| >= |T|
+            observed = total - nf * null
+            flipped = 2.0 * (sums - null[:, None] * counts) - observed[:, None]
+            tol = (1e-10 * (np.abs(g).sum(axis=1) + np.abs(null) * nf))[:, None]
+            hits = np.abs(flipped) >= np.abs(observed)[:, None] - tol
+            return (1 + np.count_nonzero(hits, axis=1)) / (n_permutations + 1)
+
+        g_low, g_high = _bootstrap_interval(g, present, n_resamples, confidence, generator,
+                                            users)
+    else:
+        means = _bootstrap_means(g, present, n_resamples or 1000, generator, users)
+        valid = np.isfinite(means).sum(axis=0)
+
+        def tail(null: np.ndarray, above: bool) -> np.ndarray:
+            # the percentile test: the share of replicates on the null's side
+            beyond = means <= null[None, :] if above else means >= null[None, :]
+            return (1 + np.count_nonzero(beyond, axis=0)) / (valid + 1)
+
+        g_low, g_high = quantile_interval(means, confidence)
+
+    zero = np.zeros(c)
+    if test == "randomization":
+        p_two = two_sided(zero)
+    else:
+        p_two = np.minimum(1.0, 2 * np.minimum(tail(zero, True), tail(zero, False)))
+    p_ni = tail(-margin, True)
+    p_eq = np.maximum(p_ni, tail(margin, False))
+    # differences known exactly (all equal): p-values 0 or 1, the interval a point
+    for fixed in (identical, constant):
+        p_two = np.where(fixed, np.where(mean != 0, 0.0, 1.0), p_two)
+        p_ni = np.where(fixed, np.where(mean > -margin, 0.0, 1.0), p_ni)
+        p_eq = np.where(fixed, np.where(np.abs(mean) < margin, 0.0, 1.0), p_eq)
+        g_low, g_high = np.where(fixed, mean, g_low), np.where(fixed, mean, g_high)
+    untested = (n < 2) & ~identical
+    p_eq = np.where(margin > 0, p_eq, np.nan)
+    for name, values in (("p_value", p_two), ("p_noninferior", p_ni), ("p_equivalent", p_eq),
+                         ("g_low", g_low), ("g_high", g_high)):
+        out[name] = np.where(untested, np.nan, values)
+    return out
+
+
+def _bootstrap_means(g: np.ndarray, present: np.ndarray, n_resamples: int,
+                     generator: np.random.Generator, users: pd.Index) -> np.ndarray:
+    """(n_resamples, c) Poisson-bootstrap means of each column's gains over its users."""
+    columns = [np.where(present[j], g[j], np.nan) for j in range(g.shape[0])]
+    key = design_key(generator)
+    return replicate_means(*poisson_column_sums(columns, n_resamples, key,
+                                                user_streams(users)))
+
+
+def _bootstrap_interval(g: np.ndarray, present: np.ndarray, n_resamples: int,
+                        confidence: float, generator: np.random.Generator, users: pd.Index
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    if not n_resamples:
+        return np.full(g.shape[0], np.nan), np.full(g.shape[0], np.nan)
+    return quantile_interval(_bootstrap_means(g, present, n_resamples, generator, users),
+                             confidence)

@@ -1,0 +1,209 @@
+"""Saved evaluations: a run written to a folder atomically and read back exactly.
+
+A saved run is a folder:
+
+- ``run.json``: what the run is (format version, evalkit's version, the time it was saved,
+  its name), the definitions, the bootstrap settings, the counts, each metric's direction,
+  the fingerprints of the data it was computed from, the split description, and the summary
+  rows for a person to read;
+- ``per_user.parquet``: the per-user values (index ``user_id``, one column per ``metric@k``),
+  bit for bit;
+- ``summary.parquet``: the summary table, bit for bit;
+- ``curves.parquet``: the curves, when the evaluation computed them.
+
+The folder is written beside its destination under a temporary name and renamed into place,
+so it appears whole or not at all; an existing run is never replaced unless asked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from ._io import atomic_write_text
+from ._version import __version__
+
+__all__ = ["RUN_FILE", "input_fingerprints", "read_run", "save_evaluation"]
+
+#: The file that marks a folder as a saved run.
+RUN_FILE = "run.json"
+
+#: The version of the folder's layout; a newer one is refused by an older evalkit.
+_FORMAT = 1
+
+#: The columns each input's fingerprint hashes besides ``user_id`` and ``item_id``: what the
+#: evaluation reads of it.
+_HASHED = {"truth": ["rating"], "recs": ["rank", "score"], "train": ["rating"]}
+
+
+def _frame_of(value: object) -> object:
+    """The frame behind an input (a shared truth holds the frame it was given)."""
+    return getattr(value, "raw", value)
+
+
+def input_fingerprints(inputs: Mapping[str, object]) -> dict[str, dict]:
+    """Fingerprints (:func:`evalkit.fingerprint`) of the given ``truth``, ``recs`` and
+    ``train`` frames, each over the columns the evaluation reads (ids, and the truth's and
+    training data's ratings, the recommendations' rank and score): the same rows in any order
+    give the same digest."""
+    from .data import fingerprint
+
+    out = {}
+    for name, columns in _HASHED.items():
+        frame = inputs.get(name)
+        if frame is not None:
+            out[name] = fingerprint(_frame_of(frame), columns=columns)
+    return out
+
+
+def _split_record(split: object) -> dict | None:
+    """A JSON-ready description of a split: a :class:`evalkit.Split`'s ``info``, or the
+    mapping or text given."""
+    if split is None:
+        return None
+    info = getattr(split, "info", split)
+    if isinstance(info, str):
+        return {"description": info}
+    if not isinstance(info, Mapping):
+        raise TypeError("Evaluation.save: 'split' must be an evalkit Split, a mapping or a "
+                        f"text describing the split; got {type(split).__name__}.")
+    return json.loads(json.dumps(dict(info), default=str))
+
+
+def save_evaluation(evaluation: object, path: str | os.PathLike, *, truth: object = None,
+                    recs: object = None, train: object = None, split: object = None,
+                    name: str | None = None, overwrite: bool = False) -> Path:
+    """Write ``evaluation`` to the folder ``path`` (see :meth:`evalkit.Evaluation.save`)."""
+    func = "Evaluation.save"
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise FileExistsError(f"{func}: 'path' '{target}' is a file; give a folder path.")
+    if target.is_dir() and any(target.iterdir()):
+        if not overwrite:
+            raise FileExistsError(
+                f"{func}: 'path' '{target}' exists (an earlier run?); pass overwrite=True to "
+                "replace it, or choose another path.")
+        if not (target / RUN_FILE).is_file():
+            raise FileExistsError(
+                f"{func}: 'path' '{target}' holds files that are not a saved run; it is left "
+                "as it is. Choose another path.")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"{func}: 'name' must be a string; got {type(name).__name__}.")
+    given = {"truth": truth, "recs": recs, "train": train}
+    if train is None and getattr(split, "train", None) is not None:
+        given["train"] = split.train
+    sources = dict(getattr(evaluation, "_sources", {}))
+    fingerprints = dict(evaluation.provenance.get("fingerprints", {}))
+    fingerprints.update(input_fingerprints(
+        {key: given[key] if given[key] is not None else sources.get(key) for key in given}))
+    summary = evaluation.summary
+    record = {
+        "format": _FORMAT,
+        "evalkit_version": __version__,
+        "saved": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "name": name if name is not None else evaluation.provenance.get("name"),
+        "definitions": evaluation.definitions.as_dict(),
+        "bootstrap": dict(evaluation.bootstrap),
+        "counts": dict(evaluation.counts),
+        "higher_is_better": evaluation.directions(),
+        "fingerprints": fingerprints,
+        "split": _split_record(split) if split is not None
+        else evaluation.provenance.get("split"),
+        "users": int(len(evaluation.per_user)),
+        "summary": json.loads(summary.reset_index(names="column").to_json(
+            orient="records", double_precision=15)),
+    }
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part",
+                                    dir=target.parent))
+    try:
+        evaluation.per_user.to_parquet(staging / "per_user.parquet")
+        summary.to_parquet(staging / "summary.parquet")
+        if evaluation.curves is not None:
+            evaluation.curves.to_parquet(staging / "curves.parquet")
+        atomic_write_text(staging / RUN_FILE, json.dumps(record, indent=1) + "\n")
+        os.chmod(staging, 0o777 & ~_umask())
+        _move_into_place(staging, target, overwrite=overwrite, func=func)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _move_into_place(staging: Path, target: Path, *, overwrite: bool, func: str) -> None:
+    """Rename the finished folder to ``target``; an earlier run there is moved aside first
+    and removed only once the new one is in place."""
+    if target.is_dir() and not any(target.iterdir()):
+        target.rmdir()  # an empty folder made for the run
+    aside = None
+    if target.exists():
+        if not overwrite:
+            raise FileExistsError(f"{func}: '{target}' appeared while the run was being "
+                                  "written (another run?); it was left as it is.")
+        aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old",
+                                      dir=target.parent))
+        os.replace(target, aside / target.name)
+    try:
+        os.rename(staging, target)
+    except OSError:
+        if aside is not None:  # put the earlier run back
+            os.replace(aside / target.name, target)
+            shutil.rmtree(aside, ignore_errors=True)
+        if target.exists():
+            raise FileExistsError(f"{func}: '{target}' appeared while the run was being "
+                                  "written (another run?); it was left as it is.") from None
+        raise
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def read_run(path: str | os.PathLike, *, func: str = "load_evaluation") -> dict:
+    """The parts of a saved run (the keyword arguments of :class:`evalkit.Evaluation`)."""
+    from .definitions import Definitions
+
+
+    folder = Path(path)
+    if not (folder / RUN_FILE).is_file():
+        raise FileNotFoundError(
+            f"{func}: 'path' '{folder}' is not a saved run (no {RUN_FILE}); save one with "
+            "Evaluation.save(path) or evalkit evaluate --save DIR.")
+    record = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+    if not isinstance(record, dict) or int(record.get("format", 0)) > _FORMAT:
+        raise ValueError(f"{func}: '{folder}' was saved by a newer evalkit (format "
+                         f"{record.get('format')!r}); upgrade evalkit to read it.")
+    per_user = pd.read_parquet(folder / "per_user.parquet")
+    summary = pd.read_parquet(folder / "summary.parquet")
+    if list(per_user.columns) != list(summary.index):
+        raise ValueError(f"{func}: '{folder}' is damaged: its per-user columns are not its "
+                         "summary's rows.")
+    if len(per_user) != int(record.get("users", len(per_user))):
+        raise ValueError(f"{func}: '{folder}' is damaged: {len(per_user):,} per-user rows, "
+                         f"run.json says {record.get('users')}.")
+    curves = (pd.read_parquet(folder / "curves.parquet")
+              if (folder / "curves.parquet").is_file() else None)
+    provenance = {
+        "name": record.get("name"),
+        "saved": record.get("saved"),
+        "evalkit_version": record.get("evalkit_version"),
+        "fingerprints": record.get("fingerprints") or {},
+        "split": record.get("split"),
+        "higher_is_better": record.get("higher_is_better") or {},
+        "path": str(folder),
+    }
+    return dict(per_user=per_user, summary=summary,
+                definitions=Definitions.from_dict(record["definitions"], func=func),
+                counts=record.get("counts") or {}, curves=curves,
+                bootstrap=record.get("bootstrap") or {}, provenance=provenance)

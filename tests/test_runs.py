@@ -1,0 +1,265 @@
+"""Saved runs (Evaluation.save, load_evaluation) and the regression check
+(evalkit.regression_check, evalkit check): round trips bit for bit, refusals naming what
+differs, verdicts against shifts of known size, p-values against scipy and compare."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+import evalkit as ek
+from evalkit import stats
+
+
+def _data(n_users: int = 300, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Truth, two systems' lists (b better than a) and training data on ``n_users`` users."""
+    rng = np.random.default_rng(seed)
+    users = np.repeat(np.arange(1, n_users + 1), 5)
+    truth = pd.DataFrame({"user_id": users, "item_id": rng.integers(0, 40, len(users)),
+                          "rating": rng.choice([2.0, 3.0, 4.0, 5.0], len(users))})
+    truth = truth.drop_duplicates(["user_id", "item_id"]).reset_index(drop=True)
+    lists = {}
+    for name, bias in (("a", 0.0), ("b", 0.6)):
+        scores = rng.random((n_users, 40))
+        relevant = truth[truth["rating"] >= 4]
+        scores[relevant["user_id"] - 1, relevant["item_id"]] += bias
+        order = np.argsort(-scores, axis=1)[:, :10]
+        lists[name] = pd.DataFrame({"user_id": np.repeat(np.arange(1, n_users + 1), 10),
+                                    "item_id": order.ravel(), "rank": np.tile(np.arange(1, 11),
+                                                                              n_users)})
+    train = pd.DataFrame({"user_id": users, "item_id": rng.integers(40, 80, len(users)),
+                          "rating": 3.0})
+    return truth, lists["a"], lists["b"], train
+
+
+@pytest.fixture(scope="module")
+def runs():
+    truth, a, b, train = _data()
+    kw = dict(k=[5, 10], metrics=["precision", "ndcg", "first_relevant_rank"], train=train)
+    return truth, a, b, train, ek.evaluate(truth, a, curves=5, **kw), ek.evaluate(truth, b, **kw)
+
+
+def _bits(frame: pd.DataFrame) -> np.ndarray:
+    return frame.to_numpy(np.float64).view(np.int64)
+
+
+def test_a_saved_run_reads_back_bit_for_bit(runs, tmp_path) -> None:
+    truth, a, _, train, run, _ = runs
+    split = ek.Split(train=train, test=truth, info={"strategy": "manual", "seed": 3})
+    folder = run.save(tmp_path / "run", split=split, name="a")
+    back = ek.load_evaluation(folder)
+    assert np.array_equal(_bits(back.per_user), _bits(run.per_user))
+    assert back.per_user.index.equals(run.per_user.index)
+    pd.testing.assert_frame_equal(back.summary, run.summary, check_exact=True)
+    pd.testing.assert_frame_equal(back.curves, run.curves, check_exact=True)
+    assert back.definitions == run.definitions and back.bootstrap == run.bootstrap
+    assert back.counts == run.counts
+    saved = back.provenance
+    assert saved["name"] == "a" and saved["split"]["strategy"] == "manual"
+    assert saved["evalkit_version"] == ek.__version__ and saved["saved"]
+    # the fingerprints are the data's, whatever the row order
+    shuffled = truth.sample(frac=1.0, random_state=1)
+    assert saved["fingerprints"]["truth"] == ek.fingerprint(shuffled, columns=["rating"])
+    assert saved["fingerprints"]["recs"]["sha256"] == \
+        ek.fingerprint(a[::-1], columns=["rank", "score"])["sha256"]
+    assert saved["fingerprints"]["train"]["rows"] == len(train)
+    assert back.fingerprints() == run.fingerprints()
+    record = json.loads((folder / "run.json").read_text())
+    assert [row["column"] for row in record["summary"]] == list(run.summary.index)
+    assert record["higher_is_better"]["first_relevant_rank@5"] is False
+
+
+def test_saving_never_replaces_or_leaves_half_a_run(runs, tmp_path, monkeypatch) -> None:
+    run = runs[4]
+    folder = run.save(tmp_path / "run")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        run.save(folder)
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "mine.txt").write_text("keep")
+    with pytest.raises(FileExistsError, match="not a saved run"):
+        run.save(other, overwrite=True)
+    assert (other / "mine.txt").read_text() == "keep"
+
+    def broken(self, *args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
+    with pytest.raises(OSError, match="disk full"):
+        run.save(folder, overwrite=True)
+    with pytest.raises(OSError, match="disk full"):
+        run.save(tmp_path / "new")
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "run"]  # nothing left over
+    run.save(folder, overwrite=True)
+    assert ek.load_evaluation(folder).summary.equals(run.summary)
+
+
+def test_loading_refuses_what_is_not_a_run(tmp_path, runs) -> None:
+    with pytest.raises(FileNotFoundError, match="not a saved run"):
+        ek.load_evaluation(tmp_path)
+    folder = runs[4].save(tmp_path / "run")
+    record = json.loads((folder / "run.json").read_text())
+    (folder / "run.json").write_text(json.dumps(record | {"format": 99}))
+    with pytest.raises(ValueError, match="newer evalkit"):
+        ek.load_evaluation(folder)
+
+
+def test_a_run_checked_against_itself_passes_with_every_delta_zero(runs, tmp_path) -> None:
+    run = runs[4]
+    loaded = ek.load_evaluation(run.save(tmp_path / "run"))
+    for test in ("t", "randomization", "bootstrap"):
+        check = ek.regression_check(loaded, run, test=test)
+        assert check.passed and check.failed == []
+        assert (check.table["diff"] == 0).all()
+        assert (check.table["verdict"] == "unchanged").all()
+    assert ek.regression_check(tmp_path / "run", tmp_path / "run", strict=True).passed
+
+
+def _noisy(run: ek.Evaluation, column: str, shift: float, sd: float, seed: int = 0
+           ) -> ek.Evaluation:
+    values = run.per_user.copy()
+    noise = np.random.default_rng(seed).normal(0.0, sd, len(values))
+    values[column] = values[column] + noise + shift
+    return dataclasses.replace(run, per_user=values)
+
+
+@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+def test_a_shift_of_twice_the_mde_is_regressed(runs, test) -> None:
+    run = runs[4]
+    sd, n, column = 0.05, len(run.per_user), "ndcg@10"
+    n_tests = len(run.summary)
+    mde = stats.mde(sd=sd, n_users=n, n_tests=n_tests)
+    worse = _noisy(run, column, -2 * mde, sd)
+    check = ek.regression_check(worse, run, test=test)
+    row = check.table.set_index("column").loc[column]
+    assert row["verdict"] == "regressed" and row["p_value_adj"] < 0.05
+    assert not check.passed and check.failed == [column]
+    assert "FAILED" in check.to_markdown() and "**regressed**" in check.to_markdown()
+    better = ek.regression_check(_noisy(run, column, 2 * mde, sd), run, test=test)
+    assert better.passed and better.table.set_index("column").loc[column, "verdict"] == \
+        "improved"
+    # a shift too small to tell, without a margin: inconclusive, which only strict fails
+    tiny = _noisy(run, column, -0.05 * mde, sd, seed=5)
+    assert ek.regression_check(tiny, run, test=test).passed
+    strict = ek.regression_check(tiny, run, test=test, strict=True)
+    assert not strict.passed and strict.table.set_index("column").loc[column, "verdict"] == \
+        "inconclusive"
+
+
+def test_a_loss_below_half_the_margin_is_non_inferior(runs) -> None:
+    run = runs[4]
+    margin, column = 0.02, "precision@10"
+    worse = _noisy(run, column, -margin / 2.5, 0.005)
+    check = ek.regression_check(worse, run, margins={column: margin})
+    row = check.table.set_index("column").loc[column]
+    assert row["verdict"] == "non-inferior" and row["p_noninferior_adj"] < 0.05
+    assert row["p_value_adj"] < 0.05  # worse, but by less than the margin
+    assert check.passed
+    # the same loss with a margin below it regresses; a relative margin is the baseline's share
+    assert not ek.regression_check(worse, run, margins={column: margin / 4}).passed
+    relative = ek.regression_check(worse, run, margins={"precision": "50%"})
+    base = run.per_user[column].mean()
+    assert relative.table.set_index("column").loc[column, "margin"] == pytest.approx(base / 2)
+    # a small noisy difference within a wide margin both ways: unchanged
+    within = ek.regression_check(_noisy(run, column, 0.0, 0.005), run, margins=0.05)
+    assert within.table.set_index("column").loc[column, "verdict"] == "unchanged"
+
+
+def test_direction_follows_the_metric(runs) -> None:
+    run = runs[4]
+    column = "first_relevant_rank@10"  # lower is better
+    higher = ek.regression_check(_noisy(run, column, 1.0, 0.1), run)
+    assert higher.table.set_index("column").loc[column, "verdict"] == "regressed"
+    lower = ek.regression_check(_noisy(run, column, -1.0, 0.1), run)
+    assert lower.table.set_index("column").loc[column, "verdict"] == "improved"
+    assert "(lower is better)" in lower.to_markdown()
+
+
+def test_p_values_agree_with_scipy_and_with_compare(runs) -> None:
+    _, _, _, _, a, b = runs
+    check = ek.regression_check(b, a, margins=0.01).table.set_index("column")
+    holm_free = ek.regression_check(b, a, correction="none", margins=0.01).table
+    holm_free = holm_free.set_index("column")
+    for column in a.summary.index:
+        sign = 1 if a.directions()[column] else -1
+        both = pd.concat([b.per_user[column], a.per_user[column]], axis=1).dropna()
+        d = (both.iloc[:, 0] - both.iloc[:, 1]).to_numpy()
+        assert holm_free.loc[column, "p_value"] == pytest.approx(
+            sps.ttest_rel(both.iloc[:, 0], both.iloc[:, 1]).pvalue, rel=1e-9)
+        assert holm_free.loc[column, "p_noninferior"] == pytest.approx(
+            sps.ttest_1samp(sign * d + 0.01, 0.0, alternative="greater").pvalue, rel=1e-9,
+            abs=1e-300)
+        low, high = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
+        assert check.loc[column, "diff_ci_low"] == pytest.approx(low, rel=1e-9)
+        assert check.loc[column, "diff_ci_high"] == pytest.approx(high, rel=1e-9)
+    # the randomization test is compare's: the same flips give the same p-values
+    table = ek.compare_evaluations({"a": a, "b": b}, n_permutations=2000)
+    tested = table[table["against"].notna()].set_index("column")
+    randomized = ek.regression_check(b, a, test="randomization", n_permutations=2000,
+                                     correction="none").table.set_index("column")
+    pd.testing.assert_series_equal(randomized["p_value"], tested["permutation_pvalue"],
+                                   check_names=False)
+
+
+def test_runs_that_cannot_be_compared_are_refused_naming_why(runs) -> None:
+    truth, a, _, train, run, _ = runs
+    other = ek.evaluate(truth.iloc[:-3], a, k=[5, 10], train=train,
+                        metrics=["precision", "ndcg", "first_relevant_rank"])
+    with pytest.raises(ek.IncomparableRunsError, match="different test data"):
+        ek.regression_check(other, run)
+    defs = ek.evaluate(truth, a, k=[5, 10], metrics=["precision", "ndcg"], train=train,
+                       discount="breese")
+    with pytest.raises(ek.IncomparableRunsError, match="discount 'breese'"):
+        ek.regression_check(defs, run)
+    fewer = dataclasses.replace(run, per_user=run.per_user.iloc[:-1])
+    with pytest.raises(ek.IncomparableRunsError, match="different test users"):
+        ek.regression_check(fewer, run)
+    with pytest.raises(ValueError, match="'margins' names 'recall'"):
+        ek.regression_check(run, run, margins={"recall": 0.1})
+    with pytest.raises(ValueError, match="margin of ndcg@10"):
+        ek.regression_check(run, run, margins={"ndcg@10": -1})
+    with pytest.raises(TypeError, match="'current' must be an evalkit Evaluation"):
+        ek.regression_check({"a": 1}, run)
+    subset = ek.evaluate(truth, a, k=[10], metrics=["ndcg"], train=train)
+    check = ek.regression_check(subset, run)
+    assert list(check.table["column"]) == ["ndcg@10"]
+    assert any("precision@5 is only in the baseline run" in note for note in check.notes)
+
+
+def test_the_check_command_exits_by_its_verdict(runs, tmp_path) -> None:
+    truth, a, b, _, _, _ = runs
+    for name, frame in (("test", truth), ("a", a), ("b", b)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "evalkit", *args], capture_output=True,
+                              text=True, cwd=tmp_path, timeout=300)
+
+    for name in ("a", "b"):
+        done = cli("evaluate", "--truth", "test.csv", "--recs", f"{name}.csv", "--metrics",
+                   "precision", "ndcg", "--save", f"runs/{name}")
+        assert done.returncode == 0, done.stderr
+    again = cli("evaluate", "--truth", "test.csv", "--recs", "a.csv", "--save", "runs/a",
+                "--out", "other.json")
+    assert again.returncode == 2 and "--force" in again.stderr
+    assert not (tmp_path / "other.json").exists()
+    assert ek.load_evaluation(tmp_path / "runs" / "a").provenance["name"] == "a"
+    passed = cli("check", "--baseline", "runs/a", "--current", "runs/b")
+    assert passed.returncode == 0, passed.stderr
+    assert passed.stdout.startswith("### evalkit regression check: passed")
+    assert "| NDCG@10 |" in passed.stdout and "improved" in passed.stdout
+    failed = cli("check", "--baseline", "runs/b", "--current", "runs/a", "--margin",
+                 "ndcg@10=1%", "--margin", "0.001")
+    assert failed.returncode == 1 and "regressed" in failed.stdout
+    usage = cli("check", "--baseline", "runs/a", "--current", "nowhere")
+    assert usage.returncode == 2 and "not a saved run" in usage.stderr
