@@ -306,6 +306,24 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     t_randomization, cpu_randomization = timed_cpu(
         lambda: _sign_flip_pvalues(diffs, n_permutations, design_key(SEED)), repeats)
 
+    # the regression check of two saved runs (10 metric columns), as `evalkit check` runs
+    # it: both folders read back, then the randomization test; and with the default t-test
+    from evalkit import regression_check
+
+    with tempfile.TemporaryDirectory() as folder:
+        for name in ("lists", "rerank_0.5"):
+            evaluate(truth, systems[name], k=list(KS), metrics=METRICS, threshold=THRESHOLD,
+                     n_resamples=0).save(Path(folder) / name)
+
+        def check_runs(test: str):
+            return regression_check(Path(folder) / "rerank_0.5", Path(folder) / "lists",
+                                    test=test, n_permutations=n_permutations,
+                                    n_resamples=n_resamples)
+
+        check_runs("randomization")  # warm-up
+        t_check, _ = timed(lambda: check_runs("randomization"), repeats)
+        t_check_t, _ = timed(lambda: check_runs("t"), repeats)
+
     per_user = result.per_user
     values = {}
     for k in KS:
@@ -339,6 +357,8 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
         "bootstrap": t_boot,
         "compare_3_systems": t_compare,
         "randomization": t_randomization,
+        "regression_check_randomization": t_check,
+        "regression_check_t": t_check_t,
         "cpu": {"evaluate": cpu_suite, "bootstrap": cpu_boot, "compare_3_systems": cpu_compare,
                 "randomization": cpu_randomization},
         "randomization_comparisons": int(diffs.shape[0]),
@@ -589,7 +609,8 @@ def main(argv: list[str] | None = None) -> int:
                     "ties_expected", "ties_expected_tied_scores", "exponential_gain",
                     "half_life_utility", "every_metric", "validate",
                     "build_hits", "reduce_suite", "reduce_curves", "bootstrap",
-                    "compare_3_systems", "randomization"):
+                    "compare_3_systems", "randomization", "regression_check_randomization",
+                    "regression_check_t"):
             print(f"evalkit {key:26s} median {median(ev[key]):7.3f} s  "
                   f"runs {', '.join(f'{t:.3f}' for t in ev[key])}")
         for key, cpus in ev["cpu"].items():

@@ -42,8 +42,8 @@ _NAMES = {
     **dict.fromkeys(["Evaluation", "evaluate", "load_evaluation", "metric_column"],
                     "evalkit._evaluation"),
     "read_recommendations": "evalkit.recs",
-    **dict.fromkeys(["IncomparableRunsError", "RegressionCheck", "regression_check"],
-                    "evalkit._regression"),
+    **dict.fromkeys(["RegressionCheck", "regression_check"], "evalkit._regression"),
+    "IncomparableRunsError": "evalkit._runs",
     **dict.fromkeys(["Split", "audit", "global_temporal_split", "kfold_split", "random_split",
                      "train_dev_test_split", "user_ratio_split", "user_temporal_split"],
                     "evalkit.split"),
@@ -78,7 +78,8 @@ if TYPE_CHECKING:  # what static tools see; at run time the names above are load
     )
     from evalkit._errors import InvalidParameterError
     from evalkit._evaluation import Evaluation, evaluate, load_evaluation, metric_column
-    from evalkit._regression import IncomparableRunsError, RegressionCheck, regression_check
+    from evalkit._regression import RegressionCheck, regression_check
+    from evalkit._runs import IncomparableRunsError
     from evalkit.data import Dataset, fingerprint, load_interactions, load_movielens, load_sample
     from evalkit.definitions import Definitions
     from evalkit.profiles import PROFILES, Profile, profile

@@ -25,6 +25,7 @@ from ._evaluation import Evaluation, evaluate
 from ._paired import PairedSums, paired_results, paired_sums
 from ._power import t_mde, t_users
 from ._resample import design_key, user_streams
+from ._runs import check_comparable
 from .definitions import Definitions, takes_definitions
 from .metrics import RANKING_METRICS
 from .metrics.ranking import SharedTruth
@@ -389,6 +390,10 @@ def compare_evaluations(
                 f"{func}: every evaluation must hold the same metrics and cutoffs; {name!r} "
                 f"has {', '.join(other.summary.index)}, {order[0]!r} has "
                 f"{', '.join(first.summary.index)}.")
+        # saved runs: the same test data (fingerprints) and the same definitions
+        if other.provenance or first.provenance:
+            check_comparable(other, first, func=func, names=(name, order[0]),
+                             hash_inputs=False)
         if len(other.per_user.index) != len(users) or not other.per_user.index.isin(users).all():
             raise ValueError(
                 f"{func}: every evaluation must be of the same test users; {name!r} has "

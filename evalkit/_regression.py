@@ -23,6 +23,7 @@ from ._resample import (
     sign_flip_sums,
     user_streams,
 )
+from ._runs import IncomparableRunsError, check_comparable
 from .stats import holm
 
 __all__ = ["TESTS", "VERDICTS", "IncomparableRunsError", "RegressionCheck", "regression_check"]
@@ -39,10 +40,6 @@ _CORRECTIONS = ("holm", "bonferroni", "none")
 _COLUMNS = ["column", "metric", "k", "higher_is_better", "n_users", "baseline", "current",
             "diff", "diff_ci_low", "diff_ci_high", "margin", "p_value", "p_value_adj",
             "p_noninferior", "p_noninferior_adj", "p_equivalent", "p_equivalent_adj", "verdict"]
-
-
-class IncomparableRunsError(ValueError):
-    """Two runs that cannot be compared: other test data, other definitions, other users."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +101,13 @@ class RegressionCheck:
     _HEADER = ["metric", "baseline", "current", "difference", "margin", "p (adjusted)",
                "p non-inferior", "verdict"]
 
+    def readable(self, *, digits: int = 4) -> pd.DataFrame:
+        """One row per metric as a person reads it (text): the metric (marked "lower is
+        better" where it is), the two means, the difference with its interval, the margin,
+        the corrected p-values and the verdict; what :meth:`to_markdown` and the HTML view
+        show."""
+        return pd.DataFrame(self._rows(digits), columns=self._HEADER)
+
     def summary(self) -> str:
         """One sentence: passed or failed, and why."""
         counts = self.table["verdict"].value_counts()
@@ -151,7 +155,7 @@ class RegressionCheck:
                 + "</div>")
 
     def __repr__(self) -> str:
-        rows = pd.DataFrame(self._rows(), columns=self._HEADER)
+        rows = self.readable()
         with pd.option_context("display.width", 200, "display.max_columns", 20):
             return f"{self.summary()}\n{rows.to_string(index=False)}"
 
@@ -170,33 +174,6 @@ def _as_run(value: object, *, arg: str, func: str) -> tuple[Evaluation, str]:
         return load_evaluation(value), str(value)
     raise TypeError(f"{func}: '{arg}' must be an evalkit Evaluation or the folder of a saved "
                     f"run; got {type(value).__name__}.")
-
-
-def _check_comparable(current: Evaluation, baseline: Evaluation, *, func: str) -> None:
-    """Refuse runs on other test data or under other definitions, naming what differs."""
-    mine, theirs = current.fingerprints().get("truth"), baseline.fingerprints().get("truth")
-    if mine and theirs and mine["sha256"] != theirs["sha256"]:
-        raise IncomparableRunsError(
-            f"{func}: the runs were evaluated on different test data: the truth's fingerprint "
-            f"is {mine['sha256'][:12]}... ({mine['rows']:,} rows, {mine['users']:,} users) in "
-            f"'current' and {theirs['sha256'][:12]}... ({theirs['rows']:,} rows, "
-            f"{theirs['users']:,} users) in 'baseline'. Evaluate both on the same test data.")
-    a, b = current.definitions.as_dict(), baseline.definitions.as_dict()
-    a.pop("profile", None)
-    b.pop("profile", None)
-    differ = [f"{key} {a.get(key)!r} (current) vs {b.get(key)!r} (baseline)"
-              for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]
-    if differ:
-        raise IncomparableRunsError(
-            f"{func}: the runs were evaluated under different definitions: "
-            f"{'; '.join(differ)}. Evaluate both with the same definitions.")
-    users, other = current.per_user.index, baseline.per_user.index
-    if len(users) != len(other) or not users.isin(other).all():
-        shared = int(users.isin(other).sum())
-        raise IncomparableRunsError(
-            f"{func}: the runs are of different test users: {len(users):,} in 'current', "
-            f"{len(other):,} in 'baseline', {shared:,} in both. Evaluate both on the same "
-            "test data.")
 
 
 def _margins(margins: object, columns: list[str], metrics: list[str], base: np.ndarray, *,
@@ -345,7 +322,7 @@ def regression_check(
     n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
     n_resamples = check_resamples(n_resamples, func=func)
     check_rng(rng, func=func)
-    _check_comparable(now, then, func=func)
+    check_comparable(now, then, func=func)
     columns = [c for c in now.summary.index if c in then.summary.index]
     notes = [f"{c} is only in the {side} run; not checked." for side, run, other in
              (("current", now, then), ("baseline", then, now))

@@ -30,7 +30,8 @@ import pandas as pd
 from ._io import atomic_write_text
 from ._version import __version__
 
-__all__ = ["RUN_FILE", "input_fingerprints", "read_run", "save_evaluation"]
+__all__ = ["RUN_FILE", "IncomparableRunsError", "check_comparable", "input_fingerprints",
+           "read_run", "save_evaluation"]
 
 #: The file that marks a folder as a saved run.
 RUN_FILE = "run.json"
@@ -41,6 +42,44 @@ _FORMAT = 1
 #: The columns each input's fingerprint hashes besides ``user_id`` and ``item_id``: what the
 #: evaluation reads of it.
 _HASHED = {"truth": ["rating"], "recs": ["rank", "score"], "train": ["rating"]}
+
+
+class IncomparableRunsError(ValueError):
+    """Two runs that cannot be compared: other test data, other definitions, other users."""
+
+
+def check_comparable(first: object, second: object, *, func: str,
+                     names: tuple[str, str] = ("current", "baseline"),
+                     hash_inputs: bool = True) -> None:
+    """Refuse two evaluations of other test data (their truth fingerprints; with
+    ``hash_inputs=False`` only those saved with a loaded run), under other definitions, or of
+    other users, naming what differs."""
+    mine, theirs = (run.fingerprints() if hash_inputs else run.provenance.get("fingerprints", {})
+                    for run in (first, second))
+    mine, theirs = mine.get("truth"), theirs.get("truth")
+    one, two = names
+    if mine and theirs and mine["sha256"] != theirs["sha256"]:
+        raise IncomparableRunsError(
+            f"{func}: the runs were evaluated on different test data: the truth's fingerprint "
+            f"is {mine['sha256'][:12]}... ({mine['rows']:,} rows, {mine['users']:,} users) in "
+            f"{one!r} and {theirs['sha256'][:12]}... ({theirs['rows']:,} rows, "
+            f"{theirs['users']:,} users) in {two!r}. Evaluate both on the same test data.")
+    a, b = first.definitions.as_dict(), second.definitions.as_dict()
+    a.pop("profile", None)
+    b.pop("profile", None)
+    differ = [f"{key} {a.get(key)!r} ({one}) vs {b.get(key)!r} ({two})"
+              for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]
+    if differ:
+        raise IncomparableRunsError(
+            f"{func}: the runs were evaluated under different definitions: "
+            f"{'; '.join(differ)}. Evaluate both with the same definitions.")
+    users, other = first.per_user.index, second.per_user.index
+    if len(users) != len(other) or not users.isin(other).all():
+        shared = int(users.isin(other).sum())
+        raise IncomparableRunsError(
+            f"{func}: the runs are of different test users: {len(users):,} in {one!r}, "
+            f"{len(other):,} in {two!r}, {shared:,} in both. Evaluate both on the same "
+            "test data.")
 
 
 def _frame_of(value: object) -> object:

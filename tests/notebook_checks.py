@@ -62,6 +62,10 @@ def write_files(d: Path) -> dict[str, str]:
     parquet("systems_parquet", pd.concat([recs.assign(system="mine"),
                                           ties.assign(system="ties")], ignore_index=True))
     parquet("ranks_parquet", recs.drop(columns="score"))  # one system, no system column
+    # a saved run of the analyst's system, as last week's report would have saved it
+    ek.evaluate(ek.load_interactions(EXAMPLE / "test.csv"), recs, k=[1, 3, 25],
+                metrics=["recall", "ndcg"], threshold=4.0).save(d / "baseline_run", name="mine")
+    out["baseline_run"] = str(d / "baseline_run")
     return out
 
 
@@ -75,6 +79,7 @@ def shared_sets(f: dict[str, str]) -> dict[str, dict]:
             "BASELINES": [], "PREDICTIONS": {"mine": f["preds"]}, "RATING_BASELINES": [],
             "K_VALUES": [1, 3, 25], "K": 3, "K_MAX": 30, "METRIC": "recall",
             "METRICS": ["recall", "ndcg"], "THRESHOLDS": [4.0],
+            "BASELINE_RUN": f["baseline_run"], "MARGIN": 0.01,  # the same test data
         },
         "one baseline, temporal split of an interactions file": {
             "DATASET": f["interactions"], "SPLIT": "user_temporal", "BASELINES": ["MostPopular"],
@@ -96,6 +101,7 @@ def shared_sets(f: dict[str, str]) -> dict[str, dict]:
             "ITEMS": f["movies"],
             "BASELINES": ["MostPopular", "Random"], "REFERENCE": "Random",
             "STRATEGIES": ["random"], "K_MAX": 20, "FOLDS": 2, "ALPHA": 0.01,
+            "BASELINE_RUN": f["baseline_run"],  # other test data: refused, with the reason
         },
         "a system named like a baseline": {
             "DATASET": f["folder"], "RECS": {"MostPopular": f["recs"]},
@@ -140,7 +146,8 @@ SPARK_NOTEBOOKS = ("09",)
 FILE_KEYS = ("train", "test", "folder", "movies", "recs", "ranks", "ties", "ranked_ties",
              "nohits",
              "interactions", "notime", "implicit_train", "implicit_test", "preds",
-             "truth_parquet", "implicit_truth_parquet", "systems_parquet", "ranks_parquet")
+             "truth_parquet", "implicit_truth_parquet", "systems_parquet", "ranks_parquet",
+             "baseline_run")
 
 #: (set, notebook) -> (parameter the first cell must name, message pattern); others succeed.
 FAILS = {

@@ -209,6 +209,27 @@ def test_my_system_is_in_every_evaluating_report_and_the_index(reports: Path) ->
     assert oct((reports / "index.html").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
 
 
+@pytest.mark.slow
+def test_the_report_saves_each_systems_run_and_the_index_says_where(reports: Path) -> None:
+    runs = sorted(p.name for p in (reports / "runs").iterdir())
+    assert runs == ["EASE", "ItemKNN", "MostPopular", "mine"]
+    index = (reports / "index.html").read_text()
+    assert "<code>runs/EASE</code>" in index and "evalkit check --baseline runs/" in index
+    mine = ek.load_evaluation(reports / "runs" / "mine")
+    recs = ek.read_recommendations(EXAMPLE / "recs.csv")
+    assert mine.provenance["name"] == "mine"
+    assert mine.provenance["fingerprints"]["recs"] == ek.fingerprint(recs,
+                                                                     columns=["rank", "score"])
+    # the same system evaluated directly: the same per-user values, and it passes the check
+    direct = ek.evaluate(ek.load_interactions(EXAMPLE / "test.csv"), recs, k=[10],
+                         metrics=["precision", "recall", "map", "ndcg"], threshold=4.0)
+    pd.testing.assert_frame_equal(mine.per_user, direct.per_user, check_exact=True)
+    check = ek.regression_check(direct, mine)
+    assert check.passed and (check.table["verdict"] == "unchanged").all()
+    html = (reports / "07-model-comparison.html").read_text()
+    assert "runs/mine" in html and "No baseline run was given" in html
+
+
 def _umask() -> int:
     import os
 

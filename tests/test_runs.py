@@ -263,3 +263,72 @@ def test_the_check_command_exits_by_its_verdict(runs, tmp_path) -> None:
     assert failed.returncode == 1 and "regressed" in failed.stdout
     usage = cli("check", "--baseline", "runs/a", "--current", "nowhere")
     assert usage.returncode == 2 and "not a saved run" in usage.stderr
+
+
+def test_compare_takes_saved_runs_and_refuses_other_test_data(runs, tmp_path) -> None:
+    truth, a, _, train, run_a, run_b = runs
+    loaded = {name: ek.load_evaluation(run.save(tmp_path / name))
+              for name, run in (("a", run_a), ("b", run_b))}
+    fresh = ek.compare_evaluations({"a": run_a, "b": run_b})
+    pd.testing.assert_frame_equal(ek.compare_evaluations(loaded).table, fresh.table)
+    other = ek.evaluate(truth.iloc[3:], a, k=[5, 10], train=train,
+                        metrics=["precision", "ndcg", "first_relevant_rank"])
+    with pytest.raises(ek.IncomparableRunsError, match="different test data"):
+        ek.compare_evaluations({"a": loaded["a"],
+                                "c": ek.load_evaluation(other.save(tmp_path / "c"))})
+
+
+def test_the_report_saves_runs_and_checks_each_system_against_a_baseline(runs, tmp_path
+                                                                         ) -> None:
+    from evalkit import report as rp
+
+    truth, a, b, train, run_a, run_b = runs
+    evaluations = {"my model/v2": run_b, "my model v2": run_a}
+    assert rp.save_runs(evaluations, None) == {}
+    names = rp.save_runs(evaluations, str(tmp_path / "runs"), systems={"my model/v2": b})
+    assert names == {"my model/v2": "my_model_v2", "my model v2": "my_model_v2_2"}
+    saved = ek.load_evaluation(tmp_path / "runs" / "my_model_v2")
+    assert saved.provenance["name"] == "my model/v2"
+    assert saved.provenance["fingerprints"]["recs"] == ek.fingerprint(
+        b, columns=["rank", "score"])
+    with pytest.warns(UserWarning, match="appear only in 'recs'"):
+        other = ek.evaluate(truth.iloc[5:], a, k=[5, 10], train=train,
+                            metrics=["precision", "ndcg", "first_relevant_rank"])
+    baseline = str(tmp_path / "runs" / "my_model_v2_2")  # run_a, as last week's report saved it
+    checks = rp.regression_checks({"b": run_b, "a": run_a, "other": other}, baseline)
+    assert checks["b"].passed and checks["a"].passed
+    assert isinstance(checks["other"], str) and "different test data" in checks["other"]
+    note = rp.regression_note(checks, baseline, runs=names)
+    assert "checked against `my model v2`" in note
+    assert "- **b**: passed (" in note and "improved" in note
+    assert "- **other** cannot be checked against it: the runs were evaluated on different" \
+        in note
+    assert "`runs/my_model_v2`" in note and "non-inferior" not in note
+    table = rp.regression_table(checks)
+    assert set(table["system"]) == {"a", "b"} and len(table) == 2 * len(run_a.summary)
+    assert (table.loc[table["system"] == "a", "verdict"] == "unchanged").all()
+    assert rp.regression_table({}) is None
+    assert "No baseline run was given" in rp.regression_note({}, None, runs={})
+    worse = rp.regression_checks({"a": run_a}, str(tmp_path / "runs" / "my_model_v2"),
+                                 margin=0.001)
+    assert not worse["a"].passed
+    assert "regressed: precision@5" in rp.regression_note(worse, str(tmp_path / "runs" /
+                                                                      "my_model_v2"))
+
+
+def test_a_later_report_replaces_the_earlier_runs_folder(tmp_path) -> None:
+    from evalkit.report._runner import _publish
+
+    out, staging = tmp_path / "out", tmp_path / "out" / ".staging"
+    for folder, system in ((out, "old"), (staging, "new")):
+        (folder / "runs" / system).mkdir(parents=True)
+        (folder / "runs" / system / "run.json").write_text(system)
+        (folder / "page.html").write_text(system)
+    _publish(staging, out, ["page.html", "runs"])
+    assert [p.name for p in (out / "runs").iterdir()] == ["new"]
+    assert (out / "page.html").read_text() == "new"
+    (staging / "page.html").write_text("newer")
+    _publish(staging, out, ["page.html"])  # a run that saved no runs drops the earlier ones
+    assert not (out / "runs").exists() and (out / "page.html").read_text() == "newer"
+    assert sorted(p.name for p in out.iterdir()) == [".evalkit-report.json", ".staging",
+                                                     "page.html"]

@@ -21,7 +21,7 @@ from ._style import (
     system_colors,
 )
 
-__all__ = ["comparison", "paired_differences"]
+__all__ = ["comparison", "detectable_differences", "paired_differences"]
 
 
 @styled
@@ -236,5 +236,94 @@ def paired_differences(
     label = metric_label(column)
     ax.set_xlabel(f"Difference in {label} (mean over shared users, with CI)")
     ax.set_title(f"{label}: paired differences between systems")
+    legend_outside(ax)
+    return ax
+
+
+@styled
+def detectable_differences(
+    table: pd.DataFrame,
+    column: str = "ndcg@10",
+    *,
+    power: float = 0.8,
+    ax: Axes | None = None,
+) -> Axes:
+    """How the smallest difference a comparison can detect shrinks with the number of users:
+    one curve per compared pair, with where the comparison stands and how many users the
+    observed difference would need.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`evalkit.compare` (or ``compare_evaluations``) output: ``system, against,
+        column, diff, n_shared, mde`` (its ``alpha`` attribute gives the level, default
+        0.05).
+    column : str, default "ndcg@10"
+        The metric column to show.
+    power : float, default 0.8
+        The power of the table's ``mde`` (compare's is 0.8).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default: a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Log-log axes, users on x and detectable difference on y: per pair a line (label
+        ``"system - against"``; the t method's MDE at the level of the table's tests,
+        :func:`evalkit.stats.power_curve`, for the spread of that pair's differences), a
+        circle at the users it has (``n_shared``, ``mde``) and, where the observed difference
+        is not 0, a cross at the users it would need to detect it (label ``"users needed
+        for the observed difference"``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If columns are missing, ``column`` is not in the table, or no pair has an MDE on it.
+    """
+    from ..stats import mde as mde_of
+    from ..stats import power_curve
+
+    func = "detectable_differences"
+    required = ("system", "against", "column", "diff", "n_shared", "mde")
+    table = check_columns(table, func=func, arg="table", required=required)
+    rows = table.loc[table["column"].astype(str).to_numpy() == str(column)]
+    if rows.empty:
+        have = ", ".join(map(repr, pd.unique(table["column"].astype(str))))
+        raise ValueError(f"{func}: 'column' {column!r} is not in 'table'; it has {have or 'none'}.")
+    rows = rows[rows["against"].notna() & np.isfinite(rows["mde"].astype(float))
+                & (rows["mde"].astype(float) > 0)]
+    if rows.empty:
+        raise ValueError(f"{func}: no pair of systems on {column!r} has a detectable "
+                         "difference ('mde') in 'table'.")
+    alpha = float(getattr(table, "alpha", 0.05))
+    tests = int(table["against"].notna().sum() if "permutation_pvalue" not in table.columns
+                else table["permutation_pvalue"].notna().sum())
+    ax = new_axes(ax, func=func)
+    colors = system_colors(list(dict.fromkeys(table["system"].astype(str))))
+    needed_label = "users needed for the observed difference"
+    for row in rows.itertuples(index=False):
+        n, found = int(row.n_shared), float(row.mde)
+        unit = mde_of(sd=1.0, n_users=n, alpha=alpha, power=power, n_tests=max(tests, 1))
+        sd = found / unit
+        grid = np.unique(np.geomspace(max(2, n // 20), 50 * n, 24).round().astype(int))
+        curve = power_curve(sd=sd, n_users=grid, alpha=alpha, power=power,
+                            n_tests=max(tests, 1))
+        color = colors[str(row.system)]
+        ax.plot(curve["n_users"], curve["mde"], color=color, linewidth=2,
+                label=f"{row.system} - {row.against}")
+        ax.scatter([n], [found], color=color, s=45, zorder=4)
+        observed = abs(float(row.diff))
+        needed = getattr(row, "users_needed", None)
+        if observed > 0 and needed is not None and not pd.isna(needed):
+            ax.scatter([int(needed)], [observed], marker="x", color=color, s=60, zorder=4,
+                       label=needed_label)
+            needed_label = "_nolegend_"
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    label = metric_label(column)
+    ax.set_xlabel("Users shared by the two systems")
+    ax.set_ylabel(f"Smallest detectable difference in {label}")
+    ax.set_title(f"{label}: what a comparison of this many users can detect "
+                 f"({round(100 * power)}% power)")
     legend_outside(ax)
     return ax

@@ -47,6 +47,7 @@ from ._runner import (
     tidy_notebooks,
     write_headline,
 )
+from ._runs import regression_checks, regression_note, regression_table, save_runs
 from ._spark import (
     ParquetInputs,
     SparkFrames,
@@ -97,9 +98,15 @@ from ._tables import (
     tie_table,
     topk_confusion_table,
     tradeoff_points,
+    undecided_pairs,
 )
 
 __all__ = [
+    "undecided_pairs",
+    "regression_checks",
+    "regression_note",
+    "regression_table",
+    "save_runs",
     "ParquetInputs",
     "SparkFrames",
     "agreement_note",

@@ -9,6 +9,7 @@ naming the parameter, instead of failing deep in a later cell.
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 from collections.abc import Callable, Mapping
@@ -223,6 +224,31 @@ def _headline(name: str, value: object) -> str | None:
     return value
 
 
+def _saved_run(name: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _fail(name, "None or the folder of a saved run", value)
+    if not (Path(value).expanduser() / "run.json").is_file():
+        raise ParameterError(
+            f"parameter {name} must be the folder of a saved run (Evaluation.save, evalkit "
+            f"evaluate --save, or a report's runs/NAME); '{value}' holds no run.json.")
+    return value
+
+
+def _runs_dir(name: str, value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise _fail(name, "None or a folder path", value)
+    return value
+
+
+def _margin(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0 \
+            or not math.isfinite(value):
+        raise _fail(name, "a number >= 0", value)
+    return float(value)
+
+
 #: Every notebook parameter, by name. The notebooks' parameter comments repeat ``meaning``.
 PARAMETERS: dict[str, Parameter] = {
     "DATASET": Parameter(
@@ -283,6 +309,13 @@ PARAMETERS: dict[str, Parameter] = {
                                  "compare", _bool),
     "HEADLINE_PATH": Parameter("Optional[str]", "headline-number JSON (set by the runner); "
                                "None: no file", _headline),
+    "RUNS_DIR": Parameter("Optional[str]", "folder each system's run is saved in (set by the "
+                          "runner); None: not saved", _runs_dir),
+    "BASELINE_RUN": Parameter("Optional[str]", "a saved run (a report's runs/NAME, evalkit "
+                              "evaluate --save) each system is checked against; None: none",
+                              _saved_run),
+    "MARGIN": Parameter("float", "loss accepted by the regression check, in each metric's "
+                        "units; 0: none", _margin),
 }
 
 

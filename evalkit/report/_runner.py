@@ -43,8 +43,8 @@ __all__ = [
 PROJECT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 #: Parameters whose values are paths (or mappings of names to paths): the runner makes them
 #: absolute, since the notebooks run in their own directory.
-PATH_PARAMETERS = ("TRAIN", "TEST", "ITEMS", "RECS", "PREDICTIONS", "TRUTH_PARQUET",
-                   "RECS_PARQUET")
+PATH_PARAMETERS = ("TRAIN", "TEST", "ITEMS", "RECS", "PREDICTIONS", "BASELINE_RUN",
+                   "TRUTH_PARQUET", "RECS_PARQUET")
 
 
 class ReportError(RuntimeError):
@@ -272,9 +272,24 @@ generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.
 Each report states its dataset fingerprint, split, seed and metric definitions.</p>
 {f"<p>Systems: {', '.join(systems)}.</p>" if systems else ""}
 {"".join(f"<p>{html.escape(note)}</p>" for note in notes)}
+{_runs_paragraph(out)}
 <table><thead><tr><th>Report</th><th>Headline numbers</th></tr></thead>
 <tbody>{''.join(rows)}</tbody></table></body></html>
 """
+
+
+def _runs_paragraph(out: Path) -> str:
+    """Where the saved runs are, and what they are for (empty when none were saved)."""
+    folders = sorted(p.name for p in (out / RUNS).iterdir() if p.is_dir()) \
+        if (out / RUNS).is_dir() else []
+    if not folders:
+        return ""
+    links = ", ".join(f"<code>{RUNS}/{html.escape(f)}</code>" for f in folders)
+    return (f"<p>Saved runs (each system's evaluation in the model comparison, with its "
+            f"per-user values and the fingerprints of the data): {links}. Check a later run "
+            f"against one with <code>evalkit check --baseline {RUNS}/{html.escape(folders[0])}"
+            f" --current DIR</code>, or give it to a later report as <code>-p BASELINE_RUN "
+            f"{RUNS}/NAME</code> (with this folder's path).</p>")
 
 
 def _title(notebook: Path) -> str:
@@ -378,9 +393,9 @@ def _resolve_parameters(data: str, parameters: Mapping[str, object]) -> dict[str
             f"run_reports: unknown parameter(s) {', '.join(unknown)}; the notebooks take "
             f"{', '.join(sorted(PARAMETERS))} (evalkit report --list-parameters)."
         )
-    if "DATASET" in parameters or "HEADLINE_PATH" in parameters:
+    if {"DATASET", "HEADLINE_PATH", "RUNS_DIR"} & set(parameters):
         raise ParameterError("run_reports: pass the dataset as 'data' and the output folder as "
-                             "'out'; DATASET and HEADLINE_PATH are set by the runner.")
+                             "'out'; DATASET, HEADLINE_PATH and RUNS_DIR are set by the runner.")
     params = dict(parameters)
     check_parameters(DATASET=data, **params)
     if "SPLIT" in params and (params.get("TRAIN") is not None
@@ -438,6 +453,9 @@ def _alive(pid: int) -> bool:
 
 _MANIFEST = ".evalkit-report.json"
 
+#: The folder of the report that holds each system's saved run (``RUNS_DIR``).
+RUNS = "runs"
+
 
 def _publish(staging: Path, out: Path, names: list[str],
              seconds: Mapping[str, float] | None = None) -> None:
@@ -447,9 +465,19 @@ def _publish(staging: Path, out: Path, names: list[str],
     manifest = out / _MANIFEST
     earlier = json.loads(manifest.read_text()).get("files", []) if manifest.exists() else []
     for name in sorted(names, key=lambda n: n == "index.html"):
-        os.replace(staging / name, out / name)
+        if (staging / name).is_dir():  # the saved runs: the earlier folder moved aside first
+            aside = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=out))
+            if (out / name).exists():
+                os.replace(out / name, aside / name)
+            os.replace(staging / name, out / name)
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(staging / name, out / name)
     for name in set(earlier) - set(names):
-        (out / name).unlink(missing_ok=True)
+        if (out / name).is_dir():
+            shutil.rmtree(out / name, ignore_errors=True)
+        else:
+            (out / name).unlink(missing_ok=True)
     record = {"files": sorted(names),
               "seconds": {k: round(v, 3) for k, v in sorted((seconds or {}).items())}}
     atomic_write_text(manifest, json.dumps(record, indent=1) + "\n")
@@ -816,7 +844,8 @@ def _execute(notebook: Path, declared: set, params: dict, staging: Path,
     import time
 
     started = time.perf_counter()
-    given = {"HEADLINE_PATH": str(staging / f"{notebook.stem}.json"), **params}
+    given = {"HEADLINE_PATH": str(staging / f"{notebook.stem}.json"),
+             "RUNS_DIR": str(staging / RUNS), **params}
     given = {k: v for k, v in given.items() if k in declared}
     for attempt in (1, 2):
         try:
@@ -949,6 +978,8 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
         names += [notebook.name, f"{notebook.stem}.html"]
         if (staging / f"{notebook.stem}.json").exists():
             names.append(f"{notebook.stem}.json")
+    if (staging / RUNS).is_dir():
+        names.append(RUNS)
     atomic_write_text(staging / "index.html",
                       _index_html(staging, [(nb.stem, _title(nb)) for nb in listed],
                                   _shown_name(data, params), params,

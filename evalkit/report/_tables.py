@@ -897,6 +897,18 @@ def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
                                alpha=alpha, rng=seed)
 
 
+def undecided_pairs(table: pd.DataFrame | None, column: str) -> int:
+    """How many tested pairs of the comparison ``table`` differ not significantly on
+    ``column`` while their test could detect some difference (a finite ``mde``): the pairs
+    a chart of the detectable difference against the number of users helps to read (0
+    without a table)."""
+    if table is None or "mde" not in table.columns:
+        return 0
+    rows = table[(table["column"] == column) & table["against"].notna()]
+    return int((~rows["significant"].astype(bool) & np.isfinite(rows["mde"].astype(float))
+                & (rows["mde"].astype(float) > 0)).sum())
+
+
 def significance_headline(table: pd.DataFrame | None, *, column: str | None = None
                           ) -> dict[str, object]:
     """The comparison report's headline: for each tested pair, the difference in ``column``
