@@ -503,7 +503,7 @@ def comparison_table(results: Mapping[str, object], order: list[str], *, pairs: 
     table = pd.DataFrame(rows).reindex(columns=_COLUMNS)
     numeric = [c for c in _COLUMNS if c not in ("system", "against", "metric", "column",
                                                   "p_at_floor", "significant")]
-    table[numeric] = table[numeric].astype(float)
+    table[numeric] = table[numeric].astype("Float64").astype(float)  # k of R-precision: NA
     table["p_at_floor"] = table["permutation_pvalue"] == 1.0 / (n_permutations + 1)
     for col in ("t_pvalue", "wilcoxon_pvalue", "permutation_pvalue"):
         table[f"{col}_holm"] = holm(table[col].to_numpy(dtype=float))

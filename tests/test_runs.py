@@ -332,3 +332,11 @@ def test_a_later_report_replaces_the_earlier_runs_folder(tmp_path) -> None:
     assert not (out / "runs").exists() and (out / "page.html").read_text() == "newer"
     assert sorted(p.name for p in out.iterdir()) == [".evalkit-report.json", ".staging",
                                                      "page.html"]
+
+
+def test_compare_evaluations_takes_the_default_metrics_r_precision_included(runs) -> None:
+    truth, a, b, _, _, _ = runs
+    first, second = (ek.evaluate(truth, r, k=5, n_resamples=0) for r in (a, b))
+    table = ek.compare_evaluations({"a": first, "b": second}, n_resamples=0)
+    row = table[(table["column"] == "r_precision") & table["against"].notna()]
+    assert len(row) == 1 and pd.isna(row["k"].iloc[0]) and np.isfinite(row["diff"].iloc[0])
