@@ -74,7 +74,9 @@ def test_a_run_writes_reports_headlines_and_an_index(earlier) -> None:
 @pytest.mark.parametrize(("parameters", "message"), [
     ({"K_VALEUS": [5]}, r"unknown parameter\(s\) K_VALEUS"),
     ({"K": 0}, r"parameter K must be an integer >= 1; got 0"),
-    ({"DATASET": "x"}, r"DATASET and HEADLINE_PATH are set by the runner"),
+    ({"DATASET": "x"}, r"DATASET, HEADLINE_PATH and RUNS_DIR are set by the runner"),
+    ({"RUNS_DIR": "x"}, r"DATASET, HEADLINE_PATH and RUNS_DIR are set by the runner"),
+    ({"BASELINE_RUN": "."}, r"BASELINE_RUN must be the folder of a saved run"),
     ({"RECS": {"mine": "no-such.csv"}}, r"RECS\['mine'\] names no file"),
 ])
 def test_bad_parameters_are_refused_before_anything_runs(earlier, tmp_path, parameters,

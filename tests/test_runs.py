@@ -236,33 +236,44 @@ def test_runs_that_cannot_be_compared_are_refused_naming_why(runs) -> None:
     assert any("precision@5 is only in the baseline run" in note for note in check.notes)
 
 
-def test_the_check_command_exits_by_its_verdict(runs, tmp_path) -> None:
+def test_the_check_command_exits_by_its_verdict(runs, tmp_path, monkeypatch, capsys) -> None:
+    from evalkit.cli import main
+
     truth, a, b, _, _, _ = runs
     for name, frame in (("test", truth), ("a", a), ("b", b)):
         frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    monkeypatch.chdir(tmp_path)  # the command line, in this process (as `evalkit ...`)
 
-    def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "evalkit", *args], capture_output=True,
-                              text=True, cwd=tmp_path, timeout=300)
+    def cli(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
 
     for name in ("a", "b"):
-        done = cli("evaluate", "--truth", "test.csv", "--recs", f"{name}.csv", "--metrics",
-                   "precision", "ndcg", "--save", f"runs/{name}")
-        assert done.returncode == 0, done.stderr
-    again = cli("evaluate", "--truth", "test.csv", "--recs", "a.csv", "--save", "runs/a",
-                "--out", "other.json")
-    assert again.returncode == 2 and "--force" in again.stderr
-    assert not (tmp_path / "other.json").exists()
+        code, _, err = cli("evaluate", "--truth", "test.csv", "--recs", f"{name}.csv",
+                           "--metrics", "precision", "ndcg", "--save", f"runs/{name}")
+        assert code == 0, err
+    code, _, err = cli("evaluate", "--truth", "test.csv", "--recs", "a.csv", "--save",
+                       "runs/a", "--out", "other.json")
+    assert code == 2 and "--force" in err and not (tmp_path / "other.json").exists()
     assert ek.load_evaluation(tmp_path / "runs" / "a").provenance["name"] == "a"
-    passed = cli("check", "--baseline", "runs/a", "--current", "runs/b")
-    assert passed.returncode == 0, passed.stderr
-    assert passed.stdout.startswith("### evalkit regression check: passed")
-    assert "| NDCG@10 |" in passed.stdout and "improved" in passed.stdout
-    failed = cli("check", "--baseline", "runs/b", "--current", "runs/a", "--margin",
-                 "ndcg@10=1%", "--margin", "0.001")
-    assert failed.returncode == 1 and "regressed" in failed.stdout
-    usage = cli("check", "--baseline", "runs/a", "--current", "nowhere")
-    assert usage.returncode == 2 and "not a saved run" in usage.stderr
+    code, out, err = cli("check", "--baseline", "runs/a", "--current", "runs/b")
+    assert code == 0, err
+    assert out.startswith("### evalkit regression check: passed")
+    assert "| NDCG@10 |" in out and "improved" in out
+    code, out, _ = cli("check", "--baseline", "runs/b", "--current", "runs/a", "--margin",
+                       "ndcg@10=1%", "--margin", "0.001", "--test", "randomization")
+    assert code == 1 and "regressed" in out and "randomization" in out
+    code, _, err = cli("check", "--baseline", "runs/a", "--current", "nowhere")
+    assert code == 2 and "not a saved run" in err
+    code, _, err = cli("check", "--baseline", "runs/a", "--current", "runs/b", "--margin",
+                       "=1")
+    assert code == 2 and "--margin takes METRIC@K=VALUE" in err
+    # the command as installed: one process, as CI runs it
+    done = subprocess.run([sys.executable, "-m", "evalkit", "check", "--baseline", "runs/b",
+                           "--current", "runs/a"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert done.returncode == 1 and "FAILED" in done.stdout
 
 
 def test_compare_takes_saved_runs_and_refuses_other_test_data(runs, tmp_path) -> None:

@@ -309,13 +309,11 @@ PARAMETERS: dict[str, Parameter] = {
                                  "compare", _bool),
     "HEADLINE_PATH": Parameter("Optional[str]", "headline-number JSON (set by the runner); "
                                "None: no file", _headline),
-    "RUNS_DIR": Parameter("Optional[str]", "folder each system's run is saved in (set by the "
-                          "runner); None: not saved", _runs_dir),
-    "BASELINE_RUN": Parameter("Optional[str]", "a saved run (a report's runs/NAME, evalkit "
-                              "evaluate --save) each system is checked against; None: none",
-                              _saved_run),
-    "MARGIN": Parameter("float", "loss accepted by the regression check, in each metric's "
-                        "units; 0: none", _margin),
+    "RUNS_DIR": Parameter("Optional[str]", "folder of the systems' saved runs (set by the "
+                          "runner)", _runs_dir),
+    "BASELINE_RUN": Parameter("Optional[str]", "saved run each system is checked against; "
+                              "None: none", _saved_run),
+    "MARGIN": Parameter("float", "loss the regression check accepts (metric units)", _margin),
 }
 
 
