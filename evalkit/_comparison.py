@@ -475,12 +475,15 @@ def comparison_table(results: Mapping[str, object], order: list[str], *, pairs: 
     if sums is None:
         users = first.per_user.index
 
-        def column_of(name: str, column: str) -> np.ndarray:
-            return results[name].per_user[column].reindex(users).to_numpy(float)
-
-        diffs = np.vstack([column_of(name, column) - column_of(against, column)
-                           for name, against, column in comparisons]) if comparisons \
-            else np.zeros((0, len(users)))
+        columns = list(first.summary.index)
+        # each system's table once, one row per column, in the first system's user order
+        tables = {name: np.ascontiguousarray(
+            results[name].per_user[columns].reindex(users).to_numpy(np.float64).T)
+            for name in order}
+        diffs = np.empty((len(comparisons), len(users)))
+        for j, (name, against, column) in enumerate(comparisons):  # one step per comparison
+            i = columns.index(column)
+            np.subtract(tables[name][i], tables[against][i], out=diffs[j])
         found = paired_sums(diffs, user_streams(users), **keys)
     else:
         found = sums(comparisons, **keys)

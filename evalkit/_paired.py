@@ -70,10 +70,16 @@ def _merge_ranks(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def _rank_counts(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct nonzero ``|d|`` (sorted) and how many users have ``+|d|`` and ``-|d|``."""
-    up, up_n = np.unique(d[d > 0], return_counts=True)
-    down, down_n = np.unique(-d[d < 0], return_counts=True)
-    return _merge_ranks((up, up_n.astype(np.int64), np.zeros(len(up), np.int64)),
-                        (down, np.zeros(len(down), np.int64), down_n.astype(np.int64)))
+    signed, counts = np.unique(d[d != 0], return_counts=True)  # one sort
+    split = int(np.searchsorted(signed, 0.0))
+    down, down_n = -signed[:split][::-1], counts[:split][::-1]  # |d| ascending
+    up, up_n = signed[split:], counts[split:]
+    values = np.union1d(down, up)  # both sorted: a merge of short arrays
+    pos = np.zeros(len(values), np.int64)
+    neg = np.zeros(len(values), np.int64)
+    pos[np.searchsorted(values, up)] = up_n
+    neg[np.searchsorted(values, down)] = down_n
+    return values, pos, neg
 
 
 def paired_sums(diffs: np.ndarray, streams: np.ndarray, *, sign_key: int, n_permutations: int,
@@ -97,8 +103,9 @@ def paired_sums(diffs: np.ndarray, streams: np.ndarray, *, sign_key: int, n_perm
     if n_resamples:
         # a comparison whose differences are all 0 here adds 0 to its sums: left out
         active = np.flatnonzero(np.any(filled != 0.0, axis=1))
-        part = filled[active]
-        values = np.ascontiguousarray(np.vstack([part, part * part]).T)
+        values = np.empty((filled.shape[1], 2 * len(active)))
+        values[:, :len(active)] = filled[active].T
+        np.square(values[:, :len(active)], out=values[:, len(active):])
         seen: dict[bytes, int] = {}
         which = np.array([seen.setdefault(np.packbits(row).tobytes(), len(seen))
                           for row in present], dtype=np.int64)  # one step per comparison
