@@ -54,12 +54,40 @@ def _first_relevant_rank(hits: Hits, k: int) -> np.ndarray:
     return hits.first(hits.rank, default=k + 1)
 
 
+# Each metric for one relevant item at rank r (SPEC 17: sampled candidates).
+def _inside(r: np.ndarray, k: int | None) -> np.ndarray:
+    return np.ones(np.shape(r), bool) if k is None else np.asarray(r) <= k
+
+
+def _hit_at(r: np.ndarray, k: int | None) -> np.ndarray:
+    return _inside(r, k).astype(np.float64)
+
+
+def _precision_at(r: np.ndarray, k: int | None) -> np.ndarray:
+    return _inside(r, k) / float(k if k is not None else 1)
+
+
+def _reciprocal_at(r: np.ndarray, k: int | None) -> np.ndarray:
+    return np.where(_inside(r, k), 1.0 / np.asarray(r, dtype=np.float64), 0.0)
+
+
+def _ndcg_at(r: np.ndarray, k: int | None) -> np.ndarray:
+    return np.where(_inside(r, k), 1.0 / np.log2(np.asarray(r, dtype=np.float64) + 1.0), 0.0)
+
+
+def _first_rank_at(r: np.ndarray, k: int | None) -> np.ndarray:
+    r = np.asarray(r, dtype=np.float64)
+    return r if k is None else np.where(r <= k, r, k + 1.0)
+
+
 _RANKING = (
-    Metric("precision", func=ranking.precision_at_k, label="P", long_label="Precision",
+    Metric("precision", func=ranking.precision_at_k,
+           per_rank=_precision_at, label="P", long_label="Precision",
            formula="P@k = (hits in the top k) / k, also when the list is shorter than k",
            reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
            kernel=True),
-    Metric("recall", func=ranking.recall_at_k, label="R", long_label="Recall",
+    Metric("recall", func=ranking.recall_at_k,
+           per_rank=_hit_at, label="R", long_label="Recall",
            formula="R@k = (hits in the top k) / D, D = |R_u| (or min(k, |R_u|))",
            reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
            defined_without_relevant=False, curves=True, kernel=True),
@@ -67,7 +95,8 @@ _RANKING = (
            formula="F1@k = 2 P@k R@k / (P@k + R@k), 0 when both are 0",
            reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
            defined_without_relevant=False, curves=True, kernel=True),
-    Metric("hit_rate", func=ranking.hit_rate_at_k, label="HR", long_label="Hit rate",
+    Metric("hit_rate", func=ranking.hit_rate_at_k,
+           per_rank=_hit_at, label="HR", long_label="Hit rate",
            formula="HR@k = 1 when the top k holds a relevant item, else 0",
            reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
            kernel=True),
@@ -80,12 +109,14 @@ _RANKING = (
            formula="R-Prec@k = hits in the top min(k, |R_u|) / |R_u|",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
            kernel=True),
-    Metric("map", func=ranking.average_precision_at_k, label="MAP", long_label="MAP",
+    Metric("map", func=ranking.average_precision_at_k,
+           per_rank=_reciprocal_at, label="MAP", long_label="MAP",
            formula="AP@k = (1 / D) sum_{i<=k} hit_i P@i, D = min(k, |R_u|) (or |R_u|, hits, "
                    "k); MAP = mean of AP",
            reads=_COMMON + ("ap_denominator", "empty"), bounds=(0, 1),
            defined_without_relevant=False, curves=True, kernel=True),
-    Metric("mrr", func=ranking.reciprocal_rank_at_k, label="MRR", long_label="MRR",
+    Metric("mrr", func=ranking.reciprocal_rank_at_k,
+           per_rank=_reciprocal_at, label="MRR", long_label="MRR",
            formula="RR@k = 1 / rank of the first relevant item in the top k, 0 if none; MRR "
                    "= mean of RR",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
@@ -94,7 +125,8 @@ _RANKING = (
            formula="DCG@k = sum_{i<=k} gain_i / disc(i), disc(i) = log_b(i + 1) (or max(1, "
                    "log_b i))",
            reads=_COMMON + _GAINS + ("empty",), bounds=(0, _INF), kernel=True),
-    Metric("ndcg", func=ranking.ndcg_at_k, label="NDCG", long_label="NDCG",
+    Metric("ndcg", func=ranking.ndcg_at_k,
+           per_rank=_ndcg_at, label="NDCG", long_label="NDCG",
            formula="NDCG@k = DCG@k / IDCG@k, IDCG@k the DCG of the user's test items sorted "
                    "by gain (or of the ideal top k)",
            reads=_COMMON + _GAINS + ("ideal", "empty"), bounds=(0, 1),
@@ -106,7 +138,8 @@ _RANKING = (
            reads=("relevant_set", "unknown_items", "ties", "tie_order", "neutral",
                   "half_life", "empty"), bounds=(0, 1), defined_without_relevant=False,
            kernel=True),
-    Metric("first_relevant_rank", per_user=_first_relevant_rank, higher_is_better=False,
+    Metric("first_relevant_rank", per_user=_first_relevant_rank,
+           per_rank=_first_rank_at, higher_is_better=False,
            label="1st rank", long_label="Rank of the first relevant item",
            formula="FRR@k = rank of the first relevant item if it is in the top k, else k + 1; "
                    "lower is better; mean over users with a relevant item",

@@ -82,6 +82,12 @@ class Metric:
     inputs : tuple of str
         What ``func`` takes, in order: ``truth``, ``recs``, ``predictions``, ``train``,
         ``items``.
+    per_rank : callable, optional
+        The metric's value for one relevant item at rank ``r`` (a float array, 1-based; a
+        rank may be fractional where it is estimated), cut at ``k`` (None: no cutoff):
+        ``per_rank(r, k)``. Sampled-candidate evaluation
+        (:mod:`evalkit.metrics.sampled`) ranks each held-out item among sampled negatives
+        and needs it; a metric without one is refused there.
     """
 
     name: str
@@ -100,6 +106,8 @@ class Metric:
     kernel: bool = False
     system_level: bool = False
     inputs: tuple[str, ...] = ("truth", "recs")
+    per_rank: Callable[[np.ndarray, int | None], np.ndarray] | None = field(
+        default=None, compare=False)
 
     def __post_init__(self) -> None:
         where = "Metric"

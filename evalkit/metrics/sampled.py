@@ -1,0 +1,714 @@
+"""Sampled-candidate evaluation, and its correction.
+
+Many papers rank each held-out item against a few sampled negatives (100 is common: RecBole's
+``uni100`` and ``pop100``) instead of the whole catalogue. The number they report, the
+*sampled* metric, estimates something else than the metric over the full ranking, and the
+order of two systems can differ between the two (Krichene and Rendle, KDD 2020). This module
+draws the candidates (:func:`sample_negatives`), ranks each held-out item among them
+(:func:`sampled_ranks`), gives the naive number (:func:`sampled_metric`) and estimates the
+full-ranking metric from the sampled ranks (:func:`corrected_metric`), with intervals from the
+user bootstrap.
+
+The model (SPEC 17). A held-out item has true rank ``r`` among ``n`` candidates (itself and the
+``n - 1`` items it could be ranked against) and sampled rank ``r~`` among ``m`` sampled
+negatives. Drawn with replacement, ``r~ - 1 ~ Binomial(m, (r - 1) / (n - 1))``; without
+replacement, hypergeometric: ``P(r~ - 1 = j | r) = C(r-1, j) C(n-r, m-j) / C(n-1, m)``. A metric
+of one relevant item at rank ``r``, ``M(r)``, comes from the metric's declaration
+(:attr:`Metric.per_rank <evalkit.metrics.Metric>`): HR@k = [r <= k], NDCG@k = [r <= k] /
+log2(r + 1), RR = 1 / r, ...
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.special
+import scipy.stats
+
+from .._checks import (
+    check_choice,
+    check_columns,
+    check_fraction,
+    check_ids,
+    check_positive_int,
+    check_resamples,
+    check_rng,
+)
+from .._resample import design_key, poisson_weights, quantile_interval, user_streams
+from ._registry import RANKING_METRICS
+from ._result import MetricSeries, metric_series
+
+__all__ = ["SCHEMES", "ESTIMATORS", "CorrectedMetric", "corrected_metric", "sample_negatives",
+           "sampled_metric", "sampled_ranks", "sampling_matrix"]
+
+#: How negatives are drawn: uniformly from the items the user has not interacted with, or in
+#: proportion to their training popularity (RecBole's ``uni`` and ``pop`` samplers).
+SCHEMES = ("uniform", "popularity")
+
+#: The estimators of :func:`corrected_metric`.
+ESTIMATORS = ("em", "bv", "cls", "ht")
+
+#: Candidate columns written by :func:`sample_negatives`.
+CANDIDATE_COLUMNS = ["user_id", "item_id", "positive", "group", "probability", "n_negatives",
+                     "n_possible", "replace"]
+
+
+# --------------------------------------------------------------------------- sampling
+
+
+def sample_negatives(
+    truth: pd.DataFrame,
+    train: pd.DataFrame | None,
+    *,
+    n_negatives: int | str = 100,
+    scheme: str = "uniform",
+    per: str = "positive",
+    catalog: object = None,
+    exclude_seen: bool = True,
+    replace: bool = True,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """Sampled candidates: each held-out item with negatives drawn to rank it against.
+
+    Parameters
+    ----------
+    truth : pd.DataFrame
+        The held-out interactions (``user_id``, ``item_id``): each row is a positive.
+    train : pd.DataFrame or None
+        Training interactions: the items a user has seen are never negatives
+        (``exclude_seen``), and the popularity scheme draws in proportion to each item's
+        training interactions.
+    n_negatives : int or "all", default 100
+        Negatives drawn per positive (``per="positive"``) or per user (``per="user"``);
+        ``"all"`` takes every item the user could be ranked against, which makes the
+        full ranking a special case.
+    scheme : {"uniform", "popularity"}, default "uniform"
+        Every allowed item equally likely, or in proportion to its training interactions
+        (an item without one is never drawn).
+    per : {"positive", "user"}, default "positive"
+        Draw each positive its own negatives (leave-one-out protocols), or draw one set per
+        user that every positive of the user is ranked against.
+    catalog : array-like, optional
+        The items to draw from; default: every item of ``train`` and ``truth``.
+    exclude_seen : bool, default True
+        Leave out the user's training items. The user's held-out items are never negatives.
+    replace : bool, default True
+        Draw with replacement (a negative may appear twice; RecBole's samplers do this), so
+        that sampled ranks follow the binomial model, or without (hypergeometric; only with
+        ``scheme="uniform"``).
+    rng : int, Generator or None, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per candidate: ``user_id``, ``item_id``, ``positive`` (True for the held-out
+        item), ``group`` (the candidates a positive is ranked among), ``probability`` (the
+        chance of drawing this negative in one draw; NaN for positives), ``n_negatives`` (m,
+        drawn per group), ``n_possible`` (the items the group's positives could be ranked
+        against, n - 1) and ``replace``. Positives come first in each group. Written to a file
+        (``evalkit sample-candidates``), it is what an analyst scores with their own model.
+
+    Notes
+    -----
+    RecBole's ``uni100`` is ``sample_negatives(test, train, n_negatives=100,
+    scheme="uniform", per="positive", replace=True)``: 100 items drawn uniformly with
+    replacement from those the user has not interacted with, for each held-out item;
+    ``pop100`` is the same with ``scheme="popularity"``. Draws that hit an excluded item are
+    drawn again, so each draw is from the allowed items only, with probability ``w_i / W``
+    (``w_i`` = 1, or the item's training interactions; ``W`` their sum over allowed items).
+    """
+    func = "sample_negatives"
+    check_rng(rng, func=func)
+    scheme = check_choice(scheme, func=func, arg="scheme", choices=SCHEMES)
+    per = check_choice(per, func=func, arg="per", choices=("positive", "user"))
+    for name, value in (("exclude_seen", exclude_seen), ("replace", replace)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{func}: '{name}' must be True or False; got {value!r}.")
+    take_all = isinstance(n_negatives, str)
+    if take_all and n_negatives != "all":
+        raise ValueError(f"{func}: 'n_negatives' must be a positive integer or 'all'; got "
+                         f"{n_negatives!r}.")
+    if not take_all:
+        n_negatives = check_positive_int(n_negatives, func=func, arg="n_negatives")
+    if scheme == "popularity" and not replace:
+        raise ValueError(f"{func}: scheme='popularity' draws with replacement (each draw's "
+                         "probability is the item's share of the allowed popularity); "
+                         "pass replace=True.")
+    check_columns(truth, func=func, arg="truth", required=["user_id", "item_id"])
+    check_ids(truth, func=func, arg="truth")
+    if len(truth) == 0:
+        raise ValueError(f"{func}: 'truth' must hold at least one interaction; got 0 rows.")
+    if train is None:
+        if scheme == "popularity":
+            raise ValueError(f"{func}: scheme='popularity' needs 'train' (the popularity of "
+                             "each item).")
+        train = truth.iloc[:0][["user_id", "item_id"]]
+    check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
+    check_ids(train, func=func, arg="train")
+    positives = truth[["user_id", "item_id"]].drop_duplicates().reset_index(drop=True)
+
+    items = pd.Index(pd.unique(np.concatenate([train["item_id"].to_numpy(),
+                                               positives["item_id"].to_numpy()])))
+    if catalog is not None:
+        items = pd.Index(pd.unique(np.asarray(catalog)))
+        if len(items) == 0:
+            raise ValueError(f"{func}: 'catalog' is empty.")
+    items = items.sort_values()
+    n_items = len(items)
+    users = pd.Index(pd.unique(positives["user_id"])).sort_values()
+    pos_user = users.get_indexer(positives["user_id"])
+    pos_item = items.get_indexer(positives["item_id"])  # -1: outside the catalog
+
+    # excluded (user, item) pairs as sorted keys: every positive, and the training items
+    known = train[train["user_id"].isin(users)]
+    ex_user = np.concatenate([pos_user, users.get_indexer(known["user_id"])])
+    ex_item = np.concatenate([pos_item, items.get_indexer(known["item_id"])])
+    if not exclude_seen:
+        ex_user, ex_item = pos_user, pos_item
+    inside = ex_item >= 0
+    excluded = np.unique(ex_user[inside].astype(np.int64) * n_items + ex_item[inside])
+
+    if scheme == "uniform":
+        weight = np.ones(n_items)
+    else:
+        counts = train["item_id"].value_counts()
+        weight = counts.reindex(items).fillna(0.0).to_numpy(np.float64)
+    ex_u = excluded // n_items
+    ex_i = excluded % n_items
+    blocked_weight = np.bincount(ex_u, weights=weight[ex_i], minlength=len(users))
+    blocked_count = np.bincount(ex_u, weights=(weight[ex_i] > 0).astype(float),
+                                minlength=len(users))
+    allowed_weight = weight.sum() - blocked_weight
+    allowed_count = np.count_nonzero(weight > 0) - blocked_count  # items that can be drawn
+    n_possible_user = (n_items - np.bincount(ex_u, minlength=len(users))).astype(np.int64)
+
+    if per == "positive":
+        group_user = pos_user
+    else:
+        group_user = np.arange(len(users))
+    n_groups = len(group_user)
+    generator = np.random.default_rng(rng)
+    if take_all:
+        neg_group, neg_item = _every_allowed(group_user, excluded, n_items, weight)
+        m = n_possible_user[group_user]
+    else:
+        short = allowed_count[group_user] < (1 if replace else n_negatives)
+        if short.any():
+            raise ValueError(
+                f"{func}: {int(short.sum())} of {n_groups} groups have "
+                f"{'no item' if replace else f'fewer than {n_negatives} items'} to draw "
+                f"(the fewest: {int(allowed_count[group_user].min())}); use a smaller "
+                "n_negatives, replace=True, or a larger catalog.")
+        neg_group, neg_item = _draw(group_user, excluded, n_items, weight, n_negatives,
+                                    replace, generator)
+        m = np.full(n_groups, n_negatives, dtype=np.int64)
+    if take_all:  # each allowed item once
+        probability = 1.0 / n_possible_user[group_user[neg_group]]
+    else:
+        probability = weight[neg_item] / allowed_weight[group_user[neg_group]]
+
+    # positives of each group, then its negatives
+    if per == "positive":
+        pos_group = np.arange(n_groups)
+    else:
+        pos_group = pos_user
+    user_ids = users.to_numpy()
+    frame = pd.DataFrame({
+        "user_id": np.concatenate([user_ids[pos_user], user_ids[group_user[neg_group]]]),
+        "item_id": np.concatenate([positives["item_id"].to_numpy(),
+                                   items.to_numpy()[neg_item]]),
+        "positive": np.concatenate([np.ones(len(pos_user), bool),
+                                    np.zeros(len(neg_item), bool)]),
+        "group": np.concatenate([pos_group, neg_group]).astype(np.int64),
+        "probability": np.concatenate([np.full(len(pos_user), np.nan), probability]),
+    })
+    group_of = frame["group"].to_numpy()
+    frame["n_negatives"] = m[group_of]
+    frame["n_possible"] = n_possible_user[group_user[group_of]]
+    frame["replace"] = bool(replace) and not take_all
+    order = np.lexsort((~frame["positive"].to_numpy(), group_of))
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def _every_allowed(group_user: np.ndarray, excluded: np.ndarray, n_items: int,
+                   weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (group, item) pair whose item the group's user may be ranked against."""
+    n = len(group_user)
+    group = np.repeat(np.arange(n, dtype=np.int64), n_items)
+    item = np.tile(np.arange(n_items, dtype=np.int64), n)
+    keys = group_user[group].astype(np.int64) * n_items + item
+    keep = ~_member(keys, excluded)
+    return group[keep], item[keep]
+
+
+def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    if len(sorted_keys) == 0:
+        return np.zeros(len(keys), bool)
+    at = np.searchsorted(sorted_keys, keys)
+    at[at == len(sorted_keys)] = 0
+    return sorted_keys[at] == keys
+
+
+def _draw(group_user: np.ndarray, excluded: np.ndarray, n_items: int, weight: np.ndarray,
+          m: int, replace: bool, generator: np.random.Generator
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """``m`` draws per group from the allowed items (rejection: a draw that hits an excluded
+    item, or without replacement an item already drawn for the group, is drawn again)."""
+    n = len(group_user)
+    group = np.repeat(np.arange(n, dtype=np.int64), m)
+    cumulative = np.cumsum(weight) / weight.sum()
+    cumulative[-1] = 1.0
+    uniform = bool(np.all(weight == weight[0]))
+
+    def draw(size: int) -> np.ndarray:
+        if uniform:
+            return generator.integers(0, n_items, size)
+        return np.minimum(np.searchsorted(cumulative, generator.random(size), side="right"),
+                          n_items - 1)
+
+    item = draw(len(group))
+    todo = np.arange(len(group))
+    while len(todo):  # each round redraws the rejected draws only
+        keys = group_user[group[todo]].astype(np.int64) * n_items + item[todo]
+        bad = np.zeros(len(group), bool)
+        bad[todo] = _member(keys, excluded)
+        if not replace:  # a later draw of an item its group already holds is drawn again
+            pairs = group * n_items + item
+            first = np.zeros(len(group), bool)
+            first[np.unique(pairs, return_index=True)[1]] = True
+            bad |= ~first
+        todo = np.flatnonzero(bad)
+        item[todo] = draw(len(todo))
+    return group, item
+
+
+# --------------------------------------------------------------------------- ranks
+
+
+def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, *,
+                  ties: str = "pessimistic") -> pd.DataFrame:
+    """Each positive's rank among its sampled candidates.
+
+    Parameters
+    ----------
+    scores : pd.DataFrame
+        ``user_id``, ``item_id``, ``score`` for (at least) every candidate pair (a model's
+        ``score(candidates)``, or the analyst's scored candidates file); when it is the
+        candidates frame itself with a ``score`` column, ``candidates`` may be left out.
+    candidates : pd.DataFrame, optional
+        :func:`sample_negatives`' frame.
+    ties : {"pessimistic", "optimistic"}, default "pessimistic"
+        A negative scored equal to the positive ranks above it (pessimistic) or below it.
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per positive: ``user_id``, ``item_id``, ``group``, ``rank`` (1 + the
+        negatives scored above it), ``n_negatives`` (m), ``n_possible`` (n - 1), ``replace``,
+        ``ht_rank`` (the Horvitz-Thompson estimate of the full rank,
+        ``1 + (1/m) sum_s [negative s above] / p_s``, p_s its draw probability) and
+        ``full_rank`` (the rank among every allowed item: known when the candidates are all of
+        them, ``n_negatives="all"``; else NaN).
+
+    Raises
+    ------
+    ValueError
+        When a candidate has no score or a score is not finite, or a pair is scored twice.
+    """
+    func = "sampled_ranks"
+    ties = check_choice(ties, func=func, arg="ties", choices=("pessimistic", "optimistic"))
+    if candidates is None:
+        check_columns(scores, func=func, arg="scores", required=CANDIDATE_COLUMNS + ["score"])
+        frame = scores
+    else:
+        check_columns(candidates, func=func, arg="candidates", required=CANDIDATE_COLUMNS)
+        check_columns(scores, func=func, arg="scores",
+                      required=["user_id", "item_id", "score"])
+        scored = scores[["user_id", "item_id", "score"]]
+        twice = int(scored.duplicated(["user_id", "item_id"]).sum())
+        if twice:
+            raise ValueError(f"{func}: 'scores' holds {twice} (user_id, item_id) pairs twice; "
+                             "give one score per pair.")
+        frame = candidates[CANDIDATE_COLUMNS].merge(scored, on=["user_id", "item_id"],
+                                                    how="left", validate="many_to_one")
+    score = frame["score"].to_numpy(np.float64)
+    missing = ~np.isfinite(score)
+    if missing.any():
+        raise ValueError(f"{func}: {int(missing.sum())} of {len(frame):,} candidates have no "
+                         "finite score (first: user "
+                         f"{frame['user_id'].iloc[int(np.argmax(missing))]!r}, item "
+                         f"{frame['item_id'].iloc[int(np.argmax(missing))]!r}); score every "
+                         "candidate.")
+    positive = frame["positive"].to_numpy(bool)
+    group = frame["group"].to_numpy(np.int64)
+    codes, _ = pd.factorize(score, sort=True)  # dense score codes: equal scores, equal codes
+    width = int(codes.max()) + 2
+    key = group * width + codes
+    neg = ~positive
+    neg_key = key[neg]
+    order = np.argsort(neg_key, kind="stable")
+    neg_sorted = neg_key[order]
+    inverse_p = 1.0 / frame["probability"].to_numpy(np.float64)[neg][order]
+    tail = np.concatenate([np.cumsum(inverse_p[::-1])[::-1], [0.0]])  # sum from j to the end
+    pos_group, pos_key = group[positive], key[positive]
+    group_end = np.searchsorted(neg_sorted, (pos_group + 1) * width, side="left")
+    above_start = np.searchsorted(neg_sorted, pos_key, side="right")
+    equal_start = np.searchsorted(neg_sorted, pos_key, side="left")
+    start = equal_start if ties == "pessimistic" else above_start
+    above = group_end - start
+    weighted = tail[start] - tail[group_end]
+    info = frame.loc[positive, ["user_id", "item_id", "group", "n_negatives", "n_possible",
+                                "replace"]].reset_index(drop=True)
+    m = info["n_negatives"].to_numpy(np.float64)
+    info["rank"] = (1 + above).astype(np.int64)
+    info["ht_rank"] = 1.0 + weighted / m
+    took_all = info["n_negatives"].to_numpy() == info["n_possible"].to_numpy()
+    info["full_rank"] = np.where(took_all, info["rank"].to_numpy(np.float64), np.nan)
+    return info[["user_id", "item_id", "group", "rank", "n_negatives", "n_possible",
+                 "replace", "ht_rank", "full_rank"]]
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def _per_rank(metric: str, *, func: str):
+    spec = RANKING_METRICS.get(metric)
+    if spec is None or spec.per_rank is None:
+        have = [name for name, m in RANKING_METRICS.items() if m.per_rank is not None]
+        raise ValueError(f"{func}: 'metric' must be a ranking metric with a value for one "
+                         f"relevant item at a rank ({', '.join(have)}); got {metric!r}.")
+    return spec
+
+
+def _check_ranks(ranks: object, *, func: str) -> pd.DataFrame:
+    return check_columns(ranks, func=func, arg="ranks",
+                         required=["user_id", "rank", "n_negatives", "n_possible", "replace"])
+
+
+def _user_weights(users: np.ndarray) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+    """The users, each positive's user code, and each positive's weight 1 / (positives of its
+    user): every user counts once, as in a per-user mean."""
+    codes, index = pd.factorize(users, sort=True)
+    counts = np.bincount(codes)
+    return pd.Index(index, name="user_id"), codes, 1.0 / counts[codes]
+
+
+def sampled_metric(ranks: pd.DataFrame, *, metric: str = "ndcg", k: int | None = 10,
+                   rank: str = "rank") -> MetricSeries:
+    """The naive sampled metric papers report: ``M(r~)`` of each positive's sampled rank,
+    averaged over each user's positives.
+
+    Parameters
+    ----------
+    ranks : pd.DataFrame
+        :func:`sampled_ranks`' frame.
+    metric : str, default "ndcg"
+        A ranking metric with a value per rank (``hit_rate``, ``recall``, ``ndcg``, ``mrr``,
+        ``map``, ``precision``, ``first_relevant_rank``; see :class:`Metric`'s
+        ``per_rank``).
+    k : int or None, default 10
+        Cutoff.
+    rank : str, default "rank"
+        The rank column: ``"rank"`` (sampled), ``"full_rank"`` or ``"ht_rank"``.
+
+    Returns
+    -------
+    MetricSeries
+        One value per user (index ``user_id``): with one positive per user, HR@k, NDCG@k, RR
+        of its sampled rank; with several, their mean (recall@k for ``recall``).
+    """
+    func = "sampled_metric"
+    ranks = _check_ranks(ranks, func=func)
+    spec = _per_rank(metric, func=func)
+    if k is not None:
+        k = check_positive_int(k, func=func, arg="k")
+    check_choice(rank, func=func, arg="rank", choices=("rank", "full_rank", "ht_rank"))
+    users, codes, weight = _user_weights(ranks["user_id"].to_numpy())
+    values = spec.per_rank(ranks[rank].to_numpy(np.float64), k)
+    per_user = np.bincount(codes, weights=weight * values, minlength=len(users))
+    if np.isnan(values).any():
+        per_user[np.bincount(codes, weights=np.isnan(values), minlength=len(users)) > 0] = \
+            np.nan
+    return metric_series(per_user, users, name=f"sampled_{metric}", dropped={}, k=k)
+
+
+@dataclass(frozen=True)
+class CorrectedMetric:
+    """The result of :func:`corrected_metric`.
+
+    Attributes
+    ----------
+    value : float
+        The estimate of the full-ranking metric (mean over users).
+    ci_low, ci_high : float
+        Its user-bootstrap interval (NaN without resamples).
+    naive : float
+        The sampled metric's mean (:func:`sampled_metric`).
+    estimator : str
+        ``"em"``, ``"bv"``, ``"cls"`` or ``"ht"``.
+    metric : str
+    k : int or None
+    n_users, n_positives : int
+    groups : int
+        The candidate-count groups estimated apart.
+    """
+
+    value: float
+    ci_low: float
+    ci_high: float
+    naive: float
+    estimator: str
+    metric: str
+    k: int | None
+    n_users: int
+    n_positives: int
+    groups: int
+
+    def __repr__(self) -> str:
+        label = RANKING_METRICS[self.metric].column_label(self.k)
+        ci = (f" [{self.ci_low:.4f}, {self.ci_high:.4f}]"
+              if np.isfinite(self.ci_low) and np.isfinite(self.ci_high) else "")
+        return (f"CorrectedMetric({label} = {self.value:.4f}{ci} by {self.estimator!r}; naive "
+                f"sampled {self.naive:.4f}; {self.n_users:,} users)")
+
+
+def sampling_matrix(n: int, m: int, *, replace: bool = True) -> np.ndarray:
+    """``A[r - 1, j] = P(r~ - 1 = j | r)``: the chance that a positive of true rank ``r`` among
+    ``n`` candidates has ``j`` of ``m`` sampled negatives above it (binomial with
+    replacement, hypergeometric without); shape ``(n, m + 1)``, rows summing to 1."""
+    r = np.arange(1, n + 1, dtype=np.float64)[:, None]
+    j = np.arange(m + 1, dtype=np.float64)[None, :]
+    if replace:
+        p = (r - 1) / max(n - 1, 1)
+        return scipy.stats.binom.pmf(j, m, p)
+    return scipy.stats.hypergeom.pmf(j, n - 1, r - 1, m)
+
+
+#: Exact true ranks up to this (or twice the cutoff), then geometric bins (ratio 1 +
+#: _BIN_RATIO).
+_EXACT_RANKS = 64
+_BIN_RATIO = 0.05
+
+
+def _rank_bins(n: int, k: int | None = None) -> np.ndarray:
+    """Edges of the true-rank bins for ``n`` candidates: ranks 1..max(64, 2k) one by one,
+    then bins growing by 5%; ``edges[b] .. edges[b + 1] - 1`` is bin b."""
+    exact = max(_EXACT_RANKS, 2 * (k or 0))
+    edges = list(range(1, min(n, exact) + 2))
+    while edges[-1] <= n:
+        edges.append(max(edges[-1] + 1, int(math.ceil(edges[-1] * (1 + _BIN_RATIO)))))
+    edges[-1] = n + 1
+    return np.asarray(edges, dtype=np.int64)
+
+
+def _binned(n: int, m: int, replace: bool, per_rank, k) -> tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]:
+    """The sampling matrix, the metric and the prior mass of each true-rank bin (a bin's row
+    is the mean of its ranks' rows, the prior uniform over ranks)."""
+    edges = _rank_bins(n, k)
+    size = np.diff(edges).astype(np.float64)
+    A = sampling_matrix(n, m, replace=replace)
+    which = np.repeat(np.arange(len(size)), size.astype(np.int64))
+    rows = np.zeros((len(size), m + 1))
+    np.add.at(rows, which, A)
+    values = np.bincount(which, weights=per_rank(np.arange(1, n + 1, dtype=np.float64), k),
+                         minlength=len(size))
+    return rows / size[:, None], values / size, size / n
+
+
+def _em(A: np.ndarray, hist: np.ndarray, prior: np.ndarray, *, iterations: int = 300,
+        tol: float = 1e-12) -> np.ndarray:
+    """EM for the true-rank distribution (Jin et al. 2021): ``hist`` (m + 1, B) weighted counts
+    of sampled ranks, one column per replicate; returns pi (bins, B) after ``iterations``
+    steps from the uniform distribution over ranks (or fewer, once pi moves less than
+    ``tol``). The maximum-likelihood distribution itself overfits the sampled ranks (the
+    estimate drifts away from the truth as EM runs on: 0.085 after 300 steps and 0.19 after
+    20,000 on a synthetic NDCG@10 of 0.084), so EM is stopped early, as deconvolution by EM
+    (Richardson-Lucy) is."""
+    total = np.where(hist.sum(axis=0) > 0, hist.sum(axis=0), 1.0)
+    pi = np.repeat(prior[:, None], hist.shape[1], axis=1)
+    for _ in range(iterations):
+        q = A.T @ pi  # (m + 1, B): the chance of each sampled rank
+        ratio = np.divide(hist, q, out=np.zeros_like(hist), where=q > 0)
+        new = pi * (A @ ratio) / total
+        if np.max(np.abs(new - pi)) < tol:
+            return new
+        pi = new
+    return pi
+
+
+def _bv(A: np.ndarray, values: np.ndarray, prior: np.ndarray, gamma: float) -> np.ndarray:
+    """Krichene and Rendle's correction: the value ``x_j`` to give sampled rank ``j + 1``,
+    minimising ``sum_r w_r (bias_r^2 + g var_r)`` with ``bias_r = sum_j A_rj x_j - M_r`` and
+    ``var_r = sum_j A_rj x_j^2 - (sum_j A_rj x_j)^2``: ``x = [(1 - g) A'WA + g diag(c)]^-1
+    A'WM``, ``c = w'A`` (SPEC 17)."""
+    weighted = A * np.sqrt(prior)[:, None]
+    target = values * np.sqrt(prior)
+    c = prior @ A
+    lhs = (1 - gamma) * weighted.T @ weighted + gamma * np.diag(c)
+    rhs = weighted.T @ target
+    if gamma > 0:
+        return np.linalg.solve(lhs, rhs)
+    # the least-squares fit; singular values below 1e-8 of the largest are cut (the system is
+    # ill-conditioned, and without the cut its solution grows without bound)
+    return np.linalg.lstsq(weighted, target, rcond=1e-8)[0]
+
+
+def corrected_metric(
+    ranks: pd.DataFrame,
+    *,
+    metric: str = "ndcg",
+    k: int | None = 10,
+    estimator: str = "em",
+    gamma: float = 0.01,
+    confidence: float = 0.95,
+    n_resamples: int = 200,
+    rng: int | np.random.Generator | None = 0,
+) -> CorrectedMetric:
+    """Estimate the full-ranking metric from sampled ranks.
+
+    Parameters
+    ----------
+    ranks : pd.DataFrame
+        :func:`sampled_ranks`' frame.
+    metric : str, default "ndcg"
+        As for :func:`sampled_metric`.
+    k : int or None, default 10
+        Cutoff.
+    estimator : {"em", "bv", "cls", "ht"}, default "em"
+        ``"em"``: the maximum-likelihood true-rank distribution (EM, Jin et al. AAAI 2021),
+        then ``sum_r pi_r M(r)``; ``"bv"``: Krichene and Rendle's bias-variance correction
+        (``gamma``); ``"cls"``: their minimal-bias correction (gamma = 0); ``"ht"``: the
+        metric of each positive's Horvitz-Thompson rank (``ranks["ht_rank"]``), for
+        popularity sampling.
+    gamma : float, default 0.01
+        The bias-variance trade-off of ``"bv"`` (0: minimal bias; 1: the posterior mean of
+        M(r) under a uniform prior).
+    confidence, n_resamples, rng
+        The user-bootstrap interval (Poisson weights per user; each replicate repeats the
+        estimate); ``n_resamples=0``: none.
+
+    Returns
+    -------
+    CorrectedMetric
+        ``value``, ``ci_low``, ``ci_high``, ``naive``, ``estimator``, ...
+
+    Notes
+    -----
+    Positives are grouped by their number of candidates ``n`` and draws ``m`` (and whether
+    drawn with replacement); each group is estimated on its own and the groups are averaged,
+    each positive weighing 1 / (its user's positives) so that every user counts once, as in
+    :func:`sampled_metric`. Users who saw different numbers of items have different ``n``:
+    counts within 2% of each other are grouped at their mean, which changes the sampling
+    chances by less than 2%. True ranks beyond max(64, 2k)
+    are grouped in bins 5% wide, each with the mean sampling chances and metric of its ranks
+    (a uniform distribution within the bin). EM runs 300 steps from the uniform distribution
+    (fewer when it has converged): the maximum-likelihood distribution itself overfits, and
+    early stopping is its regularisation. A group whose candidates are every allowed item
+    (``n_negatives="all"``) has its full ranks: every estimator gives the full-ranking metric.
+    """
+    func = "corrected_metric"
+    ranks = _check_ranks(ranks, func=func)
+    spec = _per_rank(metric, func=func)
+    if k is not None:
+        k = check_positive_int(k, func=func, arg="k")
+    estimator = check_choice(estimator, func=func, arg="estimator", choices=ESTIMATORS)
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 <= gamma <= 1:
+        raise ValueError(f"{func}: 'gamma' must be a number in [0, 1]; got {gamma!r}.")
+    if estimator == "cls":
+        gamma = 0.0
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = check_resamples(n_resamples, func=func)
+    check_rng(rng, func=func)
+    if len(ranks) == 0:
+        raise ValueError(f"{func}: 'ranks' holds no positive.")
+    if estimator == "ht" and "ht_rank" not in ranks.columns:
+        raise ValueError(f"{func}: estimator='ht' needs the 'ht_rank' column of sampled_ranks.")
+
+    users, codes, weight = _user_weights(ranks["user_id"].to_numpy())
+    sampled = ranks["rank"].to_numpy(np.int64)
+    m = ranks["n_negatives"].to_numpy(np.int64)
+    n = ranks["n_possible"].to_numpy(np.int64) + 1
+    replace = ranks["replace"].to_numpy(bool)
+    naive_values = spec.per_rank(sampled.astype(np.float64), k)
+    naive = float(np.sum(weight * naive_values) / len(users))
+
+    # the user-bootstrap weights, one column per replicate (column 0: the data)
+    if n_resamples:
+        boot = poisson_weights(user_streams(users), design_key(np.random.default_rng(rng)),
+                               n_resamples).astype(np.float64)
+        w = np.hstack([np.ones((len(users), 1)), boot])[codes] * weight[:, None]
+    else:
+        w = weight[:, None]
+    full = m == n - 1  # every allowed item drawn: the sampled rank is the full rank
+    groups = 0
+    totals = np.zeros(w.shape[1])
+    if estimator == "ht" or full.all():
+        rank_used = ranks["ht_rank"].to_numpy(np.float64) if estimator == "ht" else \
+            sampled.astype(np.float64)
+        rank_used = np.where(full, sampled, rank_used)
+        totals = (spec.per_rank(rank_used, k)[:, None] * w).sum(axis=0)
+        groups = 1
+    else:
+        totals += (spec.per_rank(sampled[full].astype(np.float64), k)[:, None]
+                   * w[full]).sum(axis=0)
+        rest = np.flatnonzero(~full)
+        n_grouped = _group_sizes(n[rest])
+        for key in np.unique(np.stack([n_grouped, m[rest], replace[rest]]), axis=1).T:
+            at = rest[(n_grouped == key[0]) & (m[rest] == key[1]) & (replace[rest] == key[2])]
+            groups += 1
+            A, values, prior = _binned(int(key[0]), int(key[1]), bool(key[2]), spec.per_rank,
+                                       k)
+            j = sampled[at] - 1
+            if estimator == "em":
+                hist = _sum_rows(j, w[at], int(key[1]) + 1)
+                pi = _em(A, hist, prior)
+                totals += values @ pi * hist.sum(axis=0)
+            else:
+                x = _bv(A, values, prior, gamma)
+                totals += x[j] @ w[at]
+    mass = w.sum(axis=0)
+    estimates = totals / np.where(mass > 0, mass, np.nan)
+    low_bound, high_bound = spec.bounds
+    if not low_bound - 1e-9 <= estimates[0] <= high_bound + 1e-9:
+        warnings.warn(
+            f"{func}: the {estimator!r} estimate {estimates[0]:.4g} lies outside "
+            f"{spec.column_label(k)}'s range [{low_bound:g}, {high_bound:g}]: the sampled ranks "
+            f"({int(np.max(m))} negatives among up to {int(np.max(n)):,} candidates) cannot "
+            f"resolve the cutoff; use estimator='em' or 'bv'.", UserWarning, stacklevel=2)
+    low = high = math.nan
+    if n_resamples:
+        low, high = (float(v[0]) for v in quantile_interval(estimates[1:, None], confidence))
+    return CorrectedMetric(value=float(estimates[0]), ci_low=low, ci_high=high, naive=naive,
+                           estimator=estimator, metric=metric, k=k, n_users=len(users),
+                           n_positives=len(ranks), groups=groups)
+
+
+def _sum_rows(codes: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
+    """``out[c] = sum of rows[i] with codes[i] == c``, shape (size, rows.shape[1])."""
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    out = np.zeros((size, rows.shape[1]))
+    out[sorted_codes[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return out
+
+
+#: Candidate counts within this relative distance share one sampling matrix.
+_N_RATIO = 0.02
+
+
+def _group_sizes(n: np.ndarray) -> np.ndarray:
+    """Each positive's number of candidates ``n``, grouped: counts within 2% of each other
+    (geometric bins from the smallest) take their bin's mean (rounded)."""
+    if len(np.unique(n)) == 1:
+        return n
+    which = np.floor(np.log(n / n.min()) / np.log1p(_N_RATIO)).astype(np.int64)
+    means = np.bincount(which, weights=n) / np.maximum(np.bincount(which), 1)
+    return np.rint(means[which]).astype(np.int64)

@@ -1,0 +1,197 @@
+"""Sampled-candidate evaluation (evalkit.metrics.sampled): the sampler against the models it
+claims (exhaustive enumeration, Monte Carlo against the analytic expectation), the corrections
+against brute-force fits and the full ranking, and a reversal the correction undoes."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalkit.metrics import RANKING_METRICS
+from evalkit.metrics import sampled as S
+
+
+def _world(n_users: int, n_items: int, true_rank, seed: int = 0):
+    """Users with one held-out item and one seen (training) item each, and a score for every
+    (user, item) pair that puts the held-out item at ``true_rank(u)`` among the items the user
+    may be ranked against (every item but the seen one)."""
+    rng = np.random.default_rng(seed)
+    users = np.arange(1, n_users + 1)
+    seen = rng.integers(0, n_items, n_users)
+    positive = (seen + 1 + rng.integers(0, n_items - 1, n_users)) % n_items
+    train = pd.DataFrame({"user_id": users, "item_id": seen})
+    truth = pd.DataFrame({"user_id": users, "item_id": positive, "rating": 5.0})
+    ranks = np.asarray([true_rank(u) for u in range(n_users)])
+    rows = np.arange(n_users)
+    score = rng.random((n_users, n_items))
+    score[rows, seen] = 2.0  # above everything: a seen item must never count
+    score[rows, positive] = -1.0
+    others = -np.sort(-np.where(score < 1.5, score, -1.0), axis=1)  # the others, descending
+    above = others[rows, np.maximum(ranks - 2, 0)]
+    below = others[rows, ranks - 1]
+    score[rows, positive] = np.where(ranks == 1, 1.0 + 1e-3, (above + below) / 2)
+    scores = pd.DataFrame({"user_id": np.repeat(users, n_items),
+                           "item_id": np.tile(np.arange(n_items), n_users),
+                           "score": score.ravel()})
+    return truth, train, scores, ranks
+
+
+def test_the_sampling_matrix_is_the_sampling_law() -> None:
+    n, m = 7, 3
+    # without replacement: every set of m of the n - 1 other items, equally likely
+    hyper = S.sampling_matrix(n, m, replace=False)
+    for r in range(1, n + 1):
+        above = set(range(r - 1))  # the r - 1 items ranked above the positive
+        counts = np.zeros(m + 1)
+        for chosen in itertools.combinations(range(n - 1), m):
+            counts[len(above & set(chosen))] += 1
+        np.testing.assert_allclose(hyper[r - 1], counts / counts.sum(), atol=1e-12)
+    # with replacement: every sequence of m draws
+    binom = S.sampling_matrix(n, m, replace=True)
+    for r in range(1, n + 1):
+        counts = np.zeros(m + 1)
+        for drawn in itertools.product(range(n - 1), repeat=m):
+            counts[sum(d < r - 1 for d in drawn)] += 1
+        np.testing.assert_allclose(binom[r - 1], counts / counts.sum(), atol=1e-12)
+
+
+@pytest.mark.parametrize("replace", [True, False])
+def test_the_naive_metric_averages_to_its_expectation(replace) -> None:
+    n_items, m, k, true = 60, 10, 3, 12
+    truth, train, scores, _ = _world(3000, n_items, lambda u: true)
+    candidates = S.sample_negatives(truth, train, n_negatives=m, replace=replace, rng=4)
+    assert (candidates["n_possible"] == n_items - 2).all()
+    ranks = S.sampled_ranks(scores, candidates)
+    A = S.sampling_matrix(n_items - 1, m, replace=replace)
+    for metric in ("hit_rate", "ndcg", "mrr"):
+        per_rank = RANKING_METRICS[metric].per_rank
+        expected = A[true - 1] @ per_rank(np.arange(1, m + 2, dtype=float), k)
+        got = S.sampled_metric(ranks, metric=metric, k=k)
+        sd = np.sqrt(A[true - 1] @ (per_rank(np.arange(1, m + 2, dtype=float), k)
+                                    - expected) ** 2)
+        assert abs(got.mean() - expected) < 4 * sd / math.sqrt(len(got)), metric
+
+
+def test_candidates_follow_the_protocol() -> None:
+    truth, train, _, _ = _world(50, 40, lambda u: 5)
+    extra = pd.DataFrame({"user_id": [1], "item_id": [int(truth["item_id"].iloc[1])],
+                          "rating": 4.0})
+    truth = pd.concat([truth, extra], ignore_index=True)  # user 1 holds two positives
+    c = S.sample_negatives(truth, train, n_negatives=30, replace=False, rng=1)
+    negatives = c[~c["positive"]]
+    seen = set(zip(train["user_id"], train["item_id"])) | set(zip(truth["user_id"],
+                                                                   truth["item_id"]))
+    assert not any(pair in seen for pair in zip(negatives["user_id"], negatives["item_id"]))
+    assert not negatives.duplicated(["group", "item_id"]).any()
+    assert (c.groupby("group")["positive"].sum() == 1).all()
+    assert c.groupby("group").size().eq(31).all()
+    pd.testing.assert_frame_equal(c, S.sample_negatives(truth, train, n_negatives=30,
+                                                        replace=False, rng=1))
+    per_user = S.sample_negatives(truth, train, n_negatives=5, per="user", rng=1)
+    assert per_user.groupby("group")["user_id"].nunique().eq(1).all()
+    assert int(per_user[per_user["user_id"] == 1]["positive"].sum()) == 2
+    assert per_user["group"].nunique() == truth["user_id"].nunique()
+    popular = S.sample_negatives(truth, pd.concat([train, train.assign(user_id=999)]),
+                                 n_negatives=5, scheme="popularity", rng=1)
+    drawn = popular[~popular["positive"]]
+    assert drawn["item_id"].isin(train["item_id"]).all()  # items without training weight: never
+    with pytest.raises(ValueError, match="needs 'train'"):
+        S.sample_negatives(truth, None, scheme="popularity")
+    with pytest.raises(ValueError, match="fewer than 100 items"):
+        S.sample_negatives(truth, train, n_negatives=100, replace=False)
+    with pytest.raises(ValueError, match="unknown scheme 'pop'"):
+        S.sample_negatives(truth, train, scheme="pop")
+
+
+def test_bv_minimises_bias_and_variance_and_gamma_one_is_the_posterior_mean() -> None:
+    from scipy.optimize import minimize
+
+    n, m, k = 300, 20, 5
+    per_rank = RANKING_METRICS["ndcg"].per_rank
+    A, values, prior = S._binned(n, m, True, per_rank, k)
+
+    def loss(x: np.ndarray, gamma: float) -> float:
+        # Krichene and Rendle: sum_r w_r (bias_r^2 + gamma var_r) of the estimate x[r~]
+        mean = A @ x
+        bias, var = mean - values, A @ (x * x) - mean * mean
+        return float(prior @ (bias * bias + gamma * var))
+
+    for gamma in (0.01, 0.3):
+        closed = S._bv(A, values, prior, gamma)
+        found = minimize(loss, np.zeros(m + 1), args=(gamma,), method="BFGS",
+                         options={"gtol": 1e-12, "maxiter": 20000}).x
+        assert loss(closed, gamma) <= loss(found, gamma) + 1e-12
+        np.testing.assert_allclose(closed, found, atol=2e-4)
+    posterior = (prior * values) @ A / (prior @ A)
+    np.testing.assert_allclose(S._bv(A, values, prior, 1.0), posterior, rtol=1e-10)
+
+
+def test_every_estimator_is_the_full_metric_when_every_item_is_a_candidate() -> None:
+    truth, train, scores, ranks = _world(40, 30, lambda u: 1 + (7 * u) % 28)
+    c = S.sample_negatives(truth, train, n_negatives="all", catalog=np.arange(30))
+    assert (c.groupby("group").size() == 29).all()  # 30 items less the seen one
+    got = S.sampled_ranks(scores, c)
+    np.testing.assert_array_equal(got["rank"], ranks)
+    np.testing.assert_array_equal(got["full_rank"], ranks)
+    for metric, k in (("hit_rate", 10), ("ndcg", 5), ("mrr", None)):
+        full = RANKING_METRICS[metric].per_rank(ranks.astype(float), k).mean()
+        for estimator in S.ESTIMATORS:
+            result = S.corrected_metric(got, metric=metric, k=k, estimator=estimator,
+                                        n_resamples=0)
+            assert result.value == pytest.approx(full, rel=1e-12), (metric, estimator)
+
+
+def test_the_correction_restores_an_order_that_sampling_reverses() -> None:
+    n_items, m, k = 1000, 100, 10
+    # system a: every held-out item at rank 15 (never in the full top 10); system b: half at
+    # rank 1, half at rank 900
+    world_a = _world(1500, n_items, lambda u: 15, seed=1)
+    world_b = _world(1500, n_items, lambda u: 1 if u % 2 else 900, seed=1)
+    results = {}
+    for name, (truth, train, scores, ranks) in (("a", world_a), ("b", world_b)):
+        c = S.sample_negatives(truth, train, n_negatives=m, rng=0)
+        got = S.sampled_ranks(scores, c)
+        full = RANKING_METRICS["hit_rate"].per_rank(ranks.astype(float), k).mean()
+        results[name] = (full, S.sampled_metric(got, metric="hit_rate", k=k).mean(),
+                         S.corrected_metric(got, metric="hit_rate", k=k, n_resamples=50))
+    (full_a, naive_a, fixed_a), (full_b, naive_b, fixed_b) = results["a"], results["b"]
+    assert full_a < full_b and naive_a > naive_b  # sampling reverses the order
+    assert fixed_a.value < fixed_b.value  # the correction restores it
+    assert fixed_b.ci_low <= full_b <= fixed_b.ci_high
+    assert abs(fixed_a.value - full_a) < 0.1 and abs(fixed_b.value - full_b) < 0.1
+
+
+def test_the_horvitz_thompson_rank_is_unbiased_under_popularity_sampling() -> None:
+    n_items, m, true = 80, 5, 20
+    truth, train, scores, _ = _world(2000, n_items, lambda u: true, seed=2)
+    weights = pd.DataFrame({"user_id": -1, "item_id": np.repeat(np.arange(n_items),
+                                                                np.arange(n_items) % 7 + 1)})
+    c = S.sample_negatives(truth, pd.concat([train, weights]), n_negatives=m,
+                           scheme="popularity", rng=3)
+    got = S.sampled_ranks(scores, c)
+    assert got["ht_rank"].mean() == pytest.approx(true, rel=0.05)
+    uniform = S.sampled_ranks(scores, S.sample_negatives(truth, train, n_negatives=m, rng=3))
+    np.testing.assert_allclose(uniform["ht_rank"],
+                               1 + (uniform["rank"] - 1) * uniform["n_possible"] / m)
+
+
+def test_bad_input_is_refused_naming_the_argument() -> None:
+    truth, train, scores, _ = _world(10, 20, lambda u: 2)
+    c = S.sample_negatives(truth, train, n_negatives=5)
+    with pytest.raises(ValueError, match="no finite score"):
+        S.sampled_ranks(scores.iloc[5:], c)
+    with pytest.raises(ValueError, match="pairs twice"):
+        S.sampled_ranks(pd.concat([scores, scores.iloc[:1]]), c)
+    ranks = S.sampled_ranks(scores, c)
+    with pytest.raises(ValueError, match="'metric' must be a ranking metric with a value"):
+        S.corrected_metric(ranks, metric="f1")
+    with pytest.raises(ValueError, match="'gamma'"):
+        S.corrected_metric(ranks, gamma=2)
+    big = _world(100, 1500, lambda u: 3 + u % 50)
+    ranks = S.sampled_ranks(big[2], S.sample_negatives(big[0], big[1], n_negatives=50))
+    with pytest.warns(UserWarning, match="outside HR@3's range"):
+        S.corrected_metric(ranks, metric="hit_rate", k=3, estimator="cls", n_resamples=0)
