@@ -591,3 +591,26 @@ def test_item_knn_lists_do_not_depend_on_the_users_asked_beside(seed, k, neighbo
                 model.recommend(np.arange(-1, 14), k=k, exclude_seen=exclude_seen), together)
         finally:
             _base.block_rows = original
+
+
+@pytest.mark.parametrize("make", [lambda: Random(rng=3), MostPopular, BiasBaseline, ItemKNN,
+                                  lambda: EASE(l2=50.0)])
+def test_score_gives_the_scores_recommend_ranks_by(make) -> None:
+    from evalkit.data import load_sample
+
+    ratings = load_sample().ratings
+    ratings = ratings[ratings["user_id"] <= 60]
+    model = make().fit(ratings)
+    users = ratings["user_id"].drop_duplicates().to_numpy()[:25]
+    recs = model.recommend(users, k=30)
+    pairs = recs[["user_id", "item_id"]].sample(frac=1.0, random_state=0)  # another order
+    pairs = pd.concat([pairs, pd.DataFrame({"user_id": [users[0]], "item_id": [-5]})],
+                      ignore_index=True)
+    before = pairs.copy()
+    scored = model.score(pairs)
+    pd.testing.assert_frame_equal(pairs, before)
+    assert list(scored["user_id"]) == list(pairs["user_id"])
+    assert scored["score"].iloc[-1] == -np.inf  # an item the model never saw
+    want = recs.set_index(["user_id", "item_id"])["score"]
+    got = scored.iloc[:-1].set_index(["user_id", "item_id"])["score"]
+    np.testing.assert_allclose(got.to_numpy(), want.reindex(got.index).to_numpy(), rtol=1e-12)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -43,8 +43,9 @@ from .._resample import design_key, poisson_weights, quantile_interval, user_str
 from ._registry import RANKING_METRICS
 from ._result import MetricSeries, metric_series
 
-__all__ = ["SCHEMES", "ESTIMATORS", "CorrectedMetric", "corrected_metric", "sample_negatives",
-           "sampled_metric", "sampled_ranks", "sampling_matrix"]
+__all__ = ["SCHEMES", "ESTIMATORS", "CorrectedMetric", "SamplingComparison", "compare_sampling",
+           "corrected_metric", "sample_negatives", "sampled_metric", "sampled_ranks",
+           "sampling_matrix"]
 
 #: How negatives are drawn: uniformly from the items the user has not interacted with, or in
 #: proportion to their training popularity (RecBole's ``uni`` and ``pop`` samplers).
@@ -319,7 +320,8 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
     Raises
     ------
     ValueError
-        When a candidate has no score or a score is not finite, or a pair is scored twice.
+        When a candidate has no score (NaN), or a pair has two different scores. A score of ``-inf``
+        (an item the model never saw, :meth:`Recommender.score`) ranks below every other.
     """
     func = "sampled_ranks"
     ties = check_choice(ties, func=func, arg="ties", choices=("pessimistic", "optimistic"))
@@ -330,18 +332,18 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
         check_columns(candidates, func=func, arg="candidates", required=CANDIDATE_COLUMNS)
         check_columns(scores, func=func, arg="scores",
                       required=["user_id", "item_id", "score"])
-        scored = scores[["user_id", "item_id", "score"]]
+        scored = scores[["user_id", "item_id", "score"]].drop_duplicates()  # a pair drawn twice
         twice = int(scored.duplicated(["user_id", "item_id"]).sum())
         if twice:
-            raise ValueError(f"{func}: 'scores' holds {twice} (user_id, item_id) pairs twice; "
-                             "give one score per pair.")
+            raise ValueError(f"{func}: 'scores' gives {twice} (user_id, item_id) pairs two "
+                             "different scores; give one score per pair.")
         frame = candidates[CANDIDATE_COLUMNS].merge(scored, on=["user_id", "item_id"],
                                                     how="left", validate="many_to_one")
     score = frame["score"].to_numpy(np.float64)
-    missing = ~np.isfinite(score)
+    missing = np.isnan(score)
     if missing.any():
         raise ValueError(f"{func}: {int(missing.sum())} of {len(frame):,} candidates have no "
-                         "finite score (first: user "
+                         "score (first: user "
                          f"{frame['user_id'].iloc[int(np.argmax(missing))]!r}, item "
                          f"{frame['item_id'].iloc[int(np.argmax(missing))]!r}); score every "
                          "candidate.")
@@ -456,7 +458,10 @@ class CorrectedMetric:
     k : int or None
     n_users, n_positives : int
     groups : int
-        The candidate-count groups estimated apart.
+        The groups estimated apart (one per number of draws with replacement; per number of
+        candidates without).
+    replicates : np.ndarray
+        The estimate in each bootstrap replicate (empty without resamples).
     """
 
     value: float
@@ -469,6 +474,8 @@ class CorrectedMetric:
     n_users: int
     n_positives: int
     groups: int
+    replicates: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False,
+                                   compare=False)
 
     def __repr__(self) -> str:
         label = RANKING_METRICS[self.metric].column_label(self.k)
@@ -601,12 +608,15 @@ def corrected_metric(
 
     Notes
     -----
-    Positives are grouped by their number of candidates ``n`` and draws ``m`` (and whether
-    drawn with replacement); each group is estimated on its own and the groups are averaged,
-    each positive weighing 1 / (its user's positives) so that every user counts once, as in
-    :func:`sampled_metric`. Users who saw different numbers of items have different ``n``:
-    counts within 2% of each other are grouped at their mean, which changes the sampling
-    chances by less than 2%. True ranks beyond max(64, 2k)
+    Each positive weighs 1 / (its user's positives), so that every user counts once, as in
+    :func:`sampled_metric`. Users who saw different numbers of items have different numbers
+    of candidates ``n``. Drawn with replacement, a positive's sampled rank depends on its
+    relative position ``(r - 1) / (n - 1)`` alone, so EM estimates one distribution of it
+    from every positive (per number of draws ``m``), and each positive counts the posterior
+    mean of its metric at its own ``n``; the bias-variance fit is made at each ``n``. Drawn
+    without replacement, positives are grouped by ``n`` (counts within 2% of each other at
+    their mean, which changes the sampling chances by less than 2%) and each group is
+    estimated on its own. True ranks beyond max(64, 2k)
     are grouped in bins 5% wide, each with the mean sampling chances and metric of its ranks
     (a uniform distribution within the bin). EM runs 300 steps from the uniform distribution
     (fewer when it has converged): the maximum-likelihood distribution itself overfits, and
@@ -658,13 +668,20 @@ def corrected_metric(
     else:
         totals += (spec.per_rank(sampled[full].astype(np.float64), k)[:, None]
                    * w[full]).sum(axis=0)
-        rest = np.flatnonzero(~full)
-        n_grouped = _group_sizes(n[rest])
-        for key in np.unique(np.stack([n_grouped, m[rest], replace[rest]]), axis=1).T:
-            at = rest[(n_grouped == key[0]) & (m[rest] == key[1]) & (replace[rest] == key[2])]
+        # with replacement the sampled rank depends on the relative position alone: one
+        # likelihood for every n (per number of draws m)
+        pooled = ~full & replace
+        for draws in np.unique(m[pooled]):
+            at = np.flatnonzero(pooled & (m == draws))
             groups += 1
-            A, values, prior = _binned(int(key[0]), int(key[1]), bool(key[2]), spec.per_rank,
-                                       k)
+            totals += _shared_estimate(estimator, n[at], int(draws), sampled[at] - 1, w[at],
+                                       spec.per_rank, k, gamma)
+        rest = np.flatnonzero(~full & ~replace)
+        n_grouped = _group_sizes(n[rest]) if len(rest) else n[rest]
+        for key in np.unique(np.stack([n_grouped, m[rest]]), axis=1).T:
+            at = rest[(n_grouped == key[0]) & (m[rest] == key[1])]
+            groups += 1
+            A, values, prior = _binned(int(key[0]), int(key[1]), False, spec.per_rank, k)
             j = sampled[at] - 1
             if estimator == "em":
                 hist = _sum_rows(j, w[at], int(key[1]) + 1)
@@ -687,7 +704,46 @@ def corrected_metric(
         low, high = (float(v[0]) for v in quantile_interval(estimates[1:, None], confidence))
     return CorrectedMetric(value=float(estimates[0]), ci_low=low, ci_high=high, naive=naive,
                            estimator=estimator, metric=metric, k=k, n_users=len(users),
-                           n_positives=len(ranks), groups=groups)
+                           n_positives=len(ranks), groups=groups, replicates=estimates[1:])
+
+
+def _shared_bins(n: np.ndarray, m: int, per_rank, k: int | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For draws with replacement, where ``P(r~ - 1 = j | r) = Binomial(m, x)`` with ``x =
+    (r - 1) / (n - 1)`` the relative position: bins of x (the rank bins of the largest n), the
+    likelihood and prior mass of each, and the metric of each bin at each distinct n of
+    ``n`` (its ranks mapped to ``1 + x (n - 1)``): ``A`` (bins, m + 1), ``prior`` (bins),
+    ``values`` (len(n), bins)."""
+    top = int(n.max())
+    edges = _rank_bins(top, k)
+    size = np.diff(edges)
+    which = np.repeat(np.arange(len(size)), size)
+    rows = np.zeros((len(size), m + 1))
+    np.add.at(rows, which, sampling_matrix(top, m, replace=True))
+    x = np.arange(top, dtype=np.float64) / max(top - 1, 1)
+    values = np.stack([np.bincount(which, weights=per_rank(1.0 + x * (g - 1), k),
+                                   minlength=len(size)) for g in n]) / size
+    return rows / size[:, None], size / top, values
+
+
+def _shared_estimate(estimator: str, n: np.ndarray, m: int, j: np.ndarray, w: np.ndarray,
+                     per_rank, k: int | None, gamma: float) -> np.ndarray:
+    """The weighted sum of the estimated metric over positives drawn with replacement, one
+    column per replicate of ``w``. EM pools every positive's sampled rank (one distribution of
+    the relative position); each positive then counts the posterior mean of its metric at its
+    own n. The bias-variance fit is made at each n."""
+    distinct, group = np.unique(n, return_inverse=True)
+    A, prior, values = _shared_bins(distinct, m, per_rank, k)
+    if estimator != "em":
+        fits = np.stack([_bv(A, v, prior, gamma) for v in values])  # one step per distinct n
+        return fits[group, j] @ w
+    pi = _em(A, _sum_rows(j, w, m + 1), prior)  # (bins, B)
+    q = A.T @ pi  # (m + 1, B)
+    joint = pi[:, None, :] * A[:, :, None]  # (bins, m + 1, B)
+    expected = np.tensordot(values, joint, axes=(1, 0))  # (groups, m + 1, B)
+    expected = np.divide(expected, q[None], out=np.zeros_like(expected), where=q[None] > 0)
+    weights = _sum_rows(group * (m + 1) + j, w, len(distinct) * (m + 1))
+    return (weights.reshape(len(distinct), m + 1, -1) * expected).sum(axis=(0, 1))
 
 
 def _sum_rows(codes: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
@@ -712,3 +768,178 @@ def _group_sizes(n: np.ndarray) -> np.ndarray:
     which = np.floor(np.log(n / n.min()) / np.log1p(_N_RATIO)).astype(np.int64)
     means = np.bincount(which, weights=n) / np.maximum(np.bincount(which), 1)
     return np.rint(means[which]).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- systems
+
+
+@dataclass(frozen=True)
+class SamplingComparison:
+    """The result of :func:`compare_sampling`.
+
+    Attributes
+    ----------
+    table : pd.DataFrame
+        One row per system (index ``system``): ``full`` (the metric over every allowed item),
+        ``naive`` (the sampled metric, mean over the seeds) with ``naive_sd`` (its spread over
+        them), ``corrected`` (the estimator's value, mean over the seeds) with
+        ``corrected_sd`` and ``corrected_low``/``corrected_high`` (the user-bootstrap interval
+        of that mean: every seed resamples the same users in a replicate), and the rank of the
+        system under each (``rank_full``, ``rank_naive``, ``rank_corrected``; 1 = best).
+    per_seed : pd.DataFrame
+        ``system``, ``seed``, ``naive``, ``corrected`` for every seed.
+    tau : dict
+        Kendall's tau between the full order and the naive (``"naive"``) and corrected
+        (``"corrected"``) ones.
+    winner : dict
+        The best system under ``"full"``, ``"naive"`` and ``"corrected"``.
+    flips : dict
+        Whether the naive and the corrected protocols name another winner than the full
+        ranking.
+    label : str
+        The metric and the protocol, for titles.
+    """
+
+    table: pd.DataFrame
+    per_seed: pd.DataFrame
+    tau: dict
+    winner: dict
+    flips: dict
+    label: str
+
+    def __repr__(self) -> str:
+        return (f"{self.label}\n{self.table.round(4).to_string()}\nKendall tau with the full "
+                f"order: naive {self.tau['naive']:.2f}, corrected {self.tau['corrected']:.2f}; "
+                f"winner: full {self.winner['full']}, naive {self.winner['naive']}, corrected "
+                f"{self.winner['corrected']}.")
+
+
+def compare_sampling(
+    systems: dict,
+    truth: pd.DataFrame,
+    train: pd.DataFrame | None,
+    *,
+    metric: str = "ndcg",
+    k: int = 10,
+    n_negatives: int = 100,
+    scheme: str = "uniform",
+    per: str = "positive",
+    estimator: str = "em",
+    seeds: tuple[int, ...] | list[int] = (0, 1, 2),
+    catalog: object = None,
+    confidence: float = 0.95,
+    n_resamples: int = 200,
+) -> SamplingComparison:
+    """Would the sampled protocol change the verdict? Each system's metric over the full
+    ranking, as papers report it with sampled negatives, and corrected.
+
+    Parameters
+    ----------
+    systems : dict of str to model or pd.DataFrame
+        Each system: a fitted model with ``score(pairs)`` (every evalkit baseline), or a frame
+        of ``user_id, item_id, score`` for every pair of the user and every catalog item.
+    truth, train, catalog
+        As for :func:`sample_negatives`.
+    metric, k, estimator
+        As for :func:`corrected_metric` (``estimator="ht"`` with ``scheme="popularity"``).
+    n_negatives, scheme, per
+        The sampled protocol (RecBole's ``uni100``: the defaults).
+    seeds : sequence of int, default (0, 1, 2)
+        Seeds of the sampling; the naive and corrected values are averaged over them, and
+        the first seed's bootstrap gives the interval.
+    confidence, n_resamples
+        The corrected value's user-bootstrap interval.
+
+    Returns
+    -------
+    SamplingComparison
+        ``table``, ``per_seed``, ``tau``, ``winner``, ``flips``.
+
+    Notes
+    -----
+    The full metric ranks each held-out item among every item the user may be ranked against
+    (the catalog less the user's training and other held-out items), from the same scores,
+    so the three numbers differ only by the protocol. It scores users x catalog pairs: for
+    large catalogues, a sample of users.
+    """
+    func = "compare_sampling"
+    if not isinstance(systems, dict) or not systems:
+        raise ValueError(f"{func}: 'systems' must map names to fitted models or score frames; "
+                         f"got {type(systems).__name__}.")
+    if not seeds:
+        raise ValueError(f"{func}: 'seeds' must hold at least one seed.")
+
+    def scored(system: object, pairs: pd.DataFrame) -> np.ndarray:
+        """The system's score of each pair, in the pairs' order."""
+        if not isinstance(system, pd.DataFrame) and callable(getattr(system, "score", None)):
+            return system.score(pairs)["score"].to_numpy(np.float64)
+        if isinstance(system, pd.DataFrame):
+            check_columns(system, func=func, arg="systems[...]",
+                          required=["user_id", "item_id", "score"])
+            given = system[["user_id", "item_id", "score"]].drop_duplicates(
+                ["user_id", "item_id"])
+            return pairs.merge(given, on=["user_id", "item_id"], how="left")[
+                "score"].to_numpy(np.float64)
+        raise TypeError(f"{func}: each system must be a fitted model with score(pairs) or a "
+                        f"frame of scores; got {type(system).__name__}.")
+
+    everything = sample_negatives(truth, train, n_negatives="all", per=per, catalog=catalog)
+    draws = {seed: sample_negatives(truth, train, n_negatives=n_negatives, scheme=scheme,
+                                    per=per, catalog=catalog, rng=seed) for seed in seeds}
+    # every sampled candidate is among all of them: score each pair once, look the rest up
+    users, items = pd.Index(pd.unique(everything["user_id"])), pd.Index(
+        pd.unique(everything["item_id"]))
+
+    def keys(frame: pd.DataFrame) -> np.ndarray:
+        return (users.get_indexer(frame["user_id"]).astype(np.int64) * len(items)
+                + items.get_indexer(frame["item_id"]))
+
+    all_keys = keys(everything)
+    order = np.argsort(all_keys, kind="stable")
+    sorted_keys = all_keys[order]
+    located = {seed: order[np.searchsorted(sorted_keys, keys(c))] for seed, c in draws.items()}
+    pairs = everything[["user_id", "item_id"]]
+    rows, table = [], {}
+    for name, system in systems.items():
+        score = scored(system, pairs)
+        full_ranks = sampled_ranks(everything.assign(score=score))
+        full = float(sampled_metric(full_ranks, metric=metric, k=k).mean())
+        replicates = []
+        for seed, candidates in draws.items():
+            ranks = sampled_ranks(candidates.assign(score=score[located[seed]]))
+            # one bootstrap design for every seed: replicate b resamples the same users
+            fixed = corrected_metric(ranks, metric=metric, k=k, estimator=estimator,
+                                     confidence=confidence, n_resamples=n_resamples,
+                                     rng=seeds[0])
+            replicates.append(fixed.replicates)
+            rows.append({"system": name, "seed": seed, "naive": fixed.naive,
+                         "corrected": fixed.value})
+        low = high = math.nan
+        if n_resamples:
+            low, high = (float(v[0]) for v in quantile_interval(
+                np.mean(replicates, axis=0)[:, None], confidence))
+        table[name] = {"full": full, "low": low, "high": high}
+    per_seed = pd.DataFrame(rows)
+    means = per_seed.groupby("system", sort=False)[["naive", "corrected"]].mean()
+    spread = per_seed.groupby("system", sort=False)[["naive", "corrected"]].std(ddof=1) \
+        if len(seeds) > 1 else means * np.nan
+    out = pd.DataFrame({
+        "full": [table[n]["full"] for n in means.index],
+        "naive": means["naive"].to_numpy(), "naive_sd": spread["naive"].to_numpy(),
+        "corrected": means["corrected"].to_numpy(),
+        "corrected_sd": spread["corrected"].to_numpy(),
+        "corrected_low": [table[n]["low"] for n in means.index],
+        "corrected_high": [table[n]["high"] for n in means.index],
+    }, index=pd.Index(means.index, name="system"))
+    better = RANKING_METRICS[metric].higher_is_better
+    for column in ("full", "naive", "corrected"):
+        out[f"rank_{column}"] = out[column].rank(ascending=not better, method="min").astype(int)
+    tau = {c: (float(scipy.stats.kendalltau(out["full"], out[c]).statistic)
+               if len(out) > 1 else math.nan) for c in ("naive", "corrected")}
+    winner = {c: str(out[c].idxmax() if better else out[c].idxmin())
+              for c in ("full", "naive", "corrected")}
+    flips = {c: winner[c] != winner["full"] for c in ("naive", "corrected")}
+    label = (f"{RANKING_METRICS[metric].column_label(k)}: full ranking, {n_negatives} "
+             f"{scheme} negatives per {per} (naive), and corrected ({estimator})")
+    return SamplingComparison(table=out, per_seed=per_seed, tau=tau, winner=winner,
+                              flips=flips, label=label)

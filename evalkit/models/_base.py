@@ -226,17 +226,7 @@ class Recommender:
                 f"(first: {requested[0]!r})."
             )
         codes = self.users_.get_indexer(requested)
-
-        fallback = self._fallback(codes)
-        if fallback is not None and fallback.any():
-            n_unknown = int((codes < 0).sum())
-            warnings.warn(
-                f"{func}: {int(fallback.sum())} of {len(codes)} user(s) have no positive "
-                f"training interaction ({n_unknown} unknown to the model); they get "
-                f"{self._fallback_label()}.",
-                UserWarning,
-                stacklevel=2,
-            )
+        self._warn_fallback(codes, func=func)
 
         ordered = self._global_scores(codes)
         if ordered is not None:
@@ -259,6 +249,73 @@ class Recommender:
                 "rank": rank,
             }
         )
+
+    def _warn_fallback(self, codes: np.ndarray, *, func: str) -> None:
+        fallback = self._fallback(codes)
+        if fallback is not None and fallback.any():
+            n_unknown = int((codes < 0).sum())
+            warnings.warn(
+                f"{func}: {int(fallback.sum())} of {len(codes)} user(s) have no positive "
+                f"training interaction ({n_unknown} unknown to the model); they get "
+                f"{self._fallback_label()}.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def score(self, pairs: pd.DataFrame) -> pd.DataFrame:
+        """The model's score of each (user, item) pair: the score ``recommend`` ranks by.
+
+        Parameters
+        ----------
+        pairs : pandas.DataFrame
+            ``user_id`` and ``item_id`` (other columns are ignored), such as the candidates
+            of :func:`evalkit.metrics.sampled.sample_negatives`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``user_id``, ``item_id``, ``score``, one row per pair in the order given (the input
+            is not changed). An item the model has not seen in training scores ``-inf`` (it
+            ranks below every scored item); a user it has not seen gets the fallback
+            ``recommend`` gives (with the same warning). Training items are scored like any
+            other: the caller decides what is excluded.
+
+        Raises
+        ------
+        ValueError, TypeError
+            If the model is not fitted, or ``pairs`` lacks a column, holds missing ids, or
+            ids of another type than the model was fitted on.
+        """
+        func = f"{type(self).__name__}.score"
+        self._check_fitted(func)
+        check_columns(pairs, func=func, arg="pairs", required=["user_id", "item_id"])
+        check_ids(pairs, func=func, arg="pairs")
+        users = pd.Index(pairs["user_id"])
+        if len(users) and _id_kind(self.users_) != _id_kind(users):
+            raise TypeError(
+                f"{func}: 'pairs' holds {_id_kind(users)} user ids and the model was fitted "
+                f"on {_id_kind(self.users_)} ones, so no user would be recognised; convert "
+                f"them (first: {users[0]!r}).")
+        unique, inverse = np.unique(self.users_.get_indexer(users), return_inverse=True)
+        self._warn_fallback(unique, func=func)
+        items = self.items_.get_indexer(pd.Index(pairs["item_id"]))
+        known = items >= 0
+        out = np.full(len(pairs), -np.inf)
+        ordered = self._global_scores(unique)
+        if ordered is not None:
+            item_scores, offsets = ordered
+            out[known] = item_scores[items[known]] + offsets[inverse[known]]
+        else:
+            rows = np.flatnonzero(known)
+            rows = rows[np.argsort(inverse[rows], kind="stable")]
+            step = block_rows(len(self.items_))
+            bounds = np.searchsorted(inverse[rows], np.arange(0, len(unique) + step, step))
+            for block, start in enumerate(range(0, len(unique), step)):  # blocks of users
+                at = rows[bounds[block]:bounds[block + 1]]
+                dense = self._scores(unique[start:start + step])
+                out[at] = dense[inverse[at] - start, items[at]]
+        return pd.DataFrame({"user_id": pairs["user_id"].to_numpy(),
+                             "item_id": pairs["item_id"].to_numpy(), "score": out})
 
     def _dense_lists(self, codes: np.ndarray, k: int, exclude_seen: bool
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -69,6 +69,12 @@ class Random(Recommender):
 
     recommend.__doc__ = Recommender.recommend.__doc__
 
+    def score(self, pairs: pd.DataFrame) -> pd.DataFrame:
+        self._generator = np.random.default_rng(self.rng)
+        return super().score(pairs)
+
+    score.__doc__ = Recommender.score.__doc__
+
     def _scores(self, codes: np.ndarray) -> np.ndarray:
         return self._generator.random((len(codes), len(self.items_)))
 

@@ -163,6 +163,19 @@ def test_the_correction_restores_an_order_that_sampling_reverses() -> None:
     assert fixed_a.value < fixed_b.value  # the correction restores it
     assert fixed_b.ci_low <= full_b <= fixed_b.ci_high
     assert abs(fixed_a.value - full_a) < 0.1 and abs(fixed_b.value - full_b) < 0.1
+    # the same through compare_sampling, which scores every pair once (score frames here)
+    truth, train = world_a[0], world_a[1]
+    pd.testing.assert_frame_equal(truth, world_b[0])
+    both = S.compare_sampling({"a": world_a[2], "b": world_b[2]}, truth, train,
+                              metric="hit_rate", k=k, seeds=(0, 1), n_resamples=20)
+    assert both.table.loc["a", "full"] == pytest.approx(full_a)
+    assert both.table.loc["b", "full"] == pytest.approx(full_b)
+    assert both.table.loc["a", "naive"] == pytest.approx(
+        both.per_seed.loc[both.per_seed["system"] == "a", "naive"].mean())
+    assert both.winner == {"full": "b", "naive": "a", "corrected": "b"}
+    assert both.flips == {"naive": True, "corrected": False}
+    assert both.tau["naive"] == -1.0 and both.tau["corrected"] == 1.0
+    assert list(both.table["rank_full"]) == [2, 1]
 
 
 def test_the_horvitz_thompson_rank_is_unbiased_under_popularity_sampling() -> None:
@@ -182,10 +195,12 @@ def test_the_horvitz_thompson_rank_is_unbiased_under_popularity_sampling() -> No
 def test_bad_input_is_refused_naming_the_argument() -> None:
     truth, train, scores, _ = _world(10, 20, lambda u: 2)
     c = S.sample_negatives(truth, train, n_negatives=5)
-    with pytest.raises(ValueError, match="no finite score"):
+    with pytest.raises(ValueError, match="have no score"):
         S.sampled_ranks(scores.iloc[5:], c)
-    with pytest.raises(ValueError, match="pairs twice"):
-        S.sampled_ranks(pd.concat([scores, scores.iloc[:1]]), c)
+    with pytest.raises(ValueError, match="two different scores"):
+        S.sampled_ranks(pd.concat([scores, scores.iloc[:1].assign(score=5.0)]), c)
+    pd.testing.assert_frame_equal(S.sampled_ranks(pd.concat([scores, scores.iloc[:3]]), c),
+                                  S.sampled_ranks(scores, c))  # the same score twice: fine
     ranks = S.sampled_ranks(scores, c)
     with pytest.raises(ValueError, match="'metric' must be a ranking metric with a value"):
         S.corrected_metric(ranks, metric="f1")
