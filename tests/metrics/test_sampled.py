@@ -167,7 +167,8 @@ def test_the_correction_restores_an_order_that_sampling_reverses() -> None:
     truth, train = world_a[0], world_a[1]
     pd.testing.assert_frame_equal(truth, world_b[0])
     both = S.compare_sampling({"a": world_a[2], "b": world_b[2]}, truth, train,
-                              metric="hit_rate", k=k, seeds=(0, 1), n_resamples=20)
+                              metric="hit_rate", k=k, seeds=(0, 1), n_resamples=20,
+                              catalog=np.arange(n_items))
     assert both.table.loc["a", "full"] == pytest.approx(full_a)
     assert both.table.loc["b", "full"] == pytest.approx(full_b)
     assert both.table.loc["a", "naive"] == pytest.approx(
