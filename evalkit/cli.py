@@ -1,4 +1,4 @@
-"""Command line: ``python -m evalkit {evaluate,report,sample,check} ...``."""
+"""Command line: ``python -m evalkit {evaluate,report,sample,check,sample-candidates}``."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ commands:
   sample    write the embedded MovieLens-like sample (and a split of it) to CSV files
   check     check a saved run against a saved baseline run (did it regress?); Markdown
             on stdout, exit status 0 when it passes, 1 when it fails
+  sample-candidates
+            draw negatives for each held-out item (RecBole's uni100 by default) and write
+            the candidates for your model to score
 """
 
 
@@ -69,6 +72,35 @@ def _parser() -> argparse.ArgumentParser:
                     help="the run's name in DIR (default: the recommendations file's name)")
     ev.add_argument("--force", action="store_true",
                     help="replace an existing output file or saved run (default: refuse)")
+
+    sc = sub.add_parser(
+        "sample-candidates",
+        help="write sampled candidates for your model to score",
+        description="Draw negatives for each held-out item (evalkit.metrics.sampled."
+        "sample_negatives; the defaults are RecBole's uni100) and write the candidates: "
+        "user_id, item_id, positive, group, probability, n_negatives, n_possible, replace. "
+        "Add a 'score' column from your model and read it back with "
+        "evalkit.metrics.sampled.sampled_ranks to get the sampled and corrected metrics.",
+        epilog="example: evalkit sample-candidates --truth test.csv --train train.csv "
+        "--out candidates.csv --n-negatives 100 --scheme popularity",
+    )
+    sc.add_argument("--truth", required=True, type=Path, help="held-out interactions")
+    sc.add_argument("--train", type=Path, default=None,
+                    help="training interactions (excluded from the negatives; the popularity "
+                    "scheme's weights)")
+    sc.add_argument("--out", required=True, type=Path, help="candidates file (CSV or Parquet)")
+    sc.add_argument("--n-negatives", default="100",
+                    help="negatives per positive (or per user), or 'all' (default: 100)")
+    sc.add_argument("--scheme", choices=["uniform", "popularity"], default="uniform",
+                    help="how negatives are drawn (default: uniform)")
+    sc.add_argument("--per", choices=["positive", "user"], default="positive",
+                    help="one draw per held-out item or per user (default: positive)")
+    sc.add_argument("--keep-seen", action="store_true",
+                    help="let training items be negatives (default: excluded)")
+    sc.add_argument("--without-replacement", action="store_true",
+                    help="draw without replacement (uniform scheme only)")
+    sc.add_argument("--seed", type=int, default=0, help="seed of the draws (default: 0)")
+    sc.add_argument("--force", action="store_true", help="replace an existing --out file")
 
     ck = sub.add_parser(
         "check",
@@ -317,6 +349,43 @@ def _margin_arguments(values: list[str]) -> object:
     return out
 
 
+def _sample_candidates(args: argparse.Namespace) -> int:
+    from ._io import atomic_write_bytes
+    from .data import load_interactions
+    from .metrics.sampled import sample_negatives
+
+    _check_output(args.out, inputs=tuple(p for p in (args.truth, args.train) if p is not None),
+                  force=args.force)
+    suffix = args.out.suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise ValueError(f"--out '{args.out}' must end in .csv or .parquet.")
+    count: object = args.n_negatives
+    if count != "all":
+        try:
+            count = int(count)
+        except ValueError:
+            raise ValueError(f"--n-negatives takes a positive integer or 'all'; got "
+                             f"{args.n_negatives!r}.") from None
+    truth = load_interactions(args.truth)
+    train = None if args.train is None else load_interactions(args.train)
+    candidates = sample_negatives(truth, train, n_negatives=count, scheme=args.scheme,
+                                  per=args.per, exclude_seen=not args.keep_seen,
+                                  replace=not args.without_replacement, rng=args.seed)
+    if suffix == ".csv":
+        data = candidates.to_csv(index=False).encode("utf-8")
+    else:
+        import io
+
+        buffer = io.BytesIO()
+        candidates.to_parquet(buffer, index=False)
+        data = buffer.getvalue()
+    atomic_write_bytes(args.out, data, overwrite=args.force)
+    groups = candidates["group"].nunique()
+    print(f"wrote {len(candidates):,} candidates ({groups:,} groups, "
+          f"{int((~candidates['positive']).sum()):,} negatives) to {args.out}")
+    return 0
+
+
 def _check(args: argparse.Namespace) -> int:
     from ._regression import regression_check
     from ._runs import read_run
@@ -490,7 +559,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     handler = {"evaluate": _evaluate, "report": _report, "sample": _sample,
-               "check": _check}[args.command]
+               "check": _check, "sample-candidates": _sample_candidates}[args.command]
     try:
         return handler(args)
     except KeyboardInterrupt:

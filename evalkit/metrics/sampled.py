@@ -173,7 +173,7 @@ def sample_negatives(
     if not exclude_seen:
         ex_user, ex_item = pos_user, pos_item
     inside = ex_item >= 0
-    excluded = np.unique(ex_user[inside].astype(np.int64) * n_items + ex_item[inside])
+    excluded = _sorted_unique(ex_user[inside].astype(np.int64) * n_items + ex_item[inside])
 
     if scheme == "uniform":
         weight = np.ones(n_items)
@@ -214,27 +214,42 @@ def sample_negatives(
     else:
         probability = weight[neg_item] / allowed_weight[group_user[neg_group]]
 
-    # positives of each group, then its negatives
-    if per == "positive":
-        pos_group = np.arange(n_groups)
-    else:
-        pos_group = pos_user
+    # each group's positives, then its negatives (both already in group order: merged by
+    # position, each column written once in its final order)
+    pos_group = np.arange(n_groups) if per == "positive" else pos_user
+    pos_order = np.argsort(pos_group, kind="stable")
+    sorted_pos = pos_group[pos_order]
+    at_pos = np.arange(len(sorted_pos)) + np.searchsorted(neg_group, sorted_pos, side="left")
+    at_neg = np.arange(len(neg_group)) + np.searchsorted(sorted_pos, neg_group, side="right")
+    size = len(pos_group) + len(neg_group)
+
+    def column(for_positives: np.ndarray, for_negatives: np.ndarray) -> np.ndarray:
+        out = np.empty(size, dtype=np.result_type(for_positives, for_negatives))
+        out[at_pos] = for_positives[pos_order]
+        out[at_neg] = for_negatives
+        return out
+
     user_ids = users.to_numpy()
+    group_of = column(pos_group.astype(np.int64), neg_group.astype(np.int64))
     frame = pd.DataFrame({
-        "user_id": np.concatenate([user_ids[pos_user], user_ids[group_user[neg_group]]]),
-        "item_id": np.concatenate([positives["item_id"].to_numpy(),
-                                   items.to_numpy()[neg_item]]),
-        "positive": np.concatenate([np.ones(len(pos_user), bool),
-                                    np.zeros(len(neg_item), bool)]),
-        "group": np.concatenate([pos_group, neg_group]).astype(np.int64),
-        "probability": np.concatenate([np.full(len(pos_user), np.nan), probability]),
+        "user_id": column(user_ids[pos_user], user_ids[group_user[neg_group]]),
+        "item_id": column(positives["item_id"].to_numpy(), items.to_numpy()[neg_item]),
+        "positive": column(np.ones(len(pos_user), bool), np.zeros(len(neg_item), bool)),
+        "group": group_of,
+        "probability": column(np.full(len(pos_user), np.nan), probability),
+        "n_negatives": m[group_of],
+        "n_possible": n_possible_user[group_user[group_of]],
+        "replace": np.full(size, bool(replace) and not take_all),
     })
-    group_of = frame["group"].to_numpy()
-    frame["n_negatives"] = m[group_of]
-    frame["n_possible"] = n_possible_user[group_user[group_of]]
-    frame["replace"] = bool(replace) and not take_all
-    order = np.lexsort((~frame["positive"].to_numpy(), group_of))
-    return frame.iloc[order].reset_index(drop=True)
+    return frame
+
+
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """The distinct keys, sorted (one sort; faster here than ``np.unique``)."""
+    keys = np.sort(keys)
+    if len(keys) == 0:
+        return keys
+    return keys[np.r_[True, keys[1:] != keys[:-1]]]
 
 
 def _every_allowed(group_user: np.ndarray, excluded: np.ndarray, n_items: int,
@@ -332,13 +347,8 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
         check_columns(candidates, func=func, arg="candidates", required=CANDIDATE_COLUMNS)
         check_columns(scores, func=func, arg="scores",
                       required=["user_id", "item_id", "score"])
-        scored = scores[["user_id", "item_id", "score"]].drop_duplicates()  # a pair drawn twice
-        twice = int(scored.duplicated(["user_id", "item_id"]).sum())
-        if twice:
-            raise ValueError(f"{func}: 'scores' gives {twice} (user_id, item_id) pairs two "
-                             "different scores; give one score per pair.")
-        frame = candidates[CANDIDATE_COLUMNS].merge(scored, on=["user_id", "item_id"],
-                                                    how="left", validate="many_to_one")
+        frame = candidates[CANDIDATE_COLUMNS].assign(
+            score=_scores_of(scores, candidates, func=func))
     score = frame["score"].to_numpy(np.float64)
     missing = np.isnan(score)
     if missing.any():
@@ -349,22 +359,31 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
                          "candidate.")
     positive = frame["positive"].to_numpy(bool)
     group = frame["group"].to_numpy(np.int64)
-    codes, _ = pd.factorize(score, sort=True)  # dense score codes: equal scores, equal codes
-    width = int(codes.max()) + 2
-    key = group * width + codes
     neg = ~positive
-    neg_key = key[neg]
-    order = np.argsort(neg_key, kind="stable")
-    neg_sorted = neg_key[order]
-    inverse_p = 1.0 / frame["probability"].to_numpy(np.float64)[neg][order]
-    tail = np.concatenate([np.cumsum(inverse_p[::-1])[::-1], [0.0]])  # sum from j to the end
-    pos_group, pos_key = group[positive], key[positive]
-    group_end = np.searchsorted(neg_sorted, (pos_group + 1) * width, side="left")
-    above_start = np.searchsorted(neg_sorted, pos_key, side="right")
-    equal_start = np.searchsorted(neg_sorted, pos_key, side="left")
-    start = equal_start if ties == "pessimistic" else above_start
-    above = group_end - start
-    weighted = tail[start] - tail[group_end]
+    inverse_p = 1.0 / frame["probability"].to_numpy(np.float64)[neg]
+    pos_group = group[positive]
+    n_groups = int(group.max()) + 1
+    if len(np.unique(pos_group)) == len(pos_group):  # one positive per group: no sort
+        pos_score = np.full(n_groups, np.nan)
+        pos_score[pos_group] = score[positive]
+        mine = pos_score[group[neg]]
+        beats = score[neg] >= mine if ties == "pessimistic" else score[neg] > mine
+        above = np.bincount(group[neg], weights=beats, minlength=n_groups)[pos_group]
+        weighted = np.bincount(group[neg], weights=beats * inverse_p,
+                               minlength=n_groups)[pos_group]
+    else:  # several positives share a group's negatives: sorted scores per group
+        codes, _ = pd.factorize(score, sort=True)  # dense codes: equal scores, equal codes
+        width = int(codes.max()) + 2
+        key = group * width + codes
+        order = np.argsort(key[neg], kind="stable")
+        neg_sorted = key[neg][order]
+        tail = np.concatenate([np.cumsum(inverse_p[order][::-1])[::-1], [0.0]])
+        pos_key = key[positive]
+        group_end = np.searchsorted(neg_sorted, (pos_group + 1) * width, side="left")
+        side = "left" if ties == "pessimistic" else "right"
+        start = np.searchsorted(neg_sorted, pos_key, side=side)
+        above = group_end - start
+        weighted = tail[start] - tail[group_end]
     info = frame.loc[positive, ["user_id", "item_id", "group", "n_negatives", "n_possible",
                                 "replace"]].reset_index(drop=True)
     m = info["n_negatives"].to_numpy(np.float64)
@@ -374,6 +393,37 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
     info["full_rank"] = np.where(took_all, info["rank"].to_numpy(np.float64), np.nan)
     return info[["user_id", "item_id", "group", "rank", "n_negatives", "n_possible",
                  "replace", "ht_rank", "full_rank"]]
+
+
+def _scores_of(scores: pd.DataFrame, candidates: pd.DataFrame, *, func: str) -> np.ndarray:
+    """Each candidate's score: read in place when ``scores`` lists the candidates' pairs in
+    their order (as a model's ``score(candidates)`` returns them), else looked up by pair."""
+    check_columns(scores, func=func, arg="scores", required=["user_id", "item_id", "score"])
+    same = len(scores) == len(candidates) and all(
+        np.array_equal(scores[c].to_numpy(), candidates[c].to_numpy())
+        for c in ("user_id", "item_id"))
+    if same:
+        return scores["score"].to_numpy(np.float64)
+    users = pd.Index(pd.unique(candidates["user_id"]))
+    items = pd.Index(pd.unique(candidates["item_id"]))
+
+    def keys(frame: pd.DataFrame) -> np.ndarray:
+        u = users.get_indexer(frame["user_id"]).astype(np.int64)
+        i = items.get_indexer(frame["item_id"]).astype(np.int64)
+        return np.where((u >= 0) & (i >= 0), u * len(items) + i, -1)
+
+    given = keys(scores)
+    value = scores["score"].to_numpy(np.float64)
+    order = np.argsort(given, kind="stable")
+    given, value = given[order], value[order]
+    twice = (given[1:] == given[:-1]) & (given[1:] >= 0)
+    differ = twice & ~((value[1:] == value[:-1]) | (np.isnan(value[1:]) & np.isnan(value[:-1])))
+    if differ.any():
+        raise ValueError(f"{func}: 'scores' gives {int(differ.sum())} (user_id, item_id) pairs "
+                         "two different scores; give one score per pair.")
+    wanted = keys(candidates)
+    at = np.minimum(np.searchsorted(given, wanted), len(given) - 1)
+    return np.where(given[at] == wanted, value[at], np.nan)
 
 
 # --------------------------------------------------------------------------- metrics
@@ -613,7 +663,8 @@ def corrected_metric(
     of candidates ``n``. Drawn with replacement, a positive's sampled rank depends on its
     relative position ``(r - 1) / (n - 1)`` alone, so EM estimates one distribution of it
     from every positive (per number of draws ``m``), and each positive counts the posterior
-    mean of its metric at its own ``n``; the bias-variance fit is made at each ``n``. Drawn
+    mean of its metric at its own ``n`` (counts within 0.5% of each other at their mean); the
+    bias-variance fit is made at each such ``n``. Drawn
     without replacement, positives are grouped by ``n`` (counts within 2% of each other at
     their mean, which changes the sampling chances by less than 2%) and each group is
     estimated on its own. True ranks beyond max(64, 2k)
@@ -732,7 +783,7 @@ def _shared_estimate(estimator: str, n: np.ndarray, m: int, j: np.ndarray, w: np
     column per replicate of ``w``. EM pools every positive's sampled rank (one distribution of
     the relative position); each positive then counts the posterior mean of its metric at its
     own n. The bias-variance fit is made at each n."""
-    distinct, group = np.unique(n, return_inverse=True)
+    distinct, group = np.unique(_group_sizes(n, ratio=0.005), return_inverse=True)
     A, prior, values = _shared_bins(distinct, m, per_rank, k)
     if estimator != "em":
         fits = np.stack([_bv(A, v, prior, gamma) for v in values])  # one step per distinct n
@@ -760,12 +811,12 @@ def _sum_rows(codes: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
 _N_RATIO = 0.02
 
 
-def _group_sizes(n: np.ndarray) -> np.ndarray:
-    """Each positive's number of candidates ``n``, grouped: counts within 2% of each other
-    (geometric bins from the smallest) take their bin's mean (rounded)."""
+def _group_sizes(n: np.ndarray, ratio: float = _N_RATIO) -> np.ndarray:
+    """Each positive's number of candidates ``n``, grouped: counts within ``ratio`` of each
+    other (geometric bins from the smallest) take their bin's mean (rounded)."""
     if len(np.unique(n)) == 1:
         return n
-    which = np.floor(np.log(n / n.min()) / np.log1p(_N_RATIO)).astype(np.int64)
+    which = np.floor(np.log(n / n.min()) / np.log1p(ratio)).astype(np.int64)
     means = np.bincount(which, weights=n) / np.maximum(np.bincount(which), 1)
     return np.rint(means[which]).astype(np.int64)
 

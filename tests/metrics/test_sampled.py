@@ -211,3 +211,28 @@ def test_bad_input_is_refused_naming_the_argument() -> None:
     ranks = S.sampled_ranks(big[2], S.sample_negatives(big[0], big[1], n_negatives=50))
     with pytest.warns(UserWarning, match="outside HR@3's range"):
         S.corrected_metric(ranks, metric="hit_rate", k=3, estimator="cls", n_resamples=0)
+
+
+def test_the_command_line_writes_candidates_to_score(tmp_path, monkeypatch, capsys) -> None:
+    from evalkit.cli import main
+
+    truth, train, scores, ranks = _world(30, 40, lambda u: 1 + u % 20)
+    truth.to_csv(tmp_path / "test.csv", index=False)
+    train.to_csv(tmp_path / "train.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["sample-candidates", "--truth", "test.csv", "--train", "train.csv", "--out",
+                 "candidates.csv", "--n-negatives", "20", "--seed", "3"]) == 0
+    assert "wrote 630 candidates (30 groups, 600 negatives)" in capsys.readouterr().out
+    written = pd.read_csv(tmp_path / "candidates.csv")
+    direct = S.sample_negatives(truth, train, n_negatives=20, rng=3)
+    pd.testing.assert_frame_equal(written, direct, check_dtype=False)
+    # the analyst scores the file and reads it back
+    mine = written.merge(scores, on=["user_id", "item_id"])
+    got = S.sampled_ranks(mine)
+    assert (got["rank"] <= ranks).all()
+    assert main(["sample-candidates", "--truth", "test.csv", "--out", "candidates.csv"]) == 2
+    assert "exists" in capsys.readouterr().err
+    assert main(["sample-candidates", "--truth", "test.csv", "--out", "c.parquet",
+                 "--n-negatives", "many"]) == 2
+    assert "--n-negatives takes" in capsys.readouterr().err
+    assert not (tmp_path / "c.parquet").exists()
