@@ -236,3 +236,29 @@ def test_the_command_line_writes_candidates_to_score(tmp_path, monkeypatch, caps
                  "--n-negatives", "many"]) == 2
     assert "--n-negatives takes" in capsys.readouterr().err
     assert not (tmp_path / "c.parquet").exists()
+
+
+@pytest.mark.parametrize("per", ["positive", "user"])
+@pytest.mark.parametrize("ties", ["pessimistic", "optimistic"])
+def test_ranks_count_the_negatives_above_each_positive(per, ties) -> None:
+    rng = np.random.default_rng(5)
+    truth = pd.DataFrame({"user_id": np.repeat(np.arange(1, 21), 3),
+                          "item_id": np.tile([0, 1, 2], 20) + np.repeat(np.arange(20), 3)})
+    train = pd.DataFrame({"user_id": np.arange(1, 21), "item_id": 40 + np.arange(20)})
+    c = S.sample_negatives(truth, train, n_negatives=12, per=per, catalog=np.arange(80),
+                           rng=2)
+    c = c.assign(score=rng.integers(0, 6, len(c)).astype(float))  # many ties
+    got = S.sampled_ranks(c, ties=ties)
+    # brute force: each positive against its own group's negatives
+    want = []
+    for row in c[c["positive"]].itertuples():
+        negatives = c[(c["group"] == row.group) & ~c["positive"]]
+        beats = (negatives["score"] >= row.score) if ties == "pessimistic" else \
+            (negatives["score"] > row.score)
+        want.append((row.user_id, row.item_id, 1 + int(beats.sum()),
+                     1 + float((beats / negatives["probability"]).sum()) / 12))
+    want = pd.DataFrame(want, columns=["user_id", "item_id", "rank", "ht_rank"])
+    merged = got.merge(want, on=["user_id", "item_id"], suffixes=("", "_want"))
+    assert len(merged) == len(truth)
+    np.testing.assert_array_equal(merged["rank"], merged["rank_want"])
+    np.testing.assert_allclose(merged["ht_rank"], merged["ht_rank_want"], rtol=1e-12)
