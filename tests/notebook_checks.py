@@ -85,11 +85,12 @@ def shared_sets(f: dict[str, str]) -> dict[str, dict]:
             "DATASET": f["interactions"], "SPLIT": "user_temporal", "BASELINES": ["MostPopular"],
             "RATING_BASELINES": ["user + item bias"], "STRATEGIES": ["user_temporal"],
             "K_VALUES": [20], "K": 20, "K_MAX": 20, "FOLDS": 2, "SEED": 3, "THRESHOLD": 3.5,
+            "SAMPLED_NEGATIVES": 20, "SAMPLED_SCHEMES": ["popularity"],
         },
         "implicit data, every test item relevant": {
             "TRAIN": f["implicit_train"], "TEST": f["implicit_test"],
             "RECS": {"mine": f["recs"]}, "BASELINES": ["MostPopular"], "THRESHOLD": None,
-            "K_MAX": 20, "FOLDS": 2,
+            "K_MAX": 20, "FOLDS": 2, "SAMPLED_NEGATIVES": 0,
         },
         "no timestamps, temporal split asked": {
             "DATASET": f["notime"], "SPLIT": "global_temporal",

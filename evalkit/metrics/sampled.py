@@ -934,7 +934,9 @@ def compare_sampling(
         raise TypeError(f"{func}: each system must be a fitted model with score(pairs) or a "
                         f"frame of scores; got {type(system).__name__}.")
 
-    everything = sample_negatives(truth, train, n_negatives="all", per=per, catalog=catalog)
+    # the full ranking: each user's allowed items once (a positive's rank among them is the
+    # same whichever positive's group it is in)
+    everything = sample_negatives(truth, train, n_negatives="all", per="user", catalog=catalog)
     draws = {seed: sample_negatives(truth, train, n_negatives=n_negatives, scheme=scheme,
                                     per=per, catalog=catalog, rng=seed) for seed in seeds}
     # every sampled candidate is among all of them: score each pair once, look the rest up

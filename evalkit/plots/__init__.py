@@ -16,6 +16,7 @@ once, not twice. Systems keep their order, and the n-th system always gets the n
 :func:`comparison`              means, CIs and significance against a baseline
 :func:`paired_differences`      paired differences of every compared pair, with CIs
 :func:`detectable_differences`  the smallest detectable difference against the number of users
+:func:`gamma_sensitivity`       popularity-debiased values against the assumed bias
 :func:`metric_by_segment`       bars with CIs per user segment (and system)
 :func:`long_tail`               item popularity by rank, head / mid / tail coloured
 :func:`exposure_shares`         head / mid / tail share of the top-k slots per system
@@ -40,7 +41,12 @@ from .ranking import (
 )
 from .rating import pr_curve_cutoff, predicted_vs_actual, rating_errors
 from .segments import accuracy_tradeoff, exposure_shares, long_tail, metric_by_segment
-from .significance import comparison, detectable_differences, paired_differences
+from .significance import (
+    comparison,
+    detectable_differences,
+    gamma_sensitivity,
+    paired_differences,
+)
 
 __all__ = [
     "BUCKET_COLORS",
@@ -55,6 +61,7 @@ __all__ = [
     "metric_by_segment",
     "metrics_at_k",
     "detectable_differences",
+    "gamma_sensitivity",
     "paired_differences",
     "per_user_distribution",
     "pr_curve_cutoff",

@@ -21,7 +21,7 @@ from ._style import (
     system_colors,
 )
 
-__all__ = ["comparison", "detectable_differences", "paired_differences"]
+__all__ = ["comparison", "detectable_differences", "gamma_sensitivity", "paired_differences"]
 
 
 @styled
@@ -325,5 +325,53 @@ def detectable_differences(
     ax.set_ylabel(f"Smallest detectable difference in {label}")
     ax.set_title(f"{label}: what a comparison of this many users can detect "
                  f"({round(100 * power)}% power)")
+    legend_outside(ax)
+    return ax
+
+
+@styled
+def gamma_sensitivity(
+    table: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+) -> Axes:
+    """Each system's popularity-debiased metric against the assumed bias, with intervals.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`evalkit.metrics.debiased.gamma_sensitivity` output: ``gamma, system, value,
+        ci_low, ci_high``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default: a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        One line per system (label the system, in the table's order) with its interval as a
+        band, and a dotted line at gamma = -1 (no bias: the ordinary metric) when it is drawn.
+    """
+    func = "gamma_sensitivity"
+    table = check_columns(table, func=func, arg="table",
+                          required=("gamma", "system", "value", "ci_low", "ci_high"))
+    if table.empty:
+        raise ValueError(f"{func}: 'table' holds no row.")
+    ax = new_axes(ax, func=func)
+    names = list(dict.fromkeys(table["system"].astype(str)))
+    colors = system_colors(names)
+    for name in names:
+        rows = table[table["system"].astype(str) == name].sort_values("gamma")
+        x = numeric(rows, "gamma", func=func, arg="table")
+        ax.plot(x, numeric(rows, "value", func=func, arg="table"), marker="o",
+                color=colors[name], linewidth=2, label=name)
+        ax.fill_between(x, numeric(rows, "ci_low", func=func, arg="table"),
+                        numeric(rows, "ci_high", func=func, arg="table"), color=colors[name],
+                        alpha=0.15, linewidth=0)
+    if (table["gamma"] == -1).any():
+        ax.axvline(-1.0, color=REFERENCE_COLOR, linestyle=":", linewidth=1.2,
+                   label="no bias (the ordinary metric)")
+    ax.set_xlabel("Assumed popularity bias gamma (propensity ~ popularity^((gamma+1)/2))")
+    ax.set_ylabel("Debiased value (SNIPS), with CI")
+    ax.set_title("Does the winner depend on the assumed popularity bias?")
     legend_outside(ax)
     return ax

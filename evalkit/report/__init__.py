@@ -37,6 +37,7 @@ from ._prose import (
     summary_note,
     zero_note,
 )
+from ._protocols import ProtocolCheck, protocol_check, protocol_note, protocol_table
 from ._runner import (
     ReportError,
     find_notebooks,
@@ -102,6 +103,10 @@ from ._tables import (
 )
 
 __all__ = [
+    "ProtocolCheck",
+    "protocol_check",
+    "protocol_note",
+    "protocol_table",
     "undecided_pairs",
     "regression_checks",
     "regression_note",

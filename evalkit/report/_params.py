@@ -314,6 +314,11 @@ PARAMETERS: dict[str, Parameter] = {
     "BASELINE_RUN": Parameter("Optional[str]", "saved run each system is checked against; "
                               "None: none", _saved_run),
     "MARGIN": Parameter("float", "loss the regression check accepts (metric units)", _margin),
+    "SAMPLED_NEGATIVES": Parameter("int", "negatives per held-out item, sampled protocol; "
+                                   "0: no protocol check",
+                                   lambda n, v: _int(n, v, low=0)),
+    "SAMPLED_SCHEMES": Parameter("list", "how the sampled negatives are drawn",
+                                 _names(lambda: ["uniform", "popularity"], empty=False)),
 }
 
 
