@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -873,14 +874,14 @@ def compare_sampling(
     metric: str = "ndcg",
     k: int = 10,
     n_negatives: int = 100,
-    scheme: str = "uniform",
+    scheme: str | Sequence[str] = "uniform",
     per: str = "positive",
-    estimator: str = "em",
+    estimator: str | dict = "em",
     seeds: tuple[int, ...] | list[int] = (0, 1, 2),
     catalog: object = None,
     confidence: float = 0.95,
     n_resamples: int = 200,
-) -> SamplingComparison:
+) -> SamplingComparison | dict:
     """Would the sampled protocol change the verdict? Each system's metric over the full
     ranking, as papers report it with sampled negatives, and corrected.
 
@@ -894,7 +895,9 @@ def compare_sampling(
     metric, k, estimator
         As for :func:`corrected_metric` (``estimator="ht"`` with ``scheme="popularity"``).
     n_negatives, scheme, per
-        The sampled protocol (RecBole's ``uni100``: the defaults).
+        The sampled protocol (RecBole's ``uni100``: the defaults). Several schemes
+        (``scheme=["uniform", "popularity"]``) share the full ranking and give a dict of
+        results by scheme; ``estimator`` may then map each scheme to its estimator.
     seeds : sequence of int, default (0, 1, 2)
         Seeds of the sampling; the naive and corrected values are averaged over them, and
         the first seed's bootstrap gives the interval.
@@ -934,11 +937,17 @@ def compare_sampling(
         raise TypeError(f"{func}: each system must be a fitted model with score(pairs) or a "
                         f"frame of scores; got {type(system).__name__}.")
 
+    schemes = [scheme] if isinstance(scheme, str) else list(scheme)
+    for name in schemes:
+        check_choice(name, func=func, arg="scheme", choices=SCHEMES)
+    estimators = {name: estimator.get(name, "em") if isinstance(estimator, dict) else estimator
+                  for name in schemes}
     # the full ranking: each user's allowed items once (a positive's rank among them is the
     # same whichever positive's group it is in)
     everything = sample_negatives(truth, train, n_negatives="all", per="user", catalog=catalog)
-    draws = {seed: sample_negatives(truth, train, n_negatives=n_negatives, scheme=scheme,
-                                    per=per, catalog=catalog, rng=seed) for seed in seeds}
+    draws = {(name, seed): sample_negatives(truth, train, n_negatives=n_negatives, scheme=name,
+                                            per=per, catalog=catalog, rng=seed)
+             for name in schemes for seed in seeds}
     # every sampled candidate is among all of them: score each pair once, look the rest up
     users, items = pd.Index(pd.unique(everything["user_id"])), pd.Index(
         pd.unique(everything["item_id"]))
@@ -950,32 +959,45 @@ def compare_sampling(
     all_keys = keys(everything)
     order = np.argsort(all_keys, kind="stable")
     sorted_keys = all_keys[order]
-    located = {seed: order[np.searchsorted(sorted_keys, keys(c))] for seed, c in draws.items()}
+    located = {key: order[np.searchsorted(sorted_keys, keys(c))] for key, c in draws.items()}
     pairs = everything[["user_id", "item_id"]]
-    rows, table = [], {}
-    for name, system in systems.items():
+    rows: dict[str, list] = {name: [] for name in schemes}
+    table: dict[str, dict] = {name: {} for name in schemes}
+    for system_name, system in systems.items():
         score = scored(system, pairs)
         full_ranks = sampled_ranks(everything.assign(score=score))
         full = float(sampled_metric(full_ranks, metric=metric, k=k).mean())
-        replicates = []
-        for seed, candidates in draws.items():
-            ranks = sampled_ranks(candidates.assign(score=score[located[seed]]))
-            # one bootstrap design for every seed: replicate b resamples the same users
-            fixed = corrected_metric(ranks, metric=metric, k=k, estimator=estimator,
-                                     confidence=confidence, n_resamples=n_resamples,
-                                     rng=seeds[0])
-            replicates.append(fixed.replicates)
-            rows.append({"system": name, "seed": seed, "naive": fixed.naive,
-                         "corrected": fixed.value})
-        low = high = math.nan
-        if n_resamples:
-            low, high = (float(v[0]) for v in quantile_interval(
-                np.mean(replicates, axis=0)[:, None], confidence))
-        table[name] = {"full": full, "low": low, "high": high}
+        for name in schemes:
+            replicates = []
+            for seed in seeds:
+                ranks = sampled_ranks(draws[name, seed].assign(
+                    score=score[located[name, seed]]))
+                # one bootstrap design for every seed: replicate b resamples the same users
+                fixed = corrected_metric(ranks, metric=metric, k=k, estimator=estimators[name],
+                                         confidence=confidence, n_resamples=n_resamples,
+                                         rng=seeds[0])
+                replicates.append(fixed.replicates)
+                rows[name].append({"system": system_name, "seed": seed, "naive": fixed.naive,
+                                   "corrected": fixed.value})
+            low = high = math.nan
+            if n_resamples:
+                low, high = (float(v[0]) for v in quantile_interval(
+                    np.mean(replicates, axis=0)[:, None], confidence))
+            table[name][system_name] = {"full": full, "low": low, "high": high}
+    found = {name: _sampling_summary(rows[name], table[name], metric=metric, k=k,
+                                     n_negatives=n_negatives, scheme=name, per=per,
+                                     estimator=estimators[name], several=len(seeds) > 1)
+             for name in schemes}
+    return found[scheme] if isinstance(scheme, str) else found
+
+
+def _sampling_summary(rows: list, table: dict, *, metric: str, k: int, n_negatives: int,
+                      scheme: str, per: str, estimator: str, several: bool
+                      ) -> SamplingComparison:
     per_seed = pd.DataFrame(rows)
     means = per_seed.groupby("system", sort=False)[["naive", "corrected"]].mean()
     spread = per_seed.groupby("system", sort=False)[["naive", "corrected"]].std(ddof=1) \
-        if len(seeds) > 1 else means * np.nan
+        if several else means * np.nan
     out = pd.DataFrame({
         "full": [table[n]["full"] for n in means.index],
         "naive": means["naive"].to_numpy(), "naive_sd": spread["naive"].to_numpy(),

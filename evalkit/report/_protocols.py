@@ -61,12 +61,11 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
     models = {name: (MODELS[name](rng=seed) if name == "Random" else MODELS[name]()).fit(train)
               for name in baselines}
     sampled = {}
-    if models and len(held):
-        for scheme in schemes:
-            sampled[scheme] = compare_sampling(
-                models, held, train, metric=sampled_metric, k=k, n_negatives=n_negatives,
-                scheme=scheme, estimator="em" if scheme == "uniform" else "ht",
-                seeds=(seed,), n_resamples=100)
+    if models and len(held):  # one full ranking for every scheme
+        sampled = compare_sampling(
+            models, held, train, metric=sampled_metric, k=k, n_negatives=n_negatives,
+            scheme=list(schemes), estimator={"uniform": "em", "popularity": "ht"},
+            seeds=(seed,), n_resamples=100)
     debiased_metric = metric if metric in ("recall", "dcg") else "recall"
     if DECOMPOSABLE[debiased_metric] == "one":
         debiased_metric = "recall"
