@@ -194,7 +194,7 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
     if np.isnan(p).any() or (p <= 0).any():
         bad = relevant["item_id"].to_numpy()[np.isnan(p) | (p <= 0)]
         raise ValueError(f"{func}: {len(np.unique(bad))} relevant item(s) have no positive "
-                         f"propensity (first: {bad[0]!r}); give every test item one "
+                         f"propensity (first: {bad[0]}); give every test item one "
                          "(popularity_propensity(train, items=...)).")
     users, values = _weighted_per_user(relevant, recs, 1.0 / p, _CONTRIBUTION[metric], k,
                                        DECOMPOSABLE[metric], estimator == "snips", func=func)
