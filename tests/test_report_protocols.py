@@ -56,3 +56,20 @@ def test_the_section_runs_on_small_inputs_and_can_be_switched_off() -> None:
     assert "Your systems (mine) are lists" in note
     assert rp.protocol_check(inputs, lists, [], k=5, metric="ndcg", n_negatives=0) is None
     assert "off" in rp.protocol_note(None) and rp.protocol_table(None) is None
+
+
+def test_the_note_gives_the_biases_at_which_each_system_is_best_and_if_that_is_established(
+) -> None:
+    gammas = [-1.0, -1.0, 0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
+    table = pd.DataFrame({"gamma": gammas, "system": ["a", "b"] * 4,
+                          "value": [.2, .1, .18, .12, .1, .15, .09, .3],
+                          "ci_low": [.18, .08, .17, .11, .08, .12, .08, .28],
+                          "ci_high": [.22, .12, .19, .13, .12, .18, .1, .32],
+                          "rank": [1, 2, 1, 2, 2, 1, 2, 1]})
+    table["best"] = table["gamma"].map({-1.0: "a", 0.0: "a", 1.0: "b", 2.0: "b"})
+    check = rp.ProtocolCheck(sampled={}, debiased=table, metric="ndcg", k=10, n_negatives=100,
+                             users=10, sampled_users=None, debiased_metric="recall")
+    note = rp.protocol_note(check)
+    assert "a from gamma -1 to 0; b from gamma 1 to 2" in note
+    assert "At 1 of the 4 biases the intervals of the two best systems overlap" in note
+    assert "(`BASELINES` is empty)" in note

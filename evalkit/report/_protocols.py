@@ -151,8 +151,25 @@ def protocol_note(check: ProtocolCheck | None) -> str:
                          f"{best['best'].iloc[0]} at every assumed bias from gamma "
                          f"{best['gamma'].min():g} (none) to {best['gamma'].max():g}.")
         else:
-            changes = "; ".join(f"{row.best} at gamma {row.gamma:g}"
-                                for row in best.itertuples())
-            parts.append(f"Under popularity debiasing (SNIPS {label_d}) the best system depends "
-                         f"on the assumed bias: {changes}.")
-    return "\n".join(parts)
+            runs = []  # consecutive gammas with the same best system
+            for row in best.sort_values("gamma").itertuples():
+                if runs and runs[-1][0] == row.best:
+                    runs[-1][2] = row.gamma
+                else:
+                    runs.append([row.best, row.gamma, row.gamma])
+            changes = "; ".join(f"{name} at gamma {low:g}" if low == high
+                                else f"{name} from gamma {low:g} to {high:g}"
+                                for name, low, high in runs)
+            overlap = [g for g, rows in d.groupby("gamma") if len(rows) > 1 and (
+                lambda top: top.iloc[1]["ci_high"] >= top.iloc[0]["ci_low"])(
+                    rows.sort_values("rank"))]
+            unsure = (f" At {len(overlap)} of the {d['gamma'].nunique()} biases the intervals "
+                      "of the two best systems overlap, so their order there is not "
+                      "established." if overlap else "")
+            parts.append(f"Under popularity debiasing (SNIPS {label_d}, propensity growing with "
+                         "training popularity) the best system depends on the assumed bias: "
+                         f"{changes}. Gamma -1 is no bias (the ordinary metric); which gamma "
+                         f"holds is an assumption about how the test data were observed.{unsure}")
+    bullets = "\n".join(p for p in parts if p.startswith("- "))
+    rest = [p for p in parts if not p.startswith("- ")]
+    return "\n\n".join([bullets] * bool(bullets) + rest)
