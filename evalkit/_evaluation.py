@@ -131,9 +131,35 @@ class Evaluation:
 
         return input_fingerprints(getattr(self, "_sources", {}))
 
+    def lists(self) -> pd.DataFrame | None:
+        """Each user's top-k list (k the largest cutoff): ``user_id``, ``item_id``,
+        ``position``; from the recommendations :func:`evaluate` was given, or those saved with
+        a loaded run; None when neither is at hand."""
+        from ._runs import top_lists
+
+        saved = self.provenance.get("lists")
+        if saved:
+            return pd.read_parquet(saved)
+        recs = getattr(self, "_sources", {}).get("recs")
+        if recs is None or self.summary["k"].isna().all():
+            return None
+        return top_lists(recs, int(self.summary["k"].max()))
+
+    def catalog(self) -> pd.Index | None:
+        """The training data's items (the catalog that coverage is a share of): from the
+        training data :func:`evaluate` was given, or saved with a loaded run; else None."""
+        saved = self.provenance.get("catalog")
+        if saved:
+            return pd.Index(pd.read_parquet(saved)["item_id"], name="item_id")
+        train = getattr(self, "_sources", {}).get("train")
+        if train is None:
+            return None
+        return pd.Index(pd.unique(getattr(train, "raw", train)["item_id"]), name="item_id")
+
     def save(self, path: str | os.PathLike, *, truth: pd.DataFrame | None = None,
              recs: pd.DataFrame | None = None, train: pd.DataFrame | None = None,
-             split: object = None, name: str | None = None, overwrite: bool = False) -> Path:
+             split: object = None, name: str | None = None, overwrite: bool = False,
+             lists: bool = True) -> Path:
         """Save this evaluation to the folder ``path``, atomically, to be read back exactly
         by :func:`evalkit.load_evaluation` (and compared or checked against later runs).
 
@@ -153,18 +179,22 @@ class Evaluation:
         overwrite : bool, default False
             Replace an earlier saved run at ``path``; without it an existing folder raises
             ``FileExistsError``. A folder that is not a saved run is never replaced.
+        lists : bool, default True
+            Also save each user's top-k list (k the largest cutoff; ``lists.parquet``), which
+            :func:`evalkit.regression_check` needs to check catalog coverage.
 
         Returns
         -------
         pathlib.Path
             The folder: ``run.json`` (definitions, bootstrap settings, counts, fingerprints,
             split, evalkit's version, the time, the summary), ``per_user.parquet``,
-            ``summary.parquet`` and ``curves.parquet`` when curves were computed.
+            ``summary.parquet``, ``curves.parquet`` when curves were computed and
+            ``lists.parquet`` when the recommendations are at hand.
         """
         from ._runs import save_evaluation
 
         return save_evaluation(self, path, truth=truth, recs=recs, train=train, split=split,
-                               name=name, overwrite=overwrite)
+                               name=name, overwrite=overwrite, lists=lists)
 
     def mean(self, metric: str, k: int | None = None) -> float:
         """The summary mean of ``metric`` at ``k`` (``evaluation.mean("ndcg", 10)``)."""

@@ -18,6 +18,7 @@ from ._evaluation import Evaluation, load_evaluation
 from ._resample import (
     design_key,
     poisson_column_sums,
+    poisson_weights,
     quantile_interval,
     replicate_means,
     sign_flip_sums,
@@ -78,11 +79,11 @@ class RegressionCheck:
         return [c for c, v in zip(self.table["column"], self.table["verdict"]) if v in bad]
 
     def _rows(self, digits: int = 4) -> list[list[str]]:
-        from .metrics import RANKING_METRICS
+        from .metrics import METRICS
 
         out = []
         for row in self.table.itertuples(index=False):
-            spec = RANKING_METRICS.get(row.metric)
+            spec = METRICS.get(row.metric)
             k = None if pd.isna(row.k) else int(row.k)
             label = spec.column_label(k) if spec is not None else row.column
             if not row.higher_is_better:
@@ -220,6 +221,7 @@ def regression_check(
     test: str = "t",
     correction: str = "holm",
     strict: bool = False,
+    coverage: bool = True,
     confidence: float | None = None,
     n_permutations: int = 10000,
     n_resamples: int = 1000,
@@ -250,6 +252,10 @@ def regression_check(
         inferiority, equivalence) separately.
     strict : bool, default False
         Fail on an inconclusive metric too, not only on a regressed one.
+    coverage : bool, default True
+        Also check catalog coverage at each cutoff (a metric of the system, without per-user
+        values) when both runs hold their top-k lists (:meth:`evalkit.Evaluation.lists`),
+        through the paired user bootstrap.
     confidence : float, optional
         Level of the intervals of the differences; default ``1 - alpha``.
     n_permutations, n_resamples : int
@@ -268,7 +274,9 @@ def regression_check(
         baseline) with ``diff_ci_low``/``diff_ci_high``, ``margin``, ``p_value`` (two-sided,
         no difference), ``p_noninferior`` (one-sided: the loss is smaller than the margin),
         ``p_equivalent`` (two one-sided tests: the difference is within +-margin), each with
-        its ``*_adj`` corrected version, and ``verdict``.
+        its ``*_adj`` corrected version, and ``verdict``; then, with ``coverage``, one row
+        per cutoff for ``catalog_coverage`` (``n_users`` all users, ``baseline`` and
+        ``current`` the two runs' coverage).
 
     Raises
     ------
@@ -296,8 +304,12 @@ def regression_check(
 
     ``passed`` is false when a metric regressed (with ``strict``, also when one is
     inconclusive). A difference whose per-user values are all equal is known exactly (its
-    p-values are 0 or 1). Metrics computed for the system as a whole, without per-user values,
-    are not part of an evaluation and so not checked here.
+    p-values are 0 or 1). Catalog coverage, a metric of the system without per-user values, is
+    the share of the catalogue (the training data's items when both runs saved the same
+    ones, else every item either run lists) recommended in some top k; its interval and
+    p-values come from the paired user bootstrap (``n_resamples`` replicates, every user
+    weighted alike in both runs), centred on the observed difference, since a resample of
+    users covers fewer items than all of them.
 
     Examples
     --------
@@ -307,7 +319,7 @@ def regression_check(
     >>> run = ek.evaluate(truth, recs, k=1, metrics=["precision"])
     >>> check = regression_check(run, run)
     >>> check.passed, list(check.table["verdict"])
-    (True, ['unchanged'])
+    (True, ['unchanged', 'unchanged'])
     """
     func = "regression_check"
     now, current_name = _as_run(current, arg="current", func=func)
@@ -344,9 +356,20 @@ def regression_check(
     base_mean = np.divide(np.where(present, b.T, 0.0).sum(axis=1), n,
                           out=np.full(len(columns), np.nan), where=n > 0)
     metrics = [str(m) for m in now.summary.loc[columns, "metric"]]
-    margin = _margins(margins, columns, metrics, base_mean, func=func)
-
     generator = np.random.default_rng(rng)
+    ks = sorted({int(k) for k in now.summary.loc[columns, "k"].dropna()})
+    shared = _coverage(now, then, users, ks, n_resamples or 1000, generator) \
+        if coverage and ks else None
+    if coverage and ks and shared is None:
+        notes.append("Catalog coverage is not checked: a run does not hold its lists (save "
+                     "runs with their recommendations at hand).")
+    cov_columns = [f"catalog_coverage@{k}" for k in ks] if shared is not None else []
+    all_columns = columns + cov_columns
+    cov_base = shared["baseline"] if shared is not None else np.zeros(0)
+    margin_all = _margins(margins, all_columns, metrics + ["catalog_coverage"] * len(cov_columns),
+                          np.concatenate([base_mean, cov_base]), func=func)
+    margin = margin_all[:len(columns)]
+
     stats = _tests(filled * sign[:, None], present, n, margin, test=test, alpha=alpha,
                    confidence=confidence, n_permutations=n_permutations,
                    n_resamples=n_resamples, generator=generator, users=users)
@@ -359,6 +382,20 @@ def regression_check(
         "diff_ci_low": np.fmin(low, high), "diff_ci_high": np.fmax(low, high),
         "margin": margin,
     })
+    if shared is not None:
+        extra = _coverage_tests(shared, margin_all[len(columns):], confidence)
+        notes.append(f"Catalog coverage is the share of the {shared['catalog']:,} items of "
+                     f"{shared['catalog_from']} recommended in the top k of at least one user; "
+                     "its test is the paired user bootstrap (each replicate recomputes it on "
+                     "the users drawn, in both runs, centred on the observed difference).")
+        table = pd.concat([table, pd.DataFrame({
+            "column": cov_columns, "metric": "catalog_coverage", "k": ks,
+            "higher_is_better": True, "n_users": len(users), "baseline": shared["baseline"],
+            "current": shared["current"], "diff": shared["current"] - shared["baseline"],
+            "diff_ci_low": extra["low"], "diff_ci_high": extra["high"],
+            "margin": margin_all[len(columns):]})], ignore_index=True)
+        for name in ("p_value", "p_noninferior", "p_equivalent", "identical", "gain"):
+            stats[name] = np.concatenate([stats[name], extra[name]])
     adjust = {"holm": holm, "none": np.asarray,
               "bonferroni": lambda p: np.minimum(np.asarray(p) * np.isfinite(p).sum(), 1.0)
               }[correction]
@@ -373,6 +410,85 @@ def regression_check(
     return RegressionCheck(table=table, passed=passed, strict=strict, alpha=alpha, test=test,
                            correction=correction, confidence=confidence,
                            current=current_name, baseline=baseline_name, notes=tuple(notes))
+
+
+#: An item in more lists than this is covered in every bootstrap replicate: the chance that
+#: every one of its users draws weight 0 is below e^-30.
+_ALWAYS_COVERED = 30
+
+
+def _coverage(now: Evaluation, then: Evaluation, users: pd.Index, ks: list[int],
+              n_resamples: int, generator: np.random.Generator) -> dict | None:
+    """Catalog coverage at each cutoff in both runs, and its paired user-bootstrap
+    replicates (one Poisson design for both runs); None when a run has no lists."""
+    lists = [now.lists(), then.lists()]
+    if any(listed is None for listed in lists):
+        return None
+    catalogs = [run.catalog() for run in (now, then)]
+    if catalogs[0] is not None and catalogs[1] is not None and catalogs[0].sort_values().equals(
+            catalogs[1].sort_values()):
+        items_of = catalogs[0]
+        lists = [lst[lst["item_id"].isin(items_of)] for lst in lists]
+        catalog, source = len(items_of), "the training data"
+    else:
+        catalog = len(pd.unique(np.concatenate([lst["item_id"].to_numpy() for lst in lists])))
+        source = "either run's lists"
+    weights = poisson_weights(user_streams(users), design_key(generator), n_resamples) > 0
+    out = {"catalog": catalog, "catalog_from": source}
+    for side, listed in zip(("current", "baseline"), lists):
+        listed = listed[listed["user_id"].isin(users)]
+        codes = users.get_indexer(listed["user_id"])
+        values, replicates = [], []
+        for k in ks:
+            top = listed["position"].to_numpy() <= k
+            items, item_of = np.unique(listed["item_id"].to_numpy()[top], return_inverse=True)
+            per_item = np.bincount(item_of, minlength=len(items))
+            rare = per_item[item_of] <= _ALWAYS_COVERED
+            always = int(np.count_nonzero(per_item > _ALWAYS_COVERED))
+            # the rare items' pairs, by item: an item is covered when one of its users drew
+            order = np.argsort(item_of[rare], kind="stable")
+            rare_items = item_of[rare][order]
+            rare_users = codes[top][rare][order]
+            covered = np.full(n_resamples, always, dtype=np.int64)
+            if len(rare_items):
+                starts = np.flatnonzero(np.r_[True, rare_items[1:] != rare_items[:-1]])
+                for lo in range(0, len(starts), 2048):  # blocks of items
+                    hi = min(lo + 2048, len(starts))
+                    end = starts[hi] if hi < len(starts) else len(rare_items)
+                    block = weights[rare_users[starts[lo]:end]]
+                    hit = np.logical_or.reduceat(block, starts[lo:hi] - starts[lo], axis=0)
+                    covered += hit.sum(axis=0)
+            values.append(len(items) / catalog)
+            replicates.append(covered / catalog)
+        out[side] = np.asarray(values)
+        out[f"{side}_replicates"] = np.asarray(replicates)
+    return out
+
+
+def _coverage_tests(shared: dict, margin: np.ndarray, confidence: float) -> dict:
+    """The p-values and interval of each coverage difference, from its bootstrap replicates
+    centred on the observed difference (the percentile test)."""
+    diff = shared["current"] - shared["baseline"]
+    d = shared["current_replicates"] - shared["baseline_replicates"]  # (ks, B)
+    # a user drawn twice adds nothing to coverage, so resampled coverage runs low: the
+    # replicates are shifted to centre on the observed difference
+    d = d - d.mean(axis=1, keepdims=True) + diff[:, None]
+    b = d.shape[1]
+
+    def below(x: np.ndarray) -> np.ndarray:
+        return (1 + np.count_nonzero(d <= x[:, None], axis=1)) / (b + 1)
+
+    def above(x: np.ndarray) -> np.ndarray:
+        return (1 + np.count_nonzero(d >= x[:, None], axis=1)) / (b + 1)
+
+    zero = np.zeros(len(diff))
+    identical = (diff == 0) & np.all(d == 0, axis=1)
+    p_two = np.where(identical, 1.0, np.minimum(1.0, 2 * np.minimum(below(zero), above(zero))))
+    p_ni = np.where(identical, np.where(margin > 0, 0.0, 1.0), below(-margin))
+    p_eq = np.where(margin > 0, np.maximum(p_ni, above(margin)), np.nan)
+    low, high = quantile_interval(d.T, confidence)
+    return {"p_value": p_two, "p_noninferior": p_ni, "p_equivalent": p_eq,
+            "identical": identical, "gain": diff, "low": low, "high": high}
 
 
 def _verdicts(table: pd.DataFrame, identical: np.ndarray, gain: np.ndarray,

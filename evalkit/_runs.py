@@ -9,7 +9,11 @@ A saved run is a folder:
 - ``per_user.parquet``: the per-user values (index ``user_id``, one column per ``metric@k``),
   bit for bit;
 - ``summary.parquet``: the summary table, bit for bit;
-- ``curves.parquet``: the curves, when the evaluation computed them.
+- ``curves.parquet``: the curves, when the evaluation computed them;
+- ``lists.parquet``: each user's top-k list (k the largest cutoff; ``user_id``, ``item_id``,
+  ``position``), when the recommendations are at hand, for the checks of system-level
+  metrics such as catalog coverage, and ``catalog.parquet``: the training data's items (the
+  catalog coverage is a share of), when the training data is at hand.
 
 The folder is written beside its destination under a temporary name and renamed into place,
 so it appears whole or not at all; an existing run is never replaced unless asked.
@@ -102,6 +106,22 @@ def input_fingerprints(inputs: Mapping[str, object]) -> dict[str, dict]:
     return out
 
 
+def top_lists(recs: object, k: int) -> pd.DataFrame:
+    """Each user's top ``k`` as evalkit orders a list (by ``rank``, else by score with ties
+    by ``item_id``): ``user_id``, ``item_id``, ``position`` (1-based)."""
+    import numpy as np
+
+    recs = _frame_of(recs)
+    if "rank" in recs.columns:
+        order = np.lexsort((recs["rank"].to_numpy(), recs["user_id"].to_numpy()))
+    else:
+        order = np.lexsort((recs["item_id"].to_numpy(), -recs["score"].to_numpy(np.float64),
+                            recs["user_id"].to_numpy()))
+    listed = recs.iloc[order][["user_id", "item_id"]].reset_index(drop=True)
+    listed["position"] = (listed.groupby("user_id", sort=False).cumcount() + 1).astype(np.int32)
+    return listed[listed["position"] <= k].reset_index(drop=True)
+
+
 def _split_record(split: object) -> dict | None:
     """A JSON-ready description of a split: a :class:`evalkit.Split`'s ``info``, or the
     mapping or text given."""
@@ -118,7 +138,8 @@ def _split_record(split: object) -> dict | None:
 
 def save_evaluation(evaluation: object, path: str | os.PathLike, *, truth: object = None,
                     recs: object = None, train: object = None, split: object = None,
-                    name: str | None = None, overwrite: bool = False) -> Path:
+                    name: str | None = None, overwrite: bool = False,
+                    lists: bool = True) -> Path:
     """Write ``evaluation`` to the folder ``path`` (see :meth:`evalkit.Evaluation.save`)."""
     func = "Evaluation.save"
     target = Path(path)
@@ -167,6 +188,15 @@ def save_evaluation(evaluation: object, path: str | os.PathLike, *, truth: objec
         summary.to_parquet(staging / "summary.parquet")
         if evaluation.curves is not None:
             evaluation.curves.to_parquet(staging / "curves.parquet")
+        listed = evaluation.lists() if recs is None else top_lists(
+            recs, int(evaluation.summary["k"].max()))
+        if lists and listed is not None:
+            listed.to_parquet(staging / "lists.parquet", index=False)
+            training = given["train"] if given["train"] is not None else sources.get("train")
+            catalog = evaluation.catalog() if training is None else pd.Index(
+                pd.unique(_frame_of(training)["item_id"]), name="item_id")
+            if catalog is not None:
+                catalog.to_frame(index=False).to_parquet(staging / "catalog.parquet")
         atomic_write_text(staging / RUN_FILE, json.dumps(record, indent=1) + "\n")
         os.chmod(staging, 0o777 & ~_umask())
         _move_into_place(staging, target, overwrite=overwrite, func=func)
@@ -233,6 +263,8 @@ def read_run(path: str | os.PathLike, *, func: str = "load_evaluation") -> dict:
                          f"run.json says {record.get('users')}.")
     curves = (pd.read_parquet(folder / "curves.parquet")
               if (folder / "curves.parquet").is_file() else None)
+    lists = (folder / "lists.parquet") if (folder / "lists.parquet").is_file() else None
+    catalog = (folder / "catalog.parquet") if (folder / "catalog.parquet").is_file() else None
     provenance = {
         "name": record.get("name"),
         "saved": record.get("saved"),
@@ -241,6 +273,8 @@ def read_run(path: str | os.PathLike, *, func: str = "load_evaluation") -> dict:
         "split": record.get("split"),
         "higher_is_better": record.get("higher_is_better") or {},
         "path": str(folder),
+        "lists": None if lists is None else str(lists),
+        "catalog": None if catalog is None else str(catalog),
     }
     return dict(per_user=per_user, summary=summary,
                 definitions=Definitions.from_dict(record["definitions"], func=func),

@@ -206,7 +206,7 @@ def test_p_values_agree_with_scipy_and_with_compare(runs) -> None:
     table = ek.compare_evaluations({"a": a, "b": b}, n_permutations=2000)
     tested = table[table["against"].notna()].set_index("column")
     randomized = ek.regression_check(b, a, test="randomization", n_permutations=2000,
-                                     correction="none").table.set_index("column")
+                                     correction="none", coverage=False).table.set_index("column")
     pd.testing.assert_series_equal(randomized["p_value"], tested["permutation_pvalue"],
                                    check_names=False)
 
@@ -232,7 +232,7 @@ def test_runs_that_cannot_be_compared_are_refused_naming_why(runs) -> None:
         ek.regression_check({"a": 1}, run)
     subset = ek.evaluate(truth, a, k=[10], metrics=["ndcg"], train=train)
     check = ek.regression_check(subset, run)
-    assert list(check.table["column"]) == ["ndcg@10"]
+    assert list(check.table["column"]) == ["ndcg@10", "catalog_coverage@10"]
     assert any("precision@5 is only in the baseline run" in note for note in check.notes)
 
 
@@ -316,7 +316,7 @@ def test_the_report_saves_runs_and_checks_each_system_against_a_baseline(runs, t
         in note
     assert "`runs/my_model_v2`" in note and "non-inferior" not in note
     table = rp.regression_table(checks)
-    assert set(table["system"]) == {"a", "b"} and len(table) == 2 * len(run_a.summary)
+    assert set(table["system"]) == {"a", "b"} and len(table) == 2 * (len(run_a.summary) + 2)
     assert (table.loc[table["system"] == "a", "verdict"] == "unchanged").all()
     assert rp.regression_table({}) is None
     assert "No baseline run was given" in rp.regression_note({}, None, runs={})
@@ -351,3 +351,33 @@ def test_compare_evaluations_takes_the_default_metrics_r_precision_included(runs
     table = ek.compare_evaluations({"a": first, "b": second}, n_resamples=0)
     row = table[(table["column"] == "r_precision") & table["against"].notna()]
     assert len(row) == 1 and pd.isna(row["k"].iloc[0]) and np.isfinite(row["diff"].iloc[0])
+
+
+def test_catalog_coverage_is_checked_from_the_runs_lists(runs, tmp_path) -> None:
+    truth, a, b, _, _, _ = runs
+    train = truth.assign(item_id=truth["item_id"] % 30)  # the catalogue: items 0..29
+    narrow = a.assign(item_id=a["item_id"] % 12)  # fewer distinct items
+    narrow = narrow.drop_duplicates(["user_id", "item_id"])
+    kw = dict(k=[5, 10], metrics=["precision", "ndcg", "first_relevant_rank"], train=train)
+    run_a, run_narrow = ek.evaluate(truth, a, **kw), ek.evaluate(truth, narrow, **kw)
+    saved = ek.load_evaluation(run_a.save(tmp_path / "a"))
+    check = ek.regression_check(run_narrow, saved)
+    rows = check.table.set_index("column")
+    for k in (5, 10):
+        column = f"catalog_coverage@{k}"
+        with pytest.warns(UserWarning, match="not in the catalog"):  # items 30..39: left out
+            want = ek.metrics.catalog_coverage(a, k=k, catalog=train)
+        assert rows.loc[column, "baseline"] == pytest.approx(want)
+        assert rows.loc[column, "current"] == pytest.approx(
+            ek.metrics.catalog_coverage(narrow, k=k, catalog=train))
+        assert rows.loc[column, "verdict"] == "regressed"
+        assert rows.loc[column, "diff_ci_low"] - 1e-12 <= rows.loc[column, "diff"] \
+            <= rows.loc[column, "diff_ci_high"] + 1e-12
+    assert "catalog_coverage@10" in check.failed
+    assert "Catalog coverage@10" in check.to_markdown()
+    assert any("items of the training data" in note for note in check.notes)
+    # without lists (a run saved without them): said, not checked
+    bare = ek.load_evaluation(run_a.save(tmp_path / "bare", lists=False))
+    plain = ek.regression_check(bare, saved)
+    assert "catalog_coverage@5" not in set(plain.table["column"])
+    assert any("does not hold its lists" in note for note in plain.notes)

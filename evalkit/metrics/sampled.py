@@ -45,8 +45,8 @@ from ._registry import RANKING_METRICS
 from ._result import MetricSeries, metric_series
 
 __all__ = ["SCHEMES", "ESTIMATORS", "CorrectedMetric", "SamplingComparison", "compare_sampling",
-           "corrected_metric", "sample_negatives", "sampled_metric", "sampled_ranks",
-           "sampling_matrix"]
+           "corrected_metric", "sample_negatives", "sampled_lists", "sampled_metric",
+           "sampled_ranks", "sampling_matrix"]
 
 #: How negatives are drawn: uniformly from the items the user has not interacted with, or in
 #: proportion to their training popularity (RecBole's ``uni`` and ``pop`` samplers).
@@ -93,8 +93,10 @@ def sample_negatives(
         Every allowed item equally likely, or in proportion to its training interactions
         (an item without one is never drawn).
     per : {"positive", "user"}, default "positive"
-        Draw each positive its own negatives (leave-one-out protocols), or draw one set per
-        user that every positive of the user is ranked against.
+        Draw each positive its own negatives (leave-one-out protocols), or pool them per
+        user: ``n_negatives`` for each of the user's positives, one set that every positive
+        of the user is ranked against (RecBole's evaluation with several test items per
+        user).
     catalog : array-like, optional
         The items to draw from; default: every item of ``train`` and ``truth``.
     exclude_seen : bool, default True
@@ -119,11 +121,17 @@ def sample_negatives(
     Notes
     -----
     RecBole's ``uni100`` is ``sample_negatives(test, train, n_negatives=100,
-    scheme="uniform", per="positive", replace=True)``: 100 items drawn uniformly with
-    replacement from those the user has not interacted with, for each held-out item;
-    ``pop100`` is the same with ``scheme="popularity"``. Draws that hit an excluded item are
-    drawn again, so each draw is from the allowed items only, with probability ``w_i / W``
-    (``w_i`` = 1, or the item's training interactions; ``W`` their sum over allowed items).
+    scheme="uniform", per="user", replace=True)``: 100 items for each held-out item, drawn
+    uniformly with replacement from those the user has not interacted with, pooled per user
+    (its ``NegSampleEvalDataLoader``: one candidate list per user, the positives and all their
+    negatives); ``pop100`` is the same with ``scheme="popularity"`` (RecBole draws in
+    proportion to interaction counts, evalkit to the training data's). With one held-out item
+    per user (leave-one-out) ``per`` makes no difference. :func:`sampled_lists` gives the
+    candidate lists ranked, for evalkit's metrics over them as RecBole computes its own.
+
+    Draws that hit an excluded item are drawn again, so each draw is from the allowed items
+    only, with probability ``w_i / W`` (``w_i`` = 1, or the item's training interactions;
+    ``W`` their sum over allowed items).
     """
     func = "sample_negatives"
     check_rng(rng, func=func)
@@ -200,16 +208,18 @@ def sample_negatives(
         neg_group, neg_item = _every_allowed(group_user, excluded, n_items, weight)
         m = n_possible_user[group_user]
     else:
-        short = allowed_count[group_user] < (1 if replace else n_negatives)
+        # per user: n_negatives for each of the user's positives, pooled (RecBole)
+        m = np.full(n_groups, n_negatives, dtype=np.int64) if per == "positive" else \
+            n_negatives * np.bincount(pos_user, minlength=n_groups).astype(np.int64)
+        short = allowed_count[group_user] < (1 if replace else m)
         if short.any():
             raise ValueError(
                 f"{func}: {int(short.sum())} of {n_groups} groups have "
-                f"{'no item' if replace else f'fewer than {n_negatives} items'} to draw "
+                f"{'no item' if replace else 'fewer items than the draws'} to draw "
                 f"(the fewest: {int(allowed_count[group_user].min())}); use a smaller "
                 "n_negatives, replace=True, or a larger catalog.")
-        neg_group, neg_item = _draw(group_user, excluded, n_items, weight, n_negatives,
-                                    replace, generator)
-        m = np.full(n_groups, n_negatives, dtype=np.int64)
+        neg_group, neg_item = _draw(group_user, excluded, n_items, weight, m, replace,
+                                    generator)
     if take_all:  # each allowed item once
         probability = 1.0 / n_possible_user[group_user[neg_group]]
     else:
@@ -273,10 +283,11 @@ def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
 
 
 def _draw(group_user: np.ndarray, excluded: np.ndarray, n_items: int, weight: np.ndarray,
-          m: int, replace: bool, generator: np.random.Generator
+          m: np.ndarray, replace: bool, generator: np.random.Generator
           ) -> tuple[np.ndarray, np.ndarray]:
-    """``m`` draws per group from the allowed items (rejection: a draw that hits an excluded
-    item, or without replacement an item already drawn for the group, is drawn again)."""
+    """``m[g]`` draws for group g from the allowed items (rejection: a draw that hits an
+    excluded item, or without replacement an item already drawn for the group, is drawn
+    again)."""
     n = len(group_user)
     group = np.repeat(np.arange(n, dtype=np.int64), m)
     cumulative = np.cumsum(weight) / weight.sum()
@@ -425,6 +436,36 @@ def _scores_of(scores: pd.DataFrame, candidates: pd.DataFrame, *, func: str) -> 
     wanted = keys(candidates)
     at = np.minimum(np.searchsorted(given, wanted), len(given) - 1)
     return np.where(given[at] == wanted, value[at], np.nan)
+
+
+def sampled_lists(scores: pd.DataFrame, candidates: pd.DataFrame | None = None
+                  ) -> pd.DataFrame:
+    """Each group's candidates (positives and negatives) ranked by score, as lists: the
+    recommendations that :func:`evalkit.evaluate` scores against the positives to give the
+    metrics RecBole reports for a sampled protocol (per user, the positives among each
+    other as well as among the negatives).
+
+    ``scores`` and ``candidates`` as for :func:`sampled_ranks`. Returns ``user_id``,
+    ``item_id``, ``score``, ``rank`` (1-based within the group, ties by ``item_id``); a
+    negative drawn twice is listed once. Meant for ``per="user"`` candidates (one group per
+    user); with ``per="positive"`` groups of one user would be listed together.
+    """
+    func = "sampled_lists"
+    if candidates is None:
+        check_columns(scores, func=func, arg="scores", required=CANDIDATE_COLUMNS + ["score"])
+        frame = scores
+    else:
+        check_columns(candidates, func=func, arg="candidates", required=CANDIDATE_COLUMNS)
+        frame = candidates.assign(score=_scores_of(scores, candidates, func=func))
+    if frame["group"].groupby(frame["user_id"]).nunique().max() > 1:
+        raise ValueError(f"{func}: a user has several groups of candidates (per='positive'); "
+                         "draw them with per='user' to list each user's candidates once.")
+    lists = frame[["user_id", "item_id", "score"]].drop_duplicates(["user_id", "item_id"])
+    order = np.lexsort((lists["item_id"].to_numpy(), -lists["score"].to_numpy(np.float64),
+                        lists["user_id"].to_numpy()))
+    lists = lists.iloc[order].reset_index(drop=True)
+    lists["rank"] = lists.groupby("user_id", sort=False).cumcount() + 1
+    return lists
 
 
 # --------------------------------------------------------------------------- metrics

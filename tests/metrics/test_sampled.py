@@ -101,7 +101,7 @@ def test_candidates_follow_the_protocol() -> None:
     assert drawn["item_id"].isin(train["item_id"]).all()  # items without training weight: never
     with pytest.raises(ValueError, match="needs 'train'"):
         S.sample_negatives(truth, None, scheme="popularity")
-    with pytest.raises(ValueError, match="fewer than 100 items"):
+    with pytest.raises(ValueError, match="fewer items than the draws"):
         S.sample_negatives(truth, train, n_negatives=100, replace=False)
     with pytest.raises(ValueError, match="unknown scheme 'pop'"):
         S.sample_negatives(truth, train, scheme="pop")
@@ -256,9 +256,109 @@ def test_ranks_count_the_negatives_above_each_positive(per, ties) -> None:
         beats = (negatives["score"] >= row.score) if ties == "pessimistic" else \
             (negatives["score"] > row.score)
         want.append((row.user_id, row.item_id, 1 + int(beats.sum()),
-                     1 + float((beats / negatives["probability"]).sum()) / 12))
+                     1 + float((beats / negatives["probability"]).sum()) / row.n_negatives))
     want = pd.DataFrame(want, columns=["user_id", "item_id", "rank", "ht_rank"])
     merged = got.merge(want, on=["user_id", "item_id"], suffixes=("", "_want"))
     assert len(merged) == len(truth)
     np.testing.assert_array_equal(merged["rank"], merged["rank_want"])
     np.testing.assert_allclose(merged["ht_rank"], merged["ht_rank_want"], rtol=1e-12)
+
+
+def _recbole_uni_draws(used: list[set], user_ids: np.ndarray, num: int, item_num: int,
+                       seed: int) -> np.ndarray:
+    """RecBole's ``AbstractSampler.sample_by_key_ids`` (recbole/sampler/sampler.py, the
+    branch for several keys) with ``RepeatableSampler``/``Sampler._uni_sampling``
+    (``np.random.randint(1, item_num, n)``), transcribed: ``num`` draws per key, a draw in
+    the key's used ids drawn again, value ``i * len(keys) + j`` for key ``j``. RecBole itself
+    needs PyTorch, which this machine's test environment does not install; the transcription
+    keeps its numpy calls and their order."""
+    np.random.seed(seed)
+    key_num = len(user_ids)
+    total_num = key_num * num
+    value_ids = np.zeros(total_num, dtype=np.int64)
+    check_list = np.arange(total_num)
+    key_ids = np.tile(user_ids, num)
+    while len(check_list) > 0:
+        value_ids[check_list] = np.random.randint(1, item_num, len(check_list))
+        check_list = np.array([i for i, u, v in zip(check_list, key_ids[check_list],
+                                                    value_ids[check_list]) if v in used[u]],
+                              dtype=np.int64)
+    return value_ids
+
+
+def _recbole_metrics(pos_index: np.ndarray, pos_len: np.ndarray) -> dict[str, np.ndarray]:
+    """RecBole's Recall, NDCG, Hit and MRR ``metric_info`` (recbole/evaluator/metrics.py) on
+    the 0/1 matrix of positives in each user's top k, transcribed; the last column is @k."""
+    recall = np.cumsum(pos_index, axis=1) / pos_len.reshape(-1, 1)
+    len_rank = np.full_like(pos_len, pos_index.shape[1])
+    idcg_len = np.where(pos_len > len_rank, len_rank, pos_len)
+    iranks = np.zeros_like(pos_index, dtype=float)
+    iranks[:, :] = np.arange(1, pos_index.shape[1] + 1)
+    idcg = np.cumsum(1.0 / np.log2(iranks + 1), axis=1)
+    for row, idx in enumerate(idcg_len):
+        idcg[row, idx:] = idcg[row, idx - 1]
+    ranks = np.zeros_like(pos_index, dtype=float)
+    ranks[:, :] = np.arange(1, pos_index.shape[1] + 1)
+    dcg = np.cumsum(np.where(pos_index, 1.0 / np.log2(ranks + 1), 0), axis=1)
+    hit = (np.cumsum(pos_index, axis=1) > 0).astype(int)
+    mrr = np.zeros_like(pos_index, dtype=float)
+    for row, idx in enumerate(pos_index.argmax(axis=1)):
+        mrr[row, idx:] = 1 / (idx + 1) if pos_index[row, idx] > 0 else 0
+    return {"recall": recall[:, -1], "ndcg": (dcg / idcg)[:, -1], "hit_rate": hit[:, -1],
+            "mrr": mrr[:, -1]}
+
+
+def test_recbole_uni100_numbers_are_evalkits_metrics_over_the_sampled_lists() -> None:
+    import evalkit as ek
+
+    rng = np.random.default_rng(11)
+    n_users, n_items, k = 40, 300, 10  # RecBole's ids: users 1..40, items 1..299 (0 pads)
+    train = pd.DataFrame({"user_id": rng.integers(1, n_users + 1, 1500),
+                          "item_id": rng.integers(1, n_items, 1500)}).drop_duplicates()
+    truth = pd.DataFrame({"user_id": rng.integers(1, n_users + 1, 160),
+                          "item_id": rng.integers(1, n_items, 160), "rating": 5.0})
+    truth = truth.drop_duplicates(["user_id", "item_id"])
+    truth = truth.merge(train, how="left", indicator=True)
+    truth = truth[truth["_merge"] == "left_only"].drop(columns="_merge").sort_values(
+        ["user_id", "item_id"]).reset_index(drop=True)
+    used = [set() for _ in range(n_users + 1)]
+    for u, i in zip(pd.concat([train, truth])["user_id"], pd.concat([train, truth])["item_id"]):
+        used[u].add(i)
+    # RecBole's evaluation: each test row draws 100 negatives, pooled per user
+    draws = _recbole_uni_draws(used, truth["user_id"].to_numpy(), 100, n_items, seed=2020)
+    negatives = pd.DataFrame({"user_id": np.tile(truth["user_id"].to_numpy(), 100),
+                              "item_id": draws})
+    score = rng.random(n_items)  # a model: one score per item
+    rows = []
+    for u, positives in truth.groupby("user_id")["item_id"]:
+        cands = np.concatenate([positives.to_numpy(),
+                                negatives.loc[negatives["user_id"] == u, "item_id"].to_numpy()])
+        # RecBole ranks the pooled candidates by score (a negative drawn twice counts once in
+        # the top k, as its scores matrix holds one cell per item)
+        cands = np.unique(cands)
+        top = cands[np.lexsort((cands, -score[cands]))][:k]
+        rows.append((u, np.isin(top, positives.to_numpy()).astype(int), len(positives)))
+    pos_index = np.array([np.pad(r[1], (0, k - len(r[1]))) for r in rows])
+    recbole = _recbole_metrics(pos_index, np.array([r[2] for r in rows]))
+    # evalkit: the same candidates (RecBole's draws), listed, and its own metrics
+    candidates = pd.concat([
+        truth[["user_id", "item_id"]].assign(positive=True),
+        negatives.assign(positive=False)], ignore_index=True)
+    candidates = candidates.assign(group=candidates["user_id"], probability=1.0,
+                                   n_negatives=100, n_possible=0, replace=True)
+    lists = S.sampled_lists(candidates.assign(score=score[candidates["item_id"]]))
+    got = ek.evaluate(truth, lists, k=k, metrics=["recall", "ndcg", "hit_rate", "mrr"],
+                      gain="binary", n_resamples=0).per_user
+    for metric, values in recbole.items():
+        np.testing.assert_allclose(got[f"{metric}@{k}"].to_numpy(), values, rtol=1e-12,
+                                   err_msg=metric)
+    # and evalkit's own sampler follows RecBole's law: per user, 100 draws per test item,
+    # uniform over the items the user has not interacted with
+    mine = S.sample_negatives(truth, train, n_negatives=100, per="user",
+                              catalog=np.arange(1, n_items), rng=0)
+    counts = mine[~mine["positive"]].groupby("user_id").size()
+    pd.testing.assert_series_equal(counts, 100 * truth.groupby("user_id").size(),
+                                   check_names=False)
+    drawn = mine[~mine["positive"]]
+    assert not any(i in used[u] for u, i in zip(drawn["user_id"], drawn["item_id"]))
+    assert (drawn["probability"] == 1.0 / drawn["n_possible"]).all()
