@@ -125,6 +125,9 @@ def _parser() -> argparse.ArgumentParser:
                     "(default: 0)")
     ck.add_argument("--strict", action="store_true",
                     help="fail on an inconclusive metric too, not only on a regressed one")
+    ck.add_argument("--coverage", action="store_true",
+                    help="also check catalog coverage at each cutoff, from the runs' saved "
+                    "lists (paired user bootstrap)")
     ck.add_argument("--alpha", type=float, default=0.05,
                     help="level of the tests after the correction (default: 0.05)")
     ck.add_argument("--test", choices=["t", "randomization", "bootstrap"], default="t",
@@ -397,7 +400,7 @@ def _check(args: argparse.Namespace) -> int:
         margins = dict.fromkeys(columns, every) | margins
     check = regression_check(args.current, args.baseline, margins=margins or None,
                              alpha=args.alpha, test=args.test, correction=args.correction,
-                             strict=args.strict, rng=args.seed)
+                             strict=args.strict, coverage=args.coverage, rng=args.seed)
     print(check.to_markdown(), end="")
     return 0 if check.passed else 1
 

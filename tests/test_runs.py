@@ -206,7 +206,7 @@ def test_p_values_agree_with_scipy_and_with_compare(runs) -> None:
     table = ek.compare_evaluations({"a": a, "b": b}, n_permutations=2000)
     tested = table[table["against"].notna()].set_index("column")
     randomized = ek.regression_check(b, a, test="randomization", n_permutations=2000,
-                                     correction="none", coverage=False).table.set_index("column")
+                                     correction="none").table.set_index("column")
     pd.testing.assert_series_equal(randomized["p_value"], tested["permutation_pvalue"],
                                    check_names=False)
 
@@ -232,7 +232,7 @@ def test_runs_that_cannot_be_compared_are_refused_naming_why(runs) -> None:
         ek.regression_check({"a": 1}, run)
     subset = ek.evaluate(truth, a, k=[10], metrics=["ndcg"], train=train)
     check = ek.regression_check(subset, run)
-    assert list(check.table["column"]) == ["ndcg@10", "catalog_coverage@10"]
+    assert list(check.table["column"]) == ["ndcg@10"]
     assert any("precision@5 is only in the baseline run" in note for note in check.notes)
 
 
@@ -361,7 +361,7 @@ def test_catalog_coverage_is_checked_from_the_runs_lists(runs, tmp_path) -> None
     kw = dict(k=[5, 10], metrics=["precision", "ndcg", "first_relevant_rank"], train=train)
     run_a, run_narrow = ek.evaluate(truth, a, **kw), ek.evaluate(truth, narrow, **kw)
     saved = ek.load_evaluation(run_a.save(tmp_path / "a"))
-    check = ek.regression_check(run_narrow, saved)
+    check = ek.regression_check(run_narrow, saved, coverage=True)
     rows = check.table.set_index("column")
     for k in (5, 10):
         column = f"catalog_coverage@{k}"
@@ -378,6 +378,6 @@ def test_catalog_coverage_is_checked_from_the_runs_lists(runs, tmp_path) -> None
     assert any("items of the training data" in note for note in check.notes)
     # without lists (a run saved without them): said, not checked
     bare = ek.load_evaluation(run_a.save(tmp_path / "bare", lists=False))
-    plain = ek.regression_check(bare, saved)
+    plain = ek.regression_check(bare, saved, coverage=True)
     assert "catalog_coverage@5" not in set(plain.table["column"])
     assert any("does not hold its lists" in note for note in plain.notes)

@@ -121,7 +121,7 @@ _RANKING = (
                    "= mean of RR",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
            curves=True, kernel=True),
-    Metric("dcg", func=ranking.dcg_at_k, label="DCG", long_label="DCG",
+    Metric("dcg", func=ranking.dcg_at_k, per_rank=_ndcg_at, label="DCG", long_label="DCG",
            formula="DCG@k = sum_{i<=k} gain_i / disc(i), disc(i) = log_b(i + 1) (or max(1, "
                    "log_b i))",
            reads=_COMMON + _GAINS + ("empty",), bounds=(0, _INF), kernel=True),

@@ -35,12 +35,6 @@ __all__ = ["DECOMPOSABLE", "gamma_sensitivity", "ips_metric", "popularity_propen
 #: ``hit_rate`` and ``mrr`` decompose only with one relevant item per user.
 DECOMPOSABLE = {"recall": "mean", "dcg": "sum", "hit_rate": "one", "mrr": "one"}
 
-_CONTRIBUTION = {
-    "recall": lambda r, k: (r <= k).astype(np.float64),
-    "hit_rate": lambda r, k: (r <= k).astype(np.float64),
-    "dcg": lambda r, k: np.where(r <= k, 1.0 / np.log2(r + 1.0), 0.0),
-    "mrr": lambda r, k: np.where(r <= k, 1.0 / r, 0.0),
-}
 
 
 def popularity_propensity(train: pd.DataFrame, *, gamma: float, items: object = None,
@@ -196,7 +190,10 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
         raise ValueError(f"{func}: {len(np.unique(bad))} relevant item(s) have no positive "
                          f"propensity (first: {bad[0]}); give every test item one "
                          "(popularity_propensity(train, items=...)).")
-    users, values = _weighted_per_user(relevant, recs, 1.0 / p, _CONTRIBUTION[metric], k,
+    # each relevant item's contribution at its rank: the metric's declared value for one
+    # relevant item (Metric.per_rank)
+    users, values = _weighted_per_user(relevant, recs, 1.0 / p,
+                                       RANKING_METRICS[metric].per_rank, k,
                                        DECOMPOSABLE[metric], estimator == "snips", func=func)
     return metric_series(values, users, name=f"{estimator}_{metric}", dropped={}, k=k)
 
@@ -219,7 +216,8 @@ def stratified_recall(truth: pd.DataFrame, recs: pd.DataFrame, train: pd.DataFra
     counts = train["item_id"].value_counts()
     n = np.maximum(counts.reindex(relevant["item_id"]).fillna(0.0).to_numpy(np.float64), 1.0)
     users, values = _weighted_per_user(relevant, recs, n ** -float(beta),
-                                       _CONTRIBUTION["recall"], k, "mean", True, func=func)
+                                       RANKING_METRICS["recall"].per_rank, k, "mean", True,
+                                       func=func)
     return metric_series(values, users, name="stratified_recall", dropped={}, k=k)
 
 

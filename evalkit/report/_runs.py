@@ -60,7 +60,8 @@ def regression_checks(evaluations: Mapping[str, object], baseline: str | None, *
     out: dict[str, object] = {}
     for name, evaluation in evaluations.items():
         try:
-            out[name] = regression_check(evaluation, run, alpha=alpha, margins=margin or None)
+            out[name] = regression_check(evaluation, run, alpha=alpha, margins=margin or None,
+                                         coverage=True)
         except IncomparableRunsError as error:
             out[name] = str(error).split(": ", 1)[-1]
     return out
