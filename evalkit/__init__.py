@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 from evalkit._version import __version__
 
 #: The subpackages and modules exported by name.
-_MODULES = ("examples", "explore", "metrics", "models", "segments", "split", "stats")
+_MODULES = ("examples", "explore", "fairness", "metrics", "models", "segments", "split",
+            "stats")
 
 #: Where each exported function, class and constant lives. They are imported on first use
 #: (PEP 562), so that ``import evalkit``, which every command-line call, notebook kernel and
@@ -66,7 +67,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static tools see; at run time the names above are loaded on use
-    from evalkit import examples, explore, metrics, models, segments, split, stats
+    from evalkit import examples, explore, fairness, metrics, models, segments, split, stats
     from evalkit._comparison import (
         PAIRS,
         Comparison,
@@ -115,6 +116,7 @@ __all__ = [
     "evaluate",
     "examples",
     "explore",
+    "fairness",
     "fingerprint",
     "format_pvalue",
     "global_temporal_split",

@@ -1,0 +1,379 @@
+"""Who is served worse: gaps between user groups, and the exposure item groups get, with
+intervals (SPEC 17, "Groups").
+
+- :func:`group_disparity`: each group's mean of a per-user metric, its gap to a reference
+  group with a bootstrap interval and a label-permutation p-value, optionally standardised
+  for a second grouping (activity, say), and the mean absolute deviation between groups
+  (Elliot's MAD).
+- :func:`exposure_share`: the share of the attention of top-k lists that goes to each group of
+  items, against a target share, with a user-bootstrap interval.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
+from ._resample import design_key, poisson_weights, quantile_interval, user_streams
+
+__all__ = ["DisparityTable", "exposure_share", "group_disparity", "slot_weights"]
+
+#: Users per block of bootstrap work (the weights of a block are held as a dense matrix).
+_BLOCK = 20_000
+
+
+class DisparityTable(pd.DataFrame):
+    """The table of :func:`group_disparity` (a DataFrame, one row per group), with the summary
+    attributes ``mad`` (mean absolute deviation between the groups' means, over every pair),
+    ``mad_ci_low``, ``mad_ci_high``, ``reference`` (the reference group), ``stat`` and
+    ``dropped`` (users left out, by reason)."""
+
+    _metadata = ["mad", "mad_ci_low", "mad_ci_high", "reference", "stat", "dropped"]
+
+    @property
+    def _constructor(self) -> type:
+        return pd.DataFrame
+
+
+def _as_series(values: object, *, func: str, arg: str) -> pd.Series:
+    if not isinstance(values, pd.Series):
+        raise TypeError(f"{func}: '{arg}' must be a pandas Series indexed by user_id; got "
+                        f"{type(values).__name__}.")
+    if values.index.has_duplicates:
+        raise ValueError(f"{func}: '{arg}' names {int(values.index.duplicated().sum())} user(s) "
+                         "twice; give one value per user.")
+    return values
+
+
+def _weighted_sums(codes: np.ndarray, values: np.ndarray, n_cells: int, weights: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell: sum of w x and of w, one column per replicate; ``weights`` (n, B)."""
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    cells = sorted_codes[starts]
+    sums = np.zeros((n_cells, weights.shape[1]))
+    mass = np.zeros((n_cells, weights.shape[1]))
+    w = weights[order].astype(np.float64)
+    sums[cells] = np.add.reduceat(w * values[order][:, None], starts, axis=0)
+    mass[cells] = np.add.reduceat(w, starts, axis=0)
+    return sums, mass
+
+
+def group_disparity(
+    per_user: pd.Series,
+    groups: pd.Series,
+    *,
+    reference: object = None,
+    stat: str = "difference",
+    adjust_for: pd.Series | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    n_permutations: int = 2000,
+    rng: int | np.random.Generator | None = 0,
+) -> DisparityTable:
+    """Is a group of users served worse? Each group's mean of a per-user metric and its gap
+    to a reference group.
+
+    Parameters
+    ----------
+    per_user : pd.Series
+        A per-user metric (a :class:`~evalkit.metrics.MetricSeries`, a column of
+        ``Evaluation.per_user``), indexed by user; NaN (undefined) users are left out and
+        counted.
+    groups : pd.Series
+        Each user's group label (gender, age band, ...), indexed by user. Users of
+        ``per_user`` without a label are left out and counted.
+    reference : label, optional
+        The group the others are compared with; default: the largest.
+    stat : {"difference", "ratio"}, default "difference"
+        ``gap`` = group mean minus the reference's, or divided by it.
+    adjust_for : pd.Series, optional
+        A second grouping by user (activity bins, say): each group's mean is standardised to
+        the pooled distribution of it (``sum_s share_s mean_{g,s}``, ``share_s`` the share of
+        all users in stratum ``s``; a stratum a group has no user in is left out of that
+        group's sum and the shares renormalised), and the table adds the adjusted mean and
+        gap beside the raw ones.
+    confidence, n_resamples, rng
+        The intervals: a Poisson bootstrap of users, each group's mean from its own users'
+        weights (stratified by group); ``n_resamples=0``: none.
+    n_permutations : int, default 2000
+        Label permutations of each group's test against the reference: the users of both
+        pooled and relabelled at random, keeping the two sizes.
+
+    Returns
+    -------
+    DisparityTable
+        One row per group (the reference first, then by size): ``group``, ``n_users``,
+        ``mean``, ``ci_low``, ``ci_high``, ``gap``, ``gap_ci_low``, ``gap_ci_high``,
+        ``p_value`` (two-sided permutation test of the raw gap; NaN for the reference), and
+        with ``adjust_for`` also ``adjusted_mean``, ``adjusted_gap``,
+        ``adjusted_gap_ci_low``, ``adjusted_gap_ci_high``. Attributes ``mad`` (with
+        ``mad_ci_low``, ``mad_ci_high``), ``reference``, ``stat``, ``dropped``.
+
+    Notes
+    -----
+    MAD = mean over every pair of groups of ``|mean_g - mean_h|`` (Deldjoo et al. 2020, as
+    Elliot's ``UserMADRanking`` over user groups). With B permutations the p-value is ``(1 +
+    #{|gap*| >= |gap|}) / (B + 1)``.
+    """
+    func = "group_disparity"
+    per_user = _as_series(per_user, func=func, arg="per_user")
+    groups = _as_series(groups, func=func, arg="groups")
+    stat = check_choice(stat, func=func, arg="stat", choices=("difference", "ratio"))
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = check_resamples(n_resamples, func=func)
+    n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
+    check_rng(rng, func=func)
+    values = per_user.astype(float)
+    dropped = {"undefined": int(values.isna().sum())}
+    values = values.dropna()
+    label = groups.reindex(values.index)
+    dropped["no group"] = int(label.isna().sum())
+    keep = label.notna()
+    if adjust_for is not None:
+        adjust_for = _as_series(adjust_for, func=func, arg="adjust_for")
+        stratum_label = adjust_for.reindex(values.index)
+        dropped["no stratum"] = int((keep & stratum_label.isna()).sum())
+        keep &= stratum_label.notna()
+    values, label = values[keep], label[keep]
+    if label.nunique() < 2:
+        raise ValueError(f"{func}: 'groups' must give at least two groups to the users with a "
+                         f"value; got {label.nunique()}.")
+    sizes = label.value_counts()
+    if reference is None:
+        reference = sizes.index[0]
+    elif reference not in sizes.index:
+        raise ValueError(f"{func}: 'reference' {reference!r} is not a group of the users with a "
+                         f"value; the groups are {', '.join(map(repr, sizes.index))}.")
+    order = [reference] + [g for g in sizes.index if g != reference]
+    codes = pd.Index(order).get_indexer(label)
+    x = values.to_numpy(np.float64)
+    n_groups = len(order)
+    generator = np.random.default_rng(rng)
+    users = values.index
+    boot = n_resamples
+    streams = user_streams(users)
+    key = design_key(generator)
+
+    def replicate_weights(lo: int, hi: int) -> np.ndarray:
+        full = np.ones((hi - lo, 1 + boot), dtype=np.float32)
+        if boot:
+            full[:, 1:] = poisson_weights(streams[lo:hi], key, boot)
+        return full
+
+    # per group (and per stratum) sums over blocks of users: column 0 the data
+    strata = None
+    if adjust_for is not None:
+        strata_index = pd.Index(pd.unique(stratum_label[keep]))
+        strata = strata_index.get_indexer(stratum_label[keep])
+        cell = codes * len(strata_index) + strata
+        n_cells = n_groups * len(strata_index)
+    else:
+        cell, n_cells = codes, n_groups
+    sums = np.zeros((n_cells, 1 + boot))
+    mass = np.zeros((n_cells, 1 + boot))
+    for lo in range(0, len(x), _BLOCK):  # blocks of users
+        hi = min(lo + _BLOCK, len(x))
+        s, m = _weighted_sums(cell[lo:hi], x[lo:hi], n_cells, replicate_weights(lo, hi))
+        sums += s
+        mass += m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if strata is None:
+            means = sums / mass  # (groups, 1 + B)
+            adjusted = None
+        else:
+            n_strata = len(strata_index)
+            cell_sums = sums.reshape(n_groups, n_strata, -1)
+            cell_mass = mass.reshape(n_groups, n_strata, -1)
+            means = cell_sums.sum(axis=1) / cell_mass.sum(axis=1)
+            share = np.bincount(strata, minlength=n_strata) / len(strata)  # pooled, observed
+            cell_means = cell_sums / cell_mass
+            present = np.isfinite(cell_means)
+            weight = np.where(present, share[None, :, None], 0.0)
+            adjusted = (np.where(present, cell_means, 0.0) * weight).sum(axis=1) \
+                / weight.sum(axis=1)
+
+    def gaps(m: np.ndarray) -> np.ndarray:
+        return m - m[0] if stat == "difference" else m / m[0]
+
+    def interval(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if not boot:
+            return np.full(len(rows), np.nan), np.full(len(rows), np.nan)
+        return quantile_interval(rows[:, 1:].T, confidence)
+
+    table = pd.DataFrame({"group": order, "n_users": sizes.reindex(order).to_numpy(),
+                          "mean": means[:, 0]})
+    table["ci_low"], table["ci_high"] = interval(means)
+    gap = gaps(means)
+    table["gap"] = gap[:, 0]
+    table["gap_ci_low"], table["gap_ci_high"] = interval(gap)
+    table.loc[0, ["gap_ci_low", "gap_ci_high"]] = table.loc[0, "gap"]
+    table["p_value"] = np.r_[np.nan, [_permutation_pvalue(x[codes == 0], x[codes == g],
+                                                         n_permutations, generator)
+                                      for g in range(1, n_groups)]]
+    if adjusted is not None:
+        table["adjusted_mean"] = adjusted[:, 0]
+        adjusted_gap = gaps(adjusted)
+        table["adjusted_gap"] = adjusted_gap[:, 0]
+        table["adjusted_gap_ci_low"], table["adjusted_gap_ci_high"] = interval(adjusted_gap)
+    pairs = np.triu_indices(n_groups, k=1)
+    mad = np.abs(means[pairs[0]] - means[pairs[1]]).mean(axis=0)
+    out = DisparityTable(table)
+    out.mad = float(mad[0])
+    out.mad_ci_low, out.mad_ci_high = ((float(v[0]) for v in
+                                        quantile_interval(mad[1:, None], confidence))
+                                       if boot else (np.nan, np.nan))
+    out.reference, out.stat, out.dropped = reference, stat, dropped
+    return out
+
+
+def _permutation_pvalue(reference: np.ndarray, group: np.ndarray, n_permutations: int,
+                        generator: np.random.Generator) -> float:
+    """Two-sided label-permutation p-value of the difference of two groups' means: the users
+    of both pooled, ``len(group)`` of them drawn at random as the group (blocks of rounds)."""
+    pooled = np.concatenate([reference, group])
+    n, size = len(pooled), len(group)
+    observed = abs(group.mean() - reference.mean())
+    total = pooled.sum()
+    extreme = 0
+    tol = 1e-12 * (np.abs(pooled).sum() + 1.0)
+    block = max(1, min(n_permutations, 2_000_000 // max(n, 1)))
+    done = 0
+    while done < n_permutations:  # blocks of rounds, each a matrix of random keys
+        rounds = min(block, n_permutations - done)
+        keys = generator.random((rounds, n))
+        chosen = np.argpartition(keys, size - 1, axis=1)[:, :size] if size < n else \
+            np.broadcast_to(np.arange(n), (rounds, n))
+        in_group = pooled[chosen].sum(axis=1)
+        diff = np.abs(in_group / size - (total - in_group) / (n - size))
+        extreme += int(np.count_nonzero(diff >= observed - tol))
+        done += rounds
+    return (1 + extreme) / (n_permutations + 1)
+
+
+def slot_weights(k: int, *, weight: str = "log", patience: float = 0.85) -> np.ndarray:
+    """The attention a list gives each of its first ``k`` slots: ``1 / log2(p + 1)``
+    (``"log"``), ``patience^(p - 1)`` (``"geometric"``) or 1 (``"uniform"``)."""
+    p = np.arange(1, k + 1, dtype=np.float64)
+    if weight == "log":
+        return 1.0 / np.log2(p + 1.0)
+    if weight == "geometric":
+        return patience ** (p - 1.0)
+    return np.ones(k)
+
+
+def exposure_share(
+    recs: pd.DataFrame,
+    item_groups: pd.Series,
+    *,
+    k: int = 10,
+    weight: str = "log",
+    patience: float = 0.85,
+    target: str | pd.Series = "catalog",
+    truth: pd.DataFrame | None = None,
+    train: pd.DataFrame | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """Which share of the lists' attention goes to each group of items, against a target.
+
+    Parameters
+    ----------
+    recs : pd.DataFrame
+        Recommendations (``user_id``, ``item_id``, ``rank`` and/or ``score``).
+    item_groups : pd.Series
+        Each item's group label (popularity head/mid/tail, a genre, a provider), indexed by
+        item. Listed items without a label form the group ``"(none)"``.
+    k : int, default 10
+    weight : {"log", "geometric", "uniform"}, default "log"
+        The attention of slot p (:func:`slot_weights`); ``patience`` for ``"geometric"``.
+    target : {"catalog", "train", "relevant"} or pd.Series, default "catalog"
+        Each group's fair share: its share of the items in ``item_groups``, of the training
+        interactions (``train``), of the relevant test items (``truth``, every row), or given
+        (a Series by group, normalised to sum to 1).
+    confidence, n_resamples, rng
+        The share's user-bootstrap interval.
+
+    Returns
+    -------
+    pd.DataFrame
+        Indexed by group: ``share`` (of the total attention), ``target``, ``ratio`` (share /
+        target), ``ci_low``, ``ci_high`` (of the share).
+    """
+    func = "exposure_share"
+    from ._checks import check_recs
+
+    k = check_positive_int(k, func=func, arg="k")
+    weight = check_choice(weight, func=func, arg="weight",
+                          choices=("log", "geometric", "uniform"))
+    if isinstance(patience, bool) or not isinstance(patience, numbers.Real) \
+            or not 0 < patience <= 1:
+        raise ValueError(f"{func}: 'patience' must be in (0, 1]; got {patience!r}.")
+    item_groups = _as_series(item_groups, func=func, arg="item_groups")
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    n_resamples = check_resamples(n_resamples, func=func)
+    check_rng(rng, func=func)
+    recs = check_recs(recs, func=func)
+    if "rank" in recs.columns:
+        order = np.lexsort((recs["rank"].to_numpy(), recs["user_id"].to_numpy()))
+    else:
+        order = np.lexsort((recs["item_id"].to_numpy(), -recs["score"].to_numpy(np.float64),
+                            recs["user_id"].to_numpy()))
+    listed = recs.iloc[order][["user_id", "item_id"]].reset_index(drop=True)
+    position = listed.groupby("user_id", sort=False).cumcount().to_numpy() + 1
+    listed = listed[position <= k]
+    position = position[position <= k]
+    attention = slot_weights(k, weight=weight, patience=patience)[position - 1]
+    label = item_groups.reindex(listed["item_id"]).astype(object).fillna("(none)").to_numpy()
+    names = pd.Index(pd.unique(np.concatenate([item_groups.dropna().unique().astype(object),
+                                               label])))
+    group_code = names.get_indexer(label)
+    user_code, users = pd.factorize(listed["user_id"])
+    per_user = np.zeros((len(users), len(names)))
+    np.add.at(per_user, (user_code, group_code), attention)
+    totals = per_user.sum(axis=0)
+    share = totals / totals.sum()
+    low = high = np.full(len(names), np.nan)
+    if n_resamples:
+        streams = user_streams(pd.Index(users))
+        key = design_key(np.random.default_rng(rng))
+        sums = np.zeros((n_resamples, len(names)))
+        for lo in range(0, len(users), _BLOCK):  # blocks of users
+            w = poisson_weights(streams[lo:lo + _BLOCK], key, n_resamples).astype(np.float64)
+            sums += w.T @ per_user[lo:lo + _BLOCK]
+        whole = sums.sum(axis=1, keepdims=True)  # 0 where every user drew weight 0
+        replicate = np.divide(sums, whole, out=np.full(sums.shape, np.nan), where=whole > 0)
+        low, high = quantile_interval(replicate, confidence)
+    wanted = _target_shares(target, item_groups, names, truth=truth, train=train, func=func)
+    out = pd.DataFrame({"share": share, "target": wanted,
+                        "ratio": np.divide(share, wanted, out=np.full(len(names), np.nan),
+                                           where=wanted > 0),
+                        "ci_low": low, "ci_high": high}, index=pd.Index(names, name="group"))
+    return out
+
+
+def _target_shares(target: object, item_groups: pd.Series, names: pd.Index, *,
+                   truth: pd.DataFrame | None, train: pd.DataFrame | None,
+                   func: str) -> np.ndarray:
+    if isinstance(target, pd.Series):
+        given = target.reindex(names).fillna(0.0).to_numpy(np.float64)
+        if given.sum() <= 0:
+            raise ValueError(f"{func}: 'target' gives no group a positive share.")
+        return given / given.sum()
+    target = check_choice(target, func=func, arg="target",
+                          choices=("catalog", "train", "relevant"))
+    if target == "catalog":
+        items = item_groups.dropna().astype(object)
+    else:
+        frame = train if target == "train" else truth
+        if frame is None:
+            raise ValueError(f"{func}: target={target!r} needs "
+                             f"'{'train' if target == 'train' else 'truth'}'.")
+        items = item_groups.reindex(frame["item_id"]).astype(object).fillna("(none)")
+    counts = items.value_counts().reindex(names).fillna(0.0).to_numpy(np.float64)
+    return counts / counts.sum() if counts.sum() > 0 else counts

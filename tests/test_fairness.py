@@ -1,0 +1,100 @@
+"""Group disparity and exposure (evalkit.fairness): means, gaps and MAD by hand, the
+permutation p-value against exact enumeration, standardisation that removes a gap explained
+by activity, and exposure shares by hand."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalkit as ek
+from evalkit import fairness
+
+
+def test_means_gaps_and_mad_are_the_groups() -> None:
+    values = pd.Series([0.1, 0.3, 0.5, 0.2, 0.4, 0.9, 0.7, np.nan],
+                       index=pd.Index(range(8), name="user_id"))
+    groups = pd.Series(["a", "a", "a", "b", "b", "c", "c", "c"], index=range(8))
+    table = fairness.group_disparity(values, groups, n_resamples=200, n_permutations=200)
+    assert list(table["group"]) == ["a", "b", "c"]  # the largest first, then by size
+    means = {"a": 0.3, "b": 0.3, "c": 0.8}
+    for row in table.itertuples():
+        assert row.mean == pytest.approx(means[row.group])
+        assert row.gap == pytest.approx(means[row.group] - 0.3)
+        assert row.ci_low <= row.mean <= row.ci_high
+    assert table.mad == pytest.approx((0.5 + 0.0 + 0.5) / 3)
+    assert table.dropped == {"undefined": 1, "no group": 0}
+    assert table.reference == "a" and np.isnan(table["p_value"].iloc[0])
+    ratio = fairness.group_disparity(values, groups, reference="b", stat="ratio",
+                                     n_resamples=0, n_permutations=10)
+    assert ratio.set_index("group").loc["c", "gap"] == pytest.approx(0.8 / 0.3)
+    assert np.isnan(ratio["ci_low"]).all()
+
+
+def test_the_permutation_p_value_is_the_exact_one_within_monte_carlo_error() -> None:
+    rng = np.random.default_rng(3)
+    x = np.round(rng.normal(0, 1, 12), 3)
+    x[6:] += 0.9
+    values = pd.Series(x, index=range(12))
+    groups = pd.Series(["r"] * 6 + ["g"] * 6, index=range(12))
+    observed = abs(x[6:].mean() - x[:6].mean())
+    exact = np.mean([abs(x[list(c)].mean() - np.delete(x, list(c)).mean()) >= observed - 1e-12
+                     for c in itertools.combinations(range(12), 6)])
+    got = fairness.group_disparity(values, groups, reference="r", n_resamples=0,
+                                   n_permutations=20000, rng=1)["p_value"].iloc[1]
+    assert abs(got - exact) < 4 * np.sqrt(exact * (1 - exact) / 20000) + 1e-4
+
+
+def test_standardising_for_activity_removes_a_gap_that_activity_explains() -> None:
+    rng = np.random.default_rng(0)
+    n = 4000
+    group = rng.choice(["f", "m"], n)
+    # m users are more active; the metric depends on activity alone
+    active = np.where(group == "m", rng.random(n) < 0.7, rng.random(n) < 0.3)
+    value = np.where(active, 0.6, 0.2) + rng.normal(0, 0.01, n)
+    users = pd.Index(range(n), name="user_id")
+    per_user, groups = pd.Series(value, index=users), pd.Series(group, index=users)
+    strata = pd.Series(np.where(active, "high", "low"), index=users)
+    table = fairness.group_disparity(per_user, groups, reference="m", adjust_for=strata,
+                                     n_resamples=200, n_permutations=200).set_index("group")
+    assert table.loc["f", "gap"] < -0.1 and table.loc["f", "p_value"] < 0.01
+    assert abs(table.loc["f", "adjusted_gap"]) < 0.003
+    assert table.loc["f", "adjusted_gap_ci_low"] <= 0 <= table.loc["f", "adjusted_gap_ci_high"]
+    # the standardised mean: each group's stratum means at the pooled stratum shares
+    share = strata.value_counts(normalize=True)
+    f_means = per_user[groups == "f"].groupby(strata[groups == "f"]).mean()
+    assert table.loc["f", "adjusted_mean"] == pytest.approx((f_means * share).sum())
+
+
+def test_bad_groups_are_refused_naming_the_argument() -> None:
+    values = pd.Series([0.1, 0.2], index=[1, 2])
+    with pytest.raises(ValueError, match="at least two groups"):
+        fairness.group_disparity(values, pd.Series(["a", "a"], index=[1, 2]))
+    with pytest.raises(ValueError, match="'reference' 'z'"):
+        fairness.group_disparity(values, pd.Series(["a", "b"], index=[1, 2]), reference="z")
+    with pytest.raises(TypeError, match="'groups' must be a pandas Series"):
+        fairness.group_disparity(values, ["a", "b"])
+
+
+def test_exposure_shares_are_the_attention_each_group_gets() -> None:
+    recs = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 20, 20, 30],
+                         "rank": [1, 2, 1, 2]})
+    item_groups = pd.Series({10: "head", 20: "tail", 30: "tail", 40: "tail"})
+    table = fairness.exposure_share(recs, item_groups, k=2, weight="log", n_resamples=100)
+    w1, w2 = 1.0, 1 / np.log2(3)
+    total = 2 * (w1 + w2)
+    assert table.loc["head", "share"] == pytest.approx(w1 / total)
+    assert table.loc["tail", "share"] == pytest.approx((w2 + w1 + w2) / total)
+    assert table.loc["head", "target"] == pytest.approx(0.25)  # 1 of the 4 items
+    assert table.loc["head", "ratio"] == pytest.approx(w1 / total / 0.25)
+    assert (table["ci_low"] <= table["share"] + 1e-12).all()
+    uniform = fairness.exposure_share(recs, item_groups, k=2, weight="uniform", n_resamples=0,
+                                      target="train", train=pd.DataFrame({"item_id": [10, 10,
+                                                                                       30]}))
+    assert uniform.loc["head", "share"] == 0.25 and uniform.loc["head", "target"] == 2 / 3
+    with pytest.raises(ValueError, match="needs 'truth'"):
+        fairness.exposure_share(recs, item_groups, target="relevant")
+    assert ek.fairness is fairness
