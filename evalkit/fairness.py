@@ -19,7 +19,8 @@ import pandas as pd
 from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
 from ._resample import design_key, poisson_weights, quantile_interval, user_streams
 
-__all__ = ["DisparityTable", "exposure_share", "group_disparity", "slot_weights"]
+__all__ = ["DisparityTable", "awrf", "compare_disparity", "expected_exposure", "exposure_share",
+           "group_disparity", "slot_weights"]
 
 #: Users per block of bootstrap work (the weights of a block are held as a dense matrix).
 _BLOCK = 20_000
@@ -156,15 +157,7 @@ def group_disparity(
     generator = np.random.default_rng(rng)
     users = values.index
     boot = n_resamples
-    streams = user_streams(users)
     key = design_key(generator)
-
-    def replicate_weights(lo: int, hi: int) -> np.ndarray:
-        full = np.ones((hi - lo, 1 + boot), dtype=np.float32)
-        if boot:
-            full[:, 1:] = poisson_weights(streams[lo:hi], key, boot)
-        return full
-
     # per group (and per stratum) sums over blocks of users: column 0 the data
     strata = None
     if adjust_for is not None:
@@ -174,13 +167,7 @@ def group_disparity(
         n_cells = n_groups * len(strata_index)
     else:
         cell, n_cells = codes, n_groups
-    sums = np.zeros((n_cells, 1 + boot))
-    mass = np.zeros((n_cells, 1 + boot))
-    for lo in range(0, len(x), _BLOCK):  # blocks of users
-        hi = min(lo + _BLOCK, len(x))
-        s, m = _weighted_sums(cell[lo:hi], x[lo:hi], n_cells, replicate_weights(lo, hi))
-        sums += s
-        mass += m
+    sums, mass = _cell_sums(users, cell, x, n_cells, boot, key)
     with np.errstate(invalid="ignore", divide="ignore"):
         if strata is None:
             means = sums / mass  # (groups, 1 + B)
@@ -228,6 +215,119 @@ def group_disparity(
                                         quantile_interval(mad[1:, None], confidence))
                                        if boot else (np.nan, np.nan))
     out.reference, out.stat, out.dropped = reference, stat, dropped
+    return out
+
+
+def _cell_sums(users: pd.Index, cell: np.ndarray, x: np.ndarray, n_cells: int, boot: int,
+               key: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, the sums of w x and of w over its users, for the data (column 0, w = 1) and
+    ``boot`` Poisson replicates drawn from the users' ids under ``key`` (so the same users
+    weigh the same in every call with that key)."""
+    streams = user_streams(users)
+    sums = np.zeros((n_cells, 1 + boot))
+    mass = np.zeros((n_cells, 1 + boot))
+    for lo in range(0, len(x), _BLOCK):  # blocks of users
+        hi = min(lo + _BLOCK, len(x))
+        weights = np.ones((hi - lo, 1 + boot), dtype=np.float32)
+        if boot:
+            weights[:, 1:] = poisson_weights(streams[lo:hi], key, boot)
+        s, m = _weighted_sums(cell[lo:hi], x[lo:hi], n_cells, weights)
+        sums += s
+        mass += m
+    return sums, mass
+
+
+def compare_disparity(
+    systems: dict[str, pd.Series],
+    groups: pd.Series,
+    *,
+    reference: object = None,
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    rng: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """Is one system's gap between user groups smaller than another's? Paired over the same
+    users, with Holm's correction over every pair of systems and group.
+
+    Parameters
+    ----------
+    systems : dict of str to pd.Series
+        Each system's per-user metric, by user (users with a value in every system are used,
+        the others left out).
+    groups : pd.Series
+        Each user's group label.
+    reference : label, optional
+        The reference group of the gaps (default: the largest).
+    alpha, confidence, n_resamples, rng
+        Level of the Holm-corrected tests; the paired user bootstrap (one design: a user
+        weighs the same in every system in a replicate).
+
+    Returns
+    -------
+    pd.DataFrame
+        One row per pair of systems (each later against each earlier one) and group other
+        than the reference: ``system``, ``against``, ``group``, ``gap``, ``gap_against``
+        (each group's mean minus the reference group's), ``difference`` = ``|gap| -
+        |gap_against|`` with ``ci_low``, ``ci_high``, ``p_value`` (the bootstrap's two-sided
+        percentile test), ``p_value_holm`` and ``smaller`` (the system whose gap is
+        significantly smaller, else None).
+    """
+    from .stats import holm
+
+    func = "compare_disparity"
+    if not isinstance(systems, dict) or len(systems) < 2:
+        raise ValueError(f"{func}: 'systems' must map at least two names to per-user "
+                         "metrics.")
+    groups = _as_series(groups, func=func, arg="groups")
+    frames = {name: _as_series(v, func=func, arg=f"systems[{name!r}]").astype(float)
+              for name, v in systems.items()}
+    table = pd.concat(frames, axis=1).dropna()
+    label = groups.reindex(table.index)
+    table, label = table[label.notna()], label[label.notna()]
+    sizes = label.value_counts()
+    if len(sizes) < 2:
+        raise ValueError(f"{func}: 'groups' must give at least two groups to the shared users.")
+    reference = sizes.index[0] if reference is None else reference
+    if reference not in sizes.index:
+        raise ValueError(f"{func}: 'reference' {reference!r} is not a group of the shared "
+                         "users.")
+    order = [reference] + [g for g in sizes.index if g != reference]
+    codes = pd.Index(order).get_indexer(label)
+    boot = check_resamples(n_resamples, func=func)
+    confidence = check_fraction(confidence, func=func, arg="confidence")
+    alpha = check_fraction(alpha, func=func, arg="alpha")
+    key = design_key(np.random.default_rng(rng))
+    gaps = {}
+    for name in frames:  # one bootstrap design for every system
+        sums, mass = _cell_sums(table.index, codes, table[name].to_numpy(np.float64),
+                                len(order), boot, key)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = sums / mass
+        gaps[name] = means[1:] - means[0]  # (groups - 1, 1 + B)
+    names = list(frames)
+    rows = []
+    for j in range(1, len(names)):
+        for i in range(j):
+            d = np.abs(gaps[names[j]]) - np.abs(gaps[names[i]])
+            for g in range(len(order) - 1):
+                reps = d[g, 1:]
+                reps = reps[np.isfinite(reps)]
+                low = high = p = np.nan
+                if len(reps):
+                    low, high = np.quantile(reps, [(1 - confidence) / 2, (1 + confidence) / 2])
+                    p = min(1.0, 2 * min((1 + np.count_nonzero(reps <= 0)) / (len(reps) + 1),
+                                         (1 + np.count_nonzero(reps >= 0)) / (len(reps) + 1)))
+                rows.append({"system": names[j], "against": names[i], "group": order[g + 1],
+                             "gap": gaps[names[j]][g, 0], "gap_against": gaps[names[i]][g, 0],
+                             "difference": d[g, 0], "ci_low": low, "ci_high": high,
+                             "p_value": p})
+    out = pd.DataFrame(rows)
+    out["p_value_holm"] = holm(out["p_value"].to_numpy(float))
+    out["smaller"] = pd.Series([None if not (p < alpha) else (s if diff < 0 else a)
+                                for s, a, diff, p in zip(out["system"], out["against"],
+                                                         out["difference"],
+                                                         out["p_value_holm"])], dtype=object)
     return out
 
 
@@ -377,3 +477,97 @@ def _target_shares(target: object, item_groups: pd.Series, names: pd.Index, *,
         items = item_groups.reindex(frame["item_id"]).astype(object).fillna("(none)")
     counts = items.value_counts().reindex(names).fillna(0.0).to_numpy(np.float64)
     return counts / counts.sum() if counts.sum() > 0 else counts
+
+
+def _top_positions(recs: pd.DataFrame, k: int, *, func: str) -> pd.DataFrame:
+    """Each user's first ``k`` listed items with their 1-based position (by ``rank``, else by
+    score, ties by ``item_id``)."""
+    from ._checks import check_recs
+
+    recs = check_recs(recs, func=func)
+    if "rank" in recs.columns:
+        order = np.lexsort((recs["rank"].to_numpy(), recs["user_id"].to_numpy()))
+    else:
+        order = np.lexsort((recs["item_id"].to_numpy(), -recs["score"].to_numpy(np.float64),
+                            recs["user_id"].to_numpy()))
+    listed = recs.iloc[order][["user_id", "item_id"]].reset_index(drop=True)
+    listed["position"] = listed.groupby("user_id", sort=False).cumcount().to_numpy() + 1
+    return listed[listed["position"] <= k].reset_index(drop=True)
+
+
+def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str = "log",
+         patience: float = 0.85, target: str | pd.Series = "catalog",
+         truth: pd.DataFrame | None = None, train: pd.DataFrame | None = None) -> pd.Series:
+    """Attention-weighted rank fairness (Sapiezynski et al. 2019), per user: the
+    Jensen-Shannon distance (base 2, in [0, 1]; lower is fairer) between the list's
+    attention-weighted distribution over item groups and the target distribution
+    (:func:`exposure_share`'s ``target``). Listed items without a group form ``"(none)"``.
+
+    Returns a Series by user (name ``"awrf"``).
+    """
+    func = "awrf"
+    k = check_positive_int(k, func=func, arg="k")
+    item_groups = _as_series(item_groups, func=func, arg="item_groups")
+    listed = _top_positions(recs, k, func=func)
+    attention = slot_weights(k, weight=check_choice(weight, func=func, arg="weight", choices=(
+        "log", "geometric", "uniform")), patience=patience)[listed["position"].to_numpy() - 1]
+    label = item_groups.reindex(listed["item_id"]).astype(object).fillna("(none)").to_numpy()
+    names = pd.Index(pd.unique(np.concatenate([item_groups.dropna().unique().astype(object),
+                                               label])))
+    user_code, users = pd.factorize(listed["user_id"])
+    dist = np.zeros((len(users), len(names)))
+    np.add.at(dist, (user_code, names.get_indexer(label)), attention)
+    dist /= dist.sum(axis=1, keepdims=True)
+    q = _target_shares(target, item_groups, names, truth=truth, train=train, func=func)
+    m = (dist + q[None, :]) / 2
+
+    def kl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(a > 0, a * np.log2(a / b), 0.0).sum(axis=1)
+
+    distance = np.sqrt(np.clip(0.5 * kl(dist, m) + 0.5 * kl(np.broadcast_to(q, dist.shape), m),
+                               0.0, None))
+    return pd.Series(distance, index=pd.Index(users, name="user_id"), name="awrf")
+
+
+def expected_exposure(recs: pd.DataFrame, truth: pd.DataFrame, *, n_items: int, k: int = 10,
+                      patience: float = 0.5, threshold: float | None = 4.0) -> pd.DataFrame:
+    """Expected exposure (Diaz et al. 2020) of deterministic top-k lists, per user.
+
+    Exposure of the item at position p: ``patience^(p - 1)`` (the RBP browsing model), 0
+    beyond k. The target gives every relevant item the same exposure (they share the first
+    min(|R_u|, k) slots) and every other of the ``n_items`` catalogue items the same share of
+    the slots left. Per user: ``EE-D = |e|^2`` (disparity), ``EE-R = e . e*`` (relevance) and
+    ``EE-L = |e - e*|^2 = EE-D - 2 EE-R + |e*|^2`` (loss; lower is better).
+
+    Returns a DataFrame by user (users of ``truth`` with a relevant item) with ``ee_l``,
+    ``ee_d``, ``ee_r``.
+    """
+    from ._checks import check_truth
+
+    func = "expected_exposure"
+    k = check_positive_int(k, func=func, arg="k")
+    n_items = check_positive_int(n_items, func=func, arg="n_items")
+    truth = check_truth(truth, func=func, threshold=threshold)
+    relevant = truth if threshold is None else truth[truth["rating"] >= threshold]
+    listed = _top_positions(recs, k, func=func)
+    w = slot_weights(k, weight="geometric", patience=patience)
+    users = pd.Index(pd.unique(relevant["user_id"]), name="user_id")
+    r = relevant.groupby("user_id").size().reindex(users).to_numpy(np.float64)
+    cumulative = np.concatenate([[0.0], np.cumsum(w)])
+    top = np.minimum(r, k).astype(int)
+    e_rel = cumulative[top] / r  # each relevant item's target exposure
+    rest = cumulative[k] - cumulative[top]
+    others = np.maximum(n_items - r, 1.0)
+    e_other = rest / others
+    target_norm = r * e_rel ** 2 + others * e_other ** 2
+    listed = listed[listed["user_id"].isin(users)]
+    code = users.get_indexer(listed["user_id"])
+    e = w[listed["position"].to_numpy() - 1]
+    hit = listed.merge(relevant[["user_id", "item_id"]].assign(_rel=True),
+                       on=["user_id", "item_id"], how="left")["_rel"].fillna(False).to_numpy(bool)
+    ee_d = np.bincount(code, weights=e * e, minlength=len(users))
+    ee_r = np.bincount(code, weights=e * np.where(hit, e_rel[code], e_other[code]),
+                       minlength=len(users))
+    return pd.DataFrame({"ee_l": ee_d - 2 * ee_r + target_norm, "ee_d": ee_d, "ee_r": ee_r},
+                        index=users)

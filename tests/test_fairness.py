@@ -98,3 +98,68 @@ def test_exposure_shares_are_the_attention_each_group_gets() -> None:
     with pytest.raises(ValueError, match="needs 'truth'"):
         fairness.exposure_share(recs, item_groups, target="relevant")
     assert ek.fairness is fairness
+
+
+def test_compare_disparity_says_which_system_has_the_smaller_gap() -> None:
+    rng = np.random.default_rng(4)
+    n = 3000
+    users = pd.Index(range(n), name="user_id")
+    groups = pd.Series(rng.choice(["x", "y"], n, p=[0.6, 0.4]), index=users)
+    base = rng.random(n)
+    wide = pd.Series(base + np.where(groups == "y", -0.2, 0.0), index=users)  # a 0.2 gap
+    narrow = pd.Series(base + np.where(groups == "y", -0.02, 0.0), index=users)
+    same = narrow.copy()
+    table = fairness.compare_disparity({"wide": wide, "narrow": narrow, "same": same}, groups,
+                                       n_resamples=300)
+    assert list(zip(table["system"], table["against"])) == [
+        ("narrow", "wide"), ("same", "wide"), ("same", "narrow")]
+    row = table.iloc[0]
+    assert row["group"] == "y"
+    assert row["gap"] == pytest.approx(narrow[groups == "y"].mean() - narrow[groups == "x"].mean())
+    assert row["difference"] < 0 and row["ci_high"] < 0 and row["smaller"] == "narrow"
+    last = table.iloc[2]
+    assert last["difference"] == 0 and last["smaller"] is None
+    # the per-system gaps are group_disparity's
+    alone = fairness.group_disparity(wide, groups, n_resamples=0, n_permutations=10)
+    assert table.iloc[0]["gap_against"] == pytest.approx(alone.set_index("group").loc["y", "gap"])
+
+
+def test_awrf_is_the_jensen_shannon_distance_to_the_target() -> None:
+    from scipy.spatial.distance import jensenshannon
+
+    rng = np.random.default_rng(2)
+    items = np.arange(30)
+    item_groups = pd.Series(rng.choice(["a", "b", "c"], 30), index=items)
+    recs = pd.DataFrame({"user_id": np.repeat([1, 2, 3], 5),
+                         "item_id": rng.choice(items, 15, replace=False),
+                         "rank": np.tile(np.arange(1, 6), 3)})
+    got = fairness.awrf(recs, item_groups, k=5)
+    target = item_groups.value_counts(normalize=True)
+    w = 1 / np.log2(np.arange(1, 6) + 1)
+    for user, rows in recs.groupby("user_id"):
+        p = pd.Series(w, index=item_groups[rows["item_id"]].to_numpy()).groupby(level=0).sum()
+        names = target.index
+        p = p.reindex(names).fillna(0) / w.sum()
+        assert got[user] == pytest.approx(jensenshannon(p, target[names], base=2), abs=1e-12)
+
+
+def test_expected_exposure_against_the_vectors_written_out() -> None:
+    n_items, k, patience = 12, 4, 0.5
+    recs = pd.DataFrame({"user_id": [1] * 4 + [2] * 4, "item_id": [3, 0, 7, 5, 1, 2, 9, 4],
+                         "rank": [1, 2, 3, 4] * 2})
+    truth = pd.DataFrame({"user_id": [1, 1, 2, 2, 2, 2, 2, 2], "item_id": [0, 5, 1, 2, 3, 4, 6,
+                                                                           8], "rating": 5.0})
+    got = fairness.expected_exposure(recs, truth, n_items=n_items, k=k, patience=patience)
+    w = patience ** np.arange(k)
+    for user in (1, 2):
+        e = np.zeros(n_items)
+        listed = recs[recs["user_id"] == user]
+        e[listed["item_id"].to_numpy()] = w[listed["rank"].to_numpy() - 1]
+        rel = truth.loc[truth["user_id"] == user, "item_id"].to_numpy()
+        r = len(rel)
+        star = np.full(n_items, w[min(r, k):].sum() / (n_items - r))
+        star[rel] = w[:min(r, k)].sum() / r
+        row = got.loc[user]
+        assert row["ee_l"] == pytest.approx(((e - star) ** 2).sum())
+        assert row["ee_d"] == pytest.approx((e ** 2).sum())
+        assert row["ee_r"] == pytest.approx(e @ star)
