@@ -62,6 +62,11 @@ def write_files(d: Path) -> dict[str, str]:
     parquet("systems_parquet", pd.concat([recs.assign(system="mine"),
                                           ties.assign(system="ties")], ignore_index=True))
     parquet("ranks_parquet", recs.drop(columns="score"))  # one system, no system column
+    # the analyst's user attributes, their own column names
+    user_ids = np.sort(pd.concat([train, test])["user_id"].unique())
+    write("users", pd.DataFrame({"uid": user_ids, "age": np.where(user_ids % 3 == 0, "young",
+                                                                  "old"),
+                                 "gender": np.where(user_ids % 2 == 0, "F", "M")}))
     # a saved run of the analyst's system, as last week's report would have saved it
     ek.evaluate(ek.load_interactions(EXAMPLE / "test.csv"), recs, k=[1, 3, 25],
                 metrics=["recall", "ndcg"], threshold=4.0).save(d / "baseline_run", name="mine")
@@ -113,7 +118,7 @@ def shared_sets(f: dict[str, str]) -> dict[str, dict]:
         "another library's definitions": {
             "DATASET": f["folder"], "RECS": {"mine": f["ties"]}, "BASELINES": ["MostPopular"],
             "PROFILE": "cornac", "METRICS": ["precision", "ndcg"], "K_MAX": 20, "FOLDS": 2,
-            "K": 5,
+            "K": 5, "USERS": f["users"], "USER_GROUP": "age", "COLUMNS": {"uid": "user_id"},
         },
         "a profile without the metrics asked": {
             "DATASET": f["folder"], "PROFILE": "sklearn", "BASELINES": ["MostPopular"],
@@ -148,7 +153,7 @@ FILE_KEYS = ("train", "test", "folder", "movies", "recs", "ranks", "ties", "rank
              "nohits",
              "interactions", "notime", "implicit_train", "implicit_test", "preds",
              "truth_parquet", "implicit_truth_parquet", "systems_parquet", "ranks_parquet",
-             "baseline_run")
+             "baseline_run", "users")
 
 #: (set, notebook) -> (parameter the first cell must name, message pattern); others succeed.
 FAILS = {

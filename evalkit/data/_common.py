@@ -53,11 +53,17 @@ class Dataset(NamedTuple):
         ``year`` (nullable Int64) and ``genres`` (list of str, empty when none are listed).
     name : str
         The release name (e.g. ``"ml-1m"``) or the name of the folder it was read from.
+    users : pandas.DataFrame or None
+        User attributes where the release has them (ml-100k's ``u.user``, ml-1m's
+        ``users.dat``): ``user_id``, ``gender`` ("F"/"M"), ``age`` (ml-100k: years; ml-1m:
+        its age band, "18-24", ...), ``occupation`` (a name), ``zip``; the sample's are
+        synthetic. None otherwise.
     """
 
     ratings: pd.DataFrame
     items: pd.DataFrame
     name: str
+    users: pd.DataFrame | None = None
 
 
 def _line_at(data: bytes | bytearray, offset: int) -> tuple[int, str]:

@@ -424,3 +424,46 @@ def read_items(source: Source, member: str) -> pd.DataFrame:
     if items.empty:
         raise ValueError(f"{_FUNC}: '{label}' holds no movies.")
     return items
+
+
+#: The user files of the releases that have them, beside their ratings file.
+USER_FILES = {"u.data": "u.user", "ratings.dat": "users.dat"}
+
+#: ml-1m's age codes (its README) and occupation codes.
+_ML1M_AGES = {1: "Under 18", 18: "18-24", 25: "25-34", 35: "35-44", 45: "45-49", 50: "50-55",
+              56: "56+"}
+_ML1M_OCCUPATIONS = [
+    "other", "academic/educator", "artist", "clerical/admin", "college/grad student",
+    "customer service", "doctor/health care", "executive/managerial", "farmer", "homemaker",
+    "K-12 student", "lawyer", "programmer", "retired", "sales/marketing", "scientist",
+    "self-employed", "technician/engineer", "tradesman/craftsman", "unemployed", "writer"]
+
+
+def read_users(source: Source, member: str) -> pd.DataFrame:
+    """Read ml-100k's ``u.user`` (``id|age|gender|occupation|zip``) or ml-1m's ``users.dat``
+    (``id::gender::age code::occupation code::zip``) into ``user_id, gender, age,
+    occupation, zip``."""
+    label = source.label(member)
+    data = source.read_bytes(member)
+    if not data or data.isspace():
+        raise _empty(label, "one user per line")
+    text = decode_text(data, label=label, func=_FUNC, latin1=True)
+    lines = [line for line in text.splitlines() if line.strip()]
+    if PurePosixPath(member).name == "u.user":
+        fields = [line.split("|") for line in lines]
+        bad = next((i for i, f in enumerate(fields) if len(f) != 5), None)
+        if bad is not None:
+            raise _malformed(label, bad + 1, lines[bad], "|", 5)
+        frame = pd.DataFrame(fields, columns=["user_id", "age", "gender", "occupation", "zip"])
+        frame["age"] = pd.to_numeric(frame["age"], errors="raise").astype("Int64")
+    else:
+        fields = [line.split("::") for line in lines]
+        bad = next((i for i, f in enumerate(fields) if len(f) != 5), None)
+        if bad is not None:
+            raise _malformed(label, bad + 1, lines[bad], "::", 5)
+        frame = pd.DataFrame(fields, columns=["user_id", "gender", "age", "occupation", "zip"])
+        frame["age"] = frame["age"].astype(int).map(_ML1M_AGES)
+        frame["occupation"] = frame["occupation"].astype(int).map(
+            dict(enumerate(_ML1M_OCCUPATIONS)))
+    frame["user_id"] = frame["user_id"].astype(np.int64)
+    return frame[["user_id", "gender", "age", "occupation", "zip"]]

@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 
 from evalkit.data._archive import CorruptArchiveError, Source
 from evalkit.data._common import Dataset
-from evalkit.data._formats import RATINGS_FILES, read_items, read_ratings
+from evalkit.data._formats import RATINGS_FILES, USER_FILES, read_items, read_ratings, read_users
 from evalkit.data.download import MOVIELENS_NAMES, cached_path, download_movielens
 
 __all__ = ["load_movielens"]
@@ -73,7 +73,11 @@ def _load_path(path: Path, name: str | None) -> Dataset:
     release = name if name in MOVIELENS_NAMES else None  # its rating scale is checked
     ratings = read_ratings(source, member, release)
     items = read_items(source, items_member)
-    return Dataset(ratings=ratings, items=items, name=name)
+    users = None
+    users_file = USER_FILES.get(ratings_file)
+    if users_file is not None and (folder / users_file).as_posix() in source.members:
+        users = read_users(source, (folder / users_file).as_posix())
+    return Dataset(ratings=ratings, items=items, name=name, users=users)
 
 
 def load_movielens(

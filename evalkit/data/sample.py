@@ -288,4 +288,25 @@ def load_sample(*, seed: int | np.random.Generator | None = 0) -> Dataset:
             "genres": genres_from_flags(flags[rated], list(GENRES)),
         }
     )
-    return Dataset(ratings=ratings, items=item_table, name="sample")
+    return Dataset(ratings=ratings, items=item_table, name="sample",
+                   users=_synthetic_users(np.bincount(users, minlength=n_users), rng))
+
+
+#: ml-1m's age bands, the sample's synthetic users are drawn from.
+_AGE_BANDS = np.array(["Under 18", "18-24", "25-34", "35-44", "45-49", "50-55", "56+"])
+_OCCUPATIONS = np.array(["student", "engineer", "educator", "other", "retired", "artist"])
+
+
+def _synthetic_users(activity: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
+    """Invented attributes for the sample's users, drawn after everything else (so the
+    ratings do not depend on them): gender (F with chance 0.3), an age band whose older bands
+    grow likelier with the user's number of ratings, an occupation and no zip code. They
+    describe no one; they exist so that the sample's reports can show groups."""
+    n = activity.size
+    gender = np.where(rng.random(n) < 0.3, "F", "M")
+    busy = (np.argsort(np.argsort(activity, kind="stable"), kind="stable") + 0.5) / n
+    band = np.clip(np.floor(rng.normal(2.0 + 1.6 * busy, 1.1)), 0, len(_AGE_BANDS) - 1)
+    occupation = _OCCUPATIONS[rng.integers(0, len(_OCCUPATIONS), n)]
+    return pd.DataFrame({"user_id": np.arange(1, n + 1, dtype=np.int64), "gender": gender,
+                         "age": _AGE_BANDS[band.astype(int)], "occupation": occupation,
+                         "zip": pd.Series([None] * n, dtype=object)})

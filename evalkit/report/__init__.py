@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .._comparison import format_pvalue
 from ._findings import data_findings, findings, score_ties, split_findings, table_findings
+from ._groups import GroupCheck, group_check, group_note, group_table, user_attributes
 from ._inputs import (
     ReportInputs,
     coverage,
@@ -103,6 +104,11 @@ from ._tables import (
 )
 
 __all__ = [
+    "GroupCheck",
+    "group_check",
+    "group_note",
+    "group_table",
+    "user_attributes",
     "ProtocolCheck",
     "protocol_check",
     "protocol_note",

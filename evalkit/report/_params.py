@@ -314,6 +314,10 @@ PARAMETERS: dict[str, Parameter] = {
     "BASELINE_RUN": Parameter("Optional[str]", "saved run each system is checked against; "
                               "None: none", _saved_run),
     "MARGIN": Parameter("float", "loss the regression check accepts (metric units)", _margin),
+    "USERS": Parameter("Optional[str]", "user attributes file (user_id, gender, ...); "
+                       "default: the dataset's", _optional_file),
+    "USER_GROUP": Parameter("Optional[str]", "user attribute of the groups; None: gender, or "
+                            "the first", _optional_str),
     "SAMPLED_NEGATIVES": Parameter("int", "negatives per held-out item, sampled protocol; "
                                    "0: no protocol check",
                                    lambda n, v: _int(n, v, low=0)),

@@ -43,7 +43,7 @@ __all__ = [
 PROJECT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 #: Parameters whose values are paths (or mappings of names to paths): the runner makes them
 #: absolute, since the notebooks run in their own directory.
-PATH_PARAMETERS = ("TRAIN", "TEST", "ITEMS", "RECS", "PREDICTIONS", "BASELINE_RUN",
+PATH_PARAMETERS = ("TRAIN", "TEST", "ITEMS", "RECS", "PREDICTIONS", "BASELINE_RUN", "USERS",
                    "TRUTH_PARQUET", "RECS_PARQUET")
 
 

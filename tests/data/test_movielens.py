@@ -312,3 +312,23 @@ def test_fingerprint_of_loaded_ratings_is_format_independent(tmp_path: Path) -> 
     ]
     assert prints[0] == prints[1] == prints[2]
     assert prints[0]["rows"] == 4 and prints[0]["users"] == 3 and prints[0]["items"] == 3
+
+
+def test_user_attributes_are_read_where_the_release_has_them(tmp_path: Path) -> None:
+    hundred = write_ml100k(tmp_path / "ml-100k")
+    (hundred / "u.user").write_text("1|24|M|technician|85711\n2|53|F|other|94043\n"
+                                    "3|23|M|writer|32067\n")
+    users = load_movielens(hundred).users
+    assert list(users.columns) == ["user_id", "gender", "age", "occupation", "zip"]
+    assert users["user_id"].tolist() == [1, 2, 3] and users["age"].tolist() == [24, 53, 23]
+    assert users["gender"].tolist() == ["M", "F", "M"]
+    one_m = write_dat(tmp_path / "ml-1m", "latin-1")
+    (one_m / "users.dat").write_text("1::F::1::10::48067\n2::M::56::16::70072\n"
+                                     "3::M::25::15::55117\n")
+    users = load_movielens(one_m).users
+    assert users["age"].tolist() == ["Under 18", "56+", "25-34"]
+    assert users["occupation"].tolist() == ["K-12 student", "self-employed", "scientist"]
+    assert load_movielens(write_csv(tmp_path / "csv")).users is None
+    (hundred / "u.user").write_text("1|24|M|technician\n")
+    with pytest.raises(ValueError, match="u.user"):
+        load_movielens(hundred)

@@ -1,0 +1,195 @@
+"""Who is served worse? The model comparison's section on user groups (the gap of each group
+to the largest, raw and standardised for activity) and on item exposure (the attention the
+popularity head, middle and tail get against their share of the catalogue)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["GroupCheck", "group_check", "group_note", "group_table", "user_attributes"]
+
+
+def user_attributes(dataset: str, users: str | None = None, *, seed: int = 0,
+                    columns: Mapping[str, str] | None = None) -> pd.DataFrame | None:
+    """The users' attributes: ``USERS`` (a CSV or Parquet file of ``user_id`` and attribute
+    columns; ``COLUMNS`` renames), else the dataset's own (the sample's synthetic ones,
+    ml-100k's and ml-1m's), else None."""
+    from ..data import load_movielens, load_sample
+    from ..data.download import MOVIELENS_NAMES
+
+    if users is not None:
+        path = Path(users)
+        frame = pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") \
+            else pd.read_csv(path)
+        frame = frame.rename(columns={k: v for k, v in (columns or {}).items()
+                                      if k in frame.columns})
+        frame = frame.rename(columns={"userId": "user_id"})
+        if "user_id" not in frame.columns:
+            raise ValueError(f"parameter USERS: '{path.name}' has no user_id column (or "
+                             "COLUMNS mapping to it); it has "
+                             f"{', '.join(map(str, frame.columns))}.")
+        if frame["user_id"].duplicated().any():
+            raise ValueError(f"parameter USERS: '{path.name}' names "
+                             f"{int(frame['user_id'].duplicated().sum())} user(s) twice.")
+        return frame
+    if dataset == "sample":
+        return load_sample(seed=seed).users
+    if dataset in MOVIELENS_NAMES and dataset in ("ml-100k", "ml-1m"):
+        return load_movielens(dataset).users
+    path = Path(dataset)
+    if path.is_dir() and any((path / f).is_file() for f in ("u.user", "users.dat")):
+        return load_movielens(path).users
+    return None
+
+
+@dataclass
+class GroupCheck:
+    """What :func:`group_check` found: the attribute, each system's
+    :class:`~evalkit.fairness.DisparityTable`, the comparison of the systems' gaps, each
+    system's exposure shares by item popularity, and how many test users have the attribute."""
+
+    group: str | None
+    label: str
+    disparities: dict
+    comparison: pd.DataFrame | None
+    exposure: dict
+    users_with_group: int
+    users: int
+    reason: str = ""
+
+
+def group_check(inputs: object, evaluations: Mapping[str, object],
+                systems: Mapping[str, pd.DataFrame], attributes: pd.DataFrame | None, *,
+                group: str | None = None, metric: str = "ndcg", k: int = 10,
+                seed: int = 0) -> GroupCheck:
+    """Each system's ``metric@k`` by the user attribute ``group`` (``USER_GROUP``; default:
+    ``gender`` when the attributes have it, else their first column), against the largest
+    group, raw and standardised for training activity (the report's activity bins), with
+    the systems' gaps compared; and each system's share of attention to the popularity head,
+    middle and tail (:func:`evalkit.fairness.exposure_share`, log weights at k) against their
+    share of the catalogue."""
+    from ..fairness import compare_disparity, exposure_share, group_disparity
+    from ..metrics import RANKING_METRICS
+    from ..segments import item_popularity_buckets, user_activity_bins
+
+    column = f"{metric}@{k}"
+    label = RANKING_METRICS[metric].column_label(k) if metric in RANKING_METRICS else column
+    n_users = len(next(iter(evaluations.values())).per_user) if evaluations else 0
+    exposure = {}
+    buckets = item_popularity_buckets(inputs.train).astype(str)
+    for name, recs in systems.items():
+        exposure[name] = exposure_share(recs, buckets, k=k, n_resamples=200, rng=seed)
+    if attributes is None:
+        return GroupCheck(None, label, {}, None, exposure, 0, n_users,
+                          reason="the data has no user attributes (give a USERS file: "
+                          "user_id and attribute columns)")
+    names = [c for c in attributes.columns if c != "user_id"]
+    if group is None:
+        group = "gender" if "gender" in names else (names[0] if names else None)
+    if group is None or group not in names:
+        raise ValueError(f"parameter USER_GROUP: {group!r} is not an attribute of the users; "
+                         f"they have {', '.join(names) or 'none'}.")
+    labels = attributes.set_index("user_id")[group]
+    disparities = {}
+    per_user = {}
+    for name, evaluation in evaluations.items():
+        if column not in evaluation.per_user.columns:
+            continue
+        values = evaluation.per_user[column]
+        per_user[name] = values
+    if not per_user:
+        return GroupCheck(group, label, {}, None, exposure, 0, n_users,
+                          reason=f"no system has {label} per user")
+    users = next(iter(per_user.values())).index
+    known = labels.reindex(users).notna()
+    activity = user_activity_bins(inputs.train, bins=4, users=users).astype(str)
+    for name, values in per_user.items():
+        if labels.reindex(values.dropna().index).nunique() < 2:
+            continue
+        disparities[name] = group_disparity(values, labels, adjust_for=activity,
+                                            n_resamples=500, n_permutations=1000, rng=seed)
+    comparison = compare_disparity(per_user, labels, n_resamples=500, rng=seed) \
+        if len(disparities) > 1 and len(per_user) > 1 else None
+    reason = "" if disparities else \
+        f"the users with a {label} fall in fewer than two {group} groups"
+    return GroupCheck(group, label, disparities, comparison, exposure, int(known.sum()),
+                      len(users), reason=reason)
+
+
+def group_table(check: GroupCheck) -> pd.DataFrame | None:
+    """One row per system and group: users, mean with its interval, the gap to the largest
+    group with its interval and p-value, and the gap standardised for activity."""
+    if not check.disparities:
+        return None
+    rows = []
+    for name, table in check.disparities.items():
+        for row in table.itertuples(index=False):
+            reference = row.group == table.reference
+            rows.append({
+                "system": name, check.group: row.group, "users": row.n_users,
+                check.label: f"{row.mean:.4f} [{row.ci_low:.4f}, {row.ci_high:.4f}]",
+                "gap": "(reference)" if reference else
+                f"{row.gap:+.4f} [{row.gap_ci_low:+.4f}, {row.gap_ci_high:+.4f}]",
+                "p": "" if reference else f"{row.p_value:.4f}",
+                "gap at equal activity": "(reference)" if reference else
+                f"{row.adjusted_gap:+.4f} [{row.adjusted_gap_ci_low:+.4f}, "
+                f"{row.adjusted_gap_ci_high:+.4f}]"})
+    return pd.DataFrame(rows)
+
+
+def group_note(check: GroupCheck) -> str:
+    """The section's findings, computed from :func:`group_check`'s results."""
+    parts = []
+    if not check.disparities:
+        parts.append(f"User groups are not shown: {check.reason}.")
+    else:
+        first = next(iter(check.disparities.values()))
+        parts.append(
+            f"Users by **{check.group}** ({check.users_with_group:,} of the {check.users:,} "
+            f"test users have it), each group against the largest ({first.reference}); the gap "
+            "is the group's mean minus the reference's, with a 95% bootstrap interval and a "
+            "label-permutation p-value, and again with every group given the activity mix of "
+            "all users (standardised over four bins of training interactions), since more "
+            "active users get better lists.")
+        for name, table in check.disparities.items():
+            others = table.iloc[1:]
+            worst = others.loc[others["gap"].idxmin()]
+            adjusted = worst.get("adjusted_gap", np.nan)
+            interval = (f"{check.label} {worst['gap']:+.4f} [{worst['gap_ci_low']:+.4f}, "
+                        f"{worst['gap_ci_high']:+.4f}]")
+            if worst["gap"] < 0:
+                clear = ("an interval below 0" if worst["gap_ci_high"] < 0
+                         else "an interval that includes 0")
+                said = f"the largest shortfall is {worst['group']}'s, {interval} ({clear})"
+            else:
+                said = (f"no group is below {table.reference}; the smallest gap is "
+                        f"{worst['group']}'s, {interval}")
+            parts.append(f"- **{name}**: {said}, {adjusted:+.4f} at equal activity; mean "
+                         f"absolute deviation between groups {table.mad:.4f}.")
+        if check.comparison is not None:
+            decided = check.comparison[check.comparison["smaller"].notna()]
+            if decided.empty:
+                parts.append("No system's gap is significantly smaller than another's "
+                             "(paired bootstrap, Holm-corrected).")
+            else:
+                said = "; ".join(f"{r.smaller}'s gap for {r.group} is smaller than "
+                                 f"{r.against if r.smaller == r.system else r.system}'s"
+                                 for r in decided.itertuples())
+                parts.append(f"Significantly smaller gaps (Holm-corrected): {said}.")
+    if check.exposure:
+        shares = "; ".join(
+            f"{name} gives the tail {table.loc['tail', 'share']:.1%} of the attention "
+            f"[{table.loc['tail', 'ci_low']:.1%}, {table.loc['tail', 'ci_high']:.1%}] against "
+            f"{table.loc['tail', 'target']:.1%} of the catalogue"
+            for name, table in check.exposure.items() if "tail" in table.index)
+        if shares:
+            parts.append(f"Item exposure (attention 1/log2(position + 1) over the top "
+                         f"positions, items by training popularity): {shares}.")
+    bullets = "\n".join(p for p in parts if p.startswith("- "))
+    rest = [p for p in parts if not p.startswith("- ")]
+    return "\n\n".join(rest[:1] + [bullets] * bool(bullets) + rest[1:])
