@@ -163,3 +163,51 @@ def test_expected_exposure_against_the_vectors_written_out() -> None:
         assert row["ee_l"] == pytest.approx(((e - star) ** 2).sum())
         assert row["ee_d"] == pytest.approx((e ** 2).sum())
         assert row["ee_r"] == pytest.approx(e @ star)
+
+
+def test_with_random_labels_the_gap_interval_covers_zero_at_about_the_nominal_rate() -> None:
+    rng = np.random.default_rng(8)
+    n, labelings = 300, 120
+    users = pd.Index(range(n), name="user_id")
+    values = pd.Series(rng.exponential(1.0, n), index=users)  # skewed, as metrics are
+    covered = 0
+    for seed in range(labelings):  # each a fresh random labelling
+        groups = pd.Series(np.random.default_rng(seed).choice(["a", "b"], n), index=users)
+        row = fairness.group_disparity(values, groups, n_resamples=300, n_permutations=50,
+                                       rng=seed).iloc[1]
+        covered += row["gap_ci_low"] <= 0 <= row["gap_ci_high"]
+    rate = covered / labelings
+    assert abs(rate - 0.95) < 4 * np.sqrt(0.95 * 0.05 / labelings)
+
+
+def test_a_planted_gap_is_found_with_its_size() -> None:
+    rng = np.random.default_rng(9)
+    n = 5000
+    users = pd.Index(range(n), name="user_id")
+    groups = pd.Series(rng.choice(["a", "b", "c"], n, p=[0.5, 0.3, 0.2]), index=users)
+    values = pd.Series(rng.normal(0.5, 0.1, n) - np.where(groups == "c", 0.05, 0.0),
+                       index=users)
+    table = fairness.group_disparity(values, groups, n_resamples=300,
+                                     n_permutations=500).set_index("group")
+    se = 0.1 * np.sqrt(1 / (groups == "c").sum() + 1 / (groups == "a").sum())
+    assert abs(table.loc["c", "gap"] + 0.05) < 3 * se  # its size, within sampling error
+    assert table.loc["c", "gap_ci_high"] < 0 and table.loc["c", "p_value"] < 0.01
+    assert table.loc["b", "gap_ci_low"] <= 0 <= table.loc["b", "gap_ci_high"]
+
+
+def test_a_random_recommenders_exposure_tends_to_the_catalogue_share_and_awrf_to_zero() -> None:
+    rng = np.random.default_rng(10)
+    items = np.arange(200)
+    item_groups = pd.Series(np.where(items < 40, "head", "tail"), index=items)
+    n_users, k = 3000, 10
+    picks = np.argsort(rng.random((n_users, 200)), axis=1)[:, :k]
+    recs = pd.DataFrame({"user_id": np.repeat(np.arange(n_users), k), "item_id": picks.ravel(),
+                         "rank": np.tile(np.arange(1, k + 1), n_users)})
+    table = fairness.exposure_share(recs, item_groups, k=k, weight="geometric", n_resamples=200)
+    assert table.loc["head", "target"] == pytest.approx(0.2)
+    assert table.loc["head", "ci_low"] <= 0.2 <= table.loc["head", "ci_high"]
+    assert abs(table.loc["head", "share"] - 0.2) < 0.01
+    # a list whose attention matches the target exactly has AWRF 0
+    exact = pd.DataFrame({"user_id": 1, "item_id": [0, 50, 51, 52, 53], "rank": range(1, 6)})
+    assert fairness.awrf(exact, item_groups, k=5, weight="uniform").iloc[0] == pytest.approx(
+        0.0, abs=1e-12)

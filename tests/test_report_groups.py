@@ -41,6 +41,8 @@ def test_the_note_names_the_group_served_worse_and_the_exposure() -> None:
     assert f"the largest shortfall is F's, NDCG@10 {table.loc['F', 'gap']:+.4f}" in note
     assert "(an interval below 0)" in note and "(600 of the 600 test users have it)" in note
     assert "sys gives the tail" in note
+    assert "Significant gaps after Holm's correction over every system and group: F (sys)." \
+        in note
     shown = rp.group_table(check)
     assert list(shown["gender"]) == ["M", "F"] and shown.loc[0, "gap"] == "(reference)"
     none = rp.group_check(inputs, evaluations, {"sys": recs}, None, metric="ndcg", k=10)

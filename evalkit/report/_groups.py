@@ -113,6 +113,14 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
             continue
         disparities[name] = group_disparity(values, labels, adjust_for=activity,
                                             n_resamples=500, n_permutations=1000, rng=seed)
+    # Holm over every system's tests of every group against the reference
+    from ..stats import holm
+
+    pvalues = np.concatenate([t["p_value"].to_numpy(float)[1:] for t in disparities.values()]) \
+        if disparities else np.zeros(0)
+    adjusted = iter(holm(pvalues)) if len(pvalues) else iter(())
+    for table in disparities.values():
+        table["p_value_holm"] = [np.nan] + [next(adjusted) for _ in range(len(table) - 1)]
     comparison = compare_disparity(per_user, labels, n_resamples=500, rng=seed) \
         if len(disparities) > 1 and len(per_user) > 1 else None
     reason = "" if disparities else \
@@ -136,6 +144,7 @@ def group_table(check: GroupCheck) -> pd.DataFrame | None:
                 "gap": "(reference)" if reference else
                 f"{row.gap:+.4f} [{row.gap_ci_low:+.4f}, {row.gap_ci_high:+.4f}]",
                 "p": "" if reference else f"{row.p_value:.4f}",
+                "p (Holm)": "" if reference else f"{row.p_value_holm:.4f}",
                 "gap at equal activity": "(reference)" if reference else
                 f"{row.adjusted_gap:+.4f} [{row.adjusted_gap_ci_low:+.4f}, "
                 f"{row.adjusted_gap_ci_high:+.4f}]"})
@@ -171,6 +180,10 @@ def group_note(check: GroupCheck) -> str:
                         f"{worst['group']}'s, {interval}")
             parts.append(f"- **{name}**: {said}, {adjusted:+.4f} at equal activity; mean "
                          f"absolute deviation between groups {table.mad:.4f}.")
+        significant = [f"{row.group} ({name})" for name, table in check.disparities.items()
+                       for row in table.iloc[1:].itertuples() if row.p_value_holm < 0.05]
+        parts.append("Significant gaps after Holm's correction over every system and group: "
+                     + (", ".join(significant) + "." if significant else "none."))
         if check.comparison is not None:
             decided = check.comparison[check.comparison["smaller"].notna()]
             if decided.empty:
