@@ -163,8 +163,8 @@ def group_note(check: GroupCheck) -> str:
             f"test users have it), each group against the largest ({first.reference}); the gap "
             "is the group's mean minus the reference's, with a 95% bootstrap interval and a "
             "label-permutation p-value, and again with every group given the activity mix of "
-            "all users (standardised over four bins of training interactions), since more "
-            "active users get better lists.")
+            "all users (standardised over four bins of training interactions), since a "
+            "difference in activity between groups can explain a gap.")
         for name, table in check.disparities.items():
             others = table.iloc[1:]
             worst = others.loc[others["gap"].idxmin()]
