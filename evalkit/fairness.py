@@ -12,19 +12,16 @@ intervals (SPEC 17, "Groups").
 from __future__ import annotations
 
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
-from ._resample import design_key, poisson_weights, quantile_interval, user_streams
+from ._resample import design_key, poisson_bootstrap_sums, quantile_interval, user_streams
 
 __all__ = ["DisparityTable", "awrf", "compare_disparity", "expected_exposure", "exposure_share",
            "group_disparity", "slot_weights"]
-
-#: Users per block of bootstrap work (the weights of a block are held as a dense matrix).
-_BLOCK = 20_000
-
 
 class DisparityTable(pd.DataFrame):
     """The table of :func:`group_disparity` (a DataFrame, one row per group), with the summary
@@ -47,21 +44,6 @@ def _as_series(values: object, *, func: str, arg: str) -> pd.Series:
         raise ValueError(f"{func}: '{arg}' names {int(values.index.duplicated().sum())} user(s) "
                          "twice; give one value per user.")
     return values
-
-
-def _weighted_sums(codes: np.ndarray, values: np.ndarray, n_cells: int, weights: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Per cell: sum of w x and of w, one column per replicate; ``weights`` (n, B)."""
-    order = np.argsort(codes, kind="stable")
-    sorted_codes = codes[order]
-    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
-    cells = sorted_codes[starts]
-    sums = np.zeros((n_cells, weights.shape[1]))
-    mass = np.zeros((n_cells, weights.shape[1]))
-    w = weights[order].astype(np.float64)
-    sums[cells] = np.add.reduceat(w * values[order][:, None], starts, axis=0)
-    mass[cells] = np.add.reduceat(w, starts, axis=0)
-    return sums, mass
 
 
 def group_disparity(
@@ -103,7 +85,9 @@ def group_disparity(
         weights (stratified by group); ``n_resamples=0``: none.
     n_permutations : int, default 2000
         Label permutations of each group's test against the reference: the users of both
-        pooled and relabelled at random, keeping the two sizes.
+        pooled and relabelled at random, keeping the two sizes. When both groups hold at
+        least 1,000 users the test uses the permutation distribution's normal limit (its
+        exact mean and variance) instead of rounds, which would cost rounds x users.
 
     Returns
     -------
@@ -222,18 +206,22 @@ def _cell_sums(users: pd.Index, cell: np.ndarray, x: np.ndarray, n_cells: int, b
                key: int) -> tuple[np.ndarray, np.ndarray]:
     """Per cell, the sums of w x and of w over its users, for the data (column 0, w = 1) and
     ``boot`` Poisson replicates drawn from the users' ids under ``key`` (so the same users
-    weigh the same in every call with that key)."""
-    streams = user_streams(users)
+    weigh the same in every call with that key): one compiled pass over the users."""
+
+
     sums = np.zeros((n_cells, 1 + boot))
     mass = np.zeros((n_cells, 1 + boot))
-    for lo in range(0, len(x), _BLOCK):  # blocks of users
-        hi = min(lo + _BLOCK, len(x))
-        weights = np.ones((hi - lo, 1 + boot), dtype=np.float32)
-        if boot:
-            weights[:, 1:] = poisson_weights(streams[lo:hi], key, boot)
-        s, m = _weighted_sums(cell[lo:hi], x[lo:hi], n_cells, weights)
-        sums += s
-        mass += m
+    sums[:, 0] = np.bincount(cell, weights=x, minlength=n_cells)
+    mass[:, 0] = np.bincount(cell, minlength=n_cells)
+    if boot:
+        rows = np.arange(len(x))
+        values = np.zeros((len(x), n_cells))
+        values[rows, cell] = x
+        present = np.zeros((len(x), n_cells), dtype=np.uint8)
+        present[rows, cell] = 1
+        found, weights = poisson_bootstrap_sums(values, present, key, boot,
+                                                streams=user_streams(users))
+        sums[:, 1:], mass[:, 1:] = found, weights
     return sums, mass
 
 
@@ -331,12 +319,27 @@ def compare_disparity(
     return out
 
 
+#: Both groups at least this large: the permutation test's normal limit instead of rounds.
+_NORMAL_FROM = 1000
+
+
 def _permutation_pvalue(reference: np.ndarray, group: np.ndarray, n_permutations: int,
                         generator: np.random.Generator) -> float:
     """Two-sided label-permutation p-value of the difference of two groups' means: the users
-    of both pooled, ``len(group)`` of them drawn at random as the group (blocks of rounds)."""
+    of both pooled, ``len(group)`` of them drawn at random as the group (blocks of rounds);
+    when both groups hold at least 1,000 users, the normal distribution with the permutation
+    distribution's exact mean (0) and variance ``N^2 s^2 / (n_g n_r (N - 1))`` (``s^2`` the
+    pooled values' variance about their mean, divided by N)."""
     pooled = np.concatenate([reference, group])
     n, size = len(pooled), len(group)
+    if min(len(reference), size) >= _NORMAL_FROM:
+        from scipy.special import ndtr
+
+        variance = n * n * pooled.var() / (size * len(reference) * (n - 1))
+        observed = abs(group.mean() - reference.mean())
+        if variance <= 0:
+            return 1.0 if observed == 0 else 0.0
+        return float(2 * ndtr(-observed / np.sqrt(variance)))
     observed = abs(group.mean() - reference.mean())
     total = pooled.sum()
     extreme = 0
@@ -406,8 +409,6 @@ def exposure_share(
         target), ``ci_low``, ``ci_high`` (of the share).
     """
     func = "exposure_share"
-    from ._checks import check_recs
-
     k = check_positive_int(k, func=func, arg="k")
     weight = check_choice(weight, func=func, arg="weight",
                           choices=("log", "geometric", "uniform"))
@@ -418,34 +419,23 @@ def exposure_share(
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
     check_rng(rng, func=func)
-    recs = check_recs(recs, func=func)
-    if "rank" in recs.columns:
-        order = np.lexsort((recs["rank"].to_numpy(), recs["user_id"].to_numpy()))
-    else:
-        order = np.lexsort((recs["item_id"].to_numpy(), -recs["score"].to_numpy(np.float64),
-                            recs["user_id"].to_numpy()))
-    listed = recs.iloc[order][["user_id", "item_id"]].reset_index(drop=True)
-    position = listed.groupby("user_id", sort=False).cumcount().to_numpy() + 1
-    listed = listed[position <= k]
-    position = position[position <= k]
-    attention = slot_weights(k, weight=weight, patience=patience)[position - 1]
-    label = item_groups.reindex(listed["item_id"]).astype(object).fillna("(none)").to_numpy()
-    names = pd.Index(pd.unique(np.concatenate([item_groups.dropna().unique().astype(object),
-                                               label])))
-    group_code = names.get_indexer(label)
-    user_code, users = pd.factorize(listed["user_id"])
-    per_user = np.zeros((len(users), len(names)))
-    np.add.at(per_user, (user_code, group_code), attention)
+    listed = _top_positions(recs, k, func=func)
+    attention = slot_weights(k, weight=weight, patience=patience)[listed.position - 1]
+    names, group_code = _group_codes(item_groups, listed.item_id)
+    user_code, users = listed.user_code, listed.users
+    per_user = np.bincount(user_code * len(names) + group_code, weights=attention,
+                           minlength=len(users) * len(names)).reshape(len(users), len(names))
     totals = per_user.sum(axis=0)
     share = totals / totals.sum()
     low = high = np.full(len(names), np.nan)
     if n_resamples:
-        streams = user_streams(pd.Index(users))
+
+
         key = design_key(np.random.default_rng(rng))
-        sums = np.zeros((n_resamples, len(names)))
-        for lo in range(0, len(users), _BLOCK):  # blocks of users
-            w = poisson_weights(streams[lo:lo + _BLOCK], key, n_resamples).astype(np.float64)
-            sums += w.T @ per_user[lo:lo + _BLOCK]
+        found, _ = poisson_bootstrap_sums(np.ascontiguousarray(per_user),
+                                          np.ones((len(users), 1), dtype=np.uint8), key,
+                                          n_resamples, streams=user_streams(pd.Index(users)))
+        sums = found.T  # (B, groups)
         whole = sums.sum(axis=1, keepdims=True)  # 0 where every user drew weight 0
         replicate = np.divide(sums, whole, out=np.full(sums.shape, np.nan), where=whole > 0)
         low, high = quantile_interval(replicate, confidence)
@@ -479,20 +469,51 @@ def _target_shares(target: object, item_groups: pd.Series, names: pd.Index, *,
     return counts / counts.sum() if counts.sum() > 0 else counts
 
 
-def _top_positions(recs: pd.DataFrame, k: int, *, func: str) -> pd.DataFrame:
+class _Lists(NamedTuple):
+    """The first k items of every list, as arrays in list order."""
+
+    item_id: np.ndarray
+    position: np.ndarray  # 1-based
+    user_code: np.ndarray  # into users
+    users: np.ndarray
+
+
+def _top_positions(recs: pd.DataFrame, k: int, *, func: str) -> _Lists:
     """Each user's first ``k`` listed items with their 1-based position (by ``rank``, else by
-    score, ties by ``item_id``)."""
+    score, ties by ``item_id``); lists already in that order are not sorted again."""
     from ._checks import check_recs
 
     recs = check_recs(recs, func=func)
+    codes, users = pd.factorize(recs["user_id"].to_numpy())
+    items = recs["item_id"].to_numpy()
     if "rank" in recs.columns:
-        order = np.lexsort((recs["rank"].to_numpy(), recs["user_id"].to_numpy()))
+        rank = recs["rank"].to_numpy()
+        same = codes[1:] == codes[:-1]
+        ordered = bool(np.all(codes[1:] >= codes[:-1]) and np.all(~same | (rank[1:] > rank[:-1])))
+        order = None if ordered else np.lexsort((rank, codes))
     else:
-        order = np.lexsort((recs["item_id"].to_numpy(), -recs["score"].to_numpy(np.float64),
-                            recs["user_id"].to_numpy()))
-    listed = recs.iloc[order][["user_id", "item_id"]].reset_index(drop=True)
-    listed["position"] = listed.groupby("user_id", sort=False).cumcount().to_numpy() + 1
-    return listed[listed["position"] <= k].reset_index(drop=True)
+        order = np.lexsort((items, -recs["score"].to_numpy(np.float64), codes))
+    if order is not None:
+        codes, items = codes[order], items[order]
+    starts = np.r_[True, codes[1:] != codes[:-1]]
+    first = np.maximum.accumulate(np.where(starts, np.arange(len(starts)), 0))
+    position = np.arange(len(starts)) - first + 1
+    keep = position <= k
+    if keep.all():  # every list within k
+        return _Lists(items, position, codes, np.asarray(users))
+    return _Lists(items[keep], position[keep], codes[keep], np.asarray(users))
+
+
+def _group_codes(item_groups: pd.Series, items: np.ndarray) -> tuple[pd.Index, np.ndarray]:
+    """The group names (every labelled group, then ``"(none)"`` for listed items without a
+    label) and each listed item's group code."""
+    names = pd.Index(pd.unique(item_groups.dropna().astype(object)))
+    item_codes, distinct = pd.factorize(items)  # each distinct item looked up once
+    code = names.get_indexer(item_groups.reindex(distinct).astype(object))[item_codes]
+    if (code < 0).any():
+        names = names.append(pd.Index(["(none)"]))
+        code = np.where(code < 0, len(names) - 1, code)
+    return names, code
 
 
 def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str = "log",
@@ -510,13 +531,11 @@ def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str
     item_groups = _as_series(item_groups, func=func, arg="item_groups")
     listed = _top_positions(recs, k, func=func)
     attention = slot_weights(k, weight=check_choice(weight, func=func, arg="weight", choices=(
-        "log", "geometric", "uniform")), patience=patience)[listed["position"].to_numpy() - 1]
-    label = item_groups.reindex(listed["item_id"]).astype(object).fillna("(none)").to_numpy()
-    names = pd.Index(pd.unique(np.concatenate([item_groups.dropna().unique().astype(object),
-                                               label])))
-    user_code, users = pd.factorize(listed["user_id"])
-    dist = np.zeros((len(users), len(names)))
-    np.add.at(dist, (user_code, names.get_indexer(label)), attention)
+        "log", "geometric", "uniform")), patience=patience)[listed.position - 1]
+    names, group_code = _group_codes(item_groups, listed.item_id)
+    user_code, users = listed.user_code, listed.users
+    dist = np.bincount(user_code * len(names) + group_code, weights=attention,
+                       minlength=len(users) * len(names)).reshape(len(users), len(names))
     dist /= dist.sum(axis=1, keepdims=True)
     q = _target_shares(target, item_groups, names, truth=truth, train=train, func=func)
     m = (dist + q[None, :]) / 2
@@ -561,11 +580,13 @@ def expected_exposure(recs: pd.DataFrame, truth: pd.DataFrame, *, n_items: int, 
     others = np.maximum(n_items - r, 1.0)
     e_other = rest / others
     target_norm = r * e_rel ** 2 + others * e_other ** 2
-    listed = listed[listed["user_id"].isin(users)]
-    code = users.get_indexer(listed["user_id"])
-    e = w[listed["position"].to_numpy() - 1]
-    hit = listed.merge(relevant[["user_id", "item_id"]].assign(_rel=True),
-                       on=["user_id", "item_id"], how="left")["_rel"].fillna(False).to_numpy(bool)
+    frame = pd.DataFrame({"user_id": listed.users[listed.user_code],
+                          "item_id": listed.item_id, "position": listed.position})
+    frame = frame[frame["user_id"].isin(users)]
+    code = users.get_indexer(frame["user_id"])
+    e = w[frame["position"].to_numpy() - 1]
+    hit = frame.merge(relevant[["user_id", "item_id"]].assign(_rel=True),
+                      on=["user_id", "item_id"], how="left")["_rel"].fillna(False).to_numpy(bool)
     ee_d = np.bincount(code, weights=e * e, minlength=len(users))
     ee_r = np.bincount(code, weights=e * np.where(hit, e_rel[code], e_other[code]),
                        minlength=len(users))

@@ -211,3 +211,21 @@ def test_a_random_recommenders_exposure_tends_to_the_catalogue_share_and_awrf_to
     exact = pd.DataFrame({"user_id": 1, "item_id": [0, 50, 51, 52, 53], "rank": range(1, 6)})
     assert fairness.awrf(exact, item_groups, k=5, weight="uniform").iloc[0] == pytest.approx(
         0.0, abs=1e-12)
+
+
+def test_large_groups_use_the_permutation_distributions_normal_limit() -> None:
+    rng = np.random.default_rng(12)
+    n = 4000
+    users = pd.Index(range(n), name="user_id")
+    groups = pd.Series(np.where(np.arange(n) < 2500, "r", "g"), index=users)
+    values = pd.Series(rng.exponential(1.0, n) + np.where(groups == "g", 0.06, 0.0),
+                       index=users)
+    got = fairness.group_disparity(values, groups, reference="r", n_resamples=0).iloc[1]
+    # the test by rounds: 4,000 random relabellings keeping the sizes
+    x, labels = values.to_numpy(), groups.to_numpy()
+    chosen = np.argpartition(np.random.default_rng(0).random((4000, n)), 1499, axis=1)[:, :1500]
+    in_group = x[chosen].sum(axis=1)
+    diffs = np.abs(in_group / 1500 - (x.sum() - in_group) / 2500)
+    observed = abs(x[labels == "g"].mean() - x[labels == "r"].mean())
+    mc = (1 + np.count_nonzero(diffs >= observed)) / 4001
+    assert abs(got["p_value"] - mc) < 4 * np.sqrt(mc * (1 - mc) / 4000) + 2e-3
