@@ -11,8 +11,9 @@ import pandas as pd
 
 __all__ = ["ProtocolCheck", "protocol_check", "protocol_note", "protocol_table"]
 
-#: The users a report's protocol section ranks every catalog item for, at most (seeded).
-MAX_USERS = 2000
+#: The users a report's protocol section ranks every catalog item for, at most (seeded): the
+#: full ranking scores users x catalogue pairs, and the section must stay cheap.
+MAX_USERS = 300
 
 
 @dataclass
@@ -70,7 +71,7 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
     if DECOMPOSABLE[debiased_metric] == "one":
         debiased_metric = "recall"
     debiased = gamma_sensitivity(systems, test, train, metric=debiased_metric, k=k,
-                                 threshold=threshold, n_resamples=200, rng=seed) \
+                                 threshold=threshold, n_resamples=100, rng=seed) \
         if systems and len(relevant) else None
     return ProtocolCheck(sampled=sampled, debiased=debiased, metric=sampled_metric, k=k,
                          n_negatives=n_negatives, users=len(users),
