@@ -167,7 +167,7 @@ def test_expected_exposure_against_the_vectors_written_out() -> None:
 
 def test_with_random_labels_the_gap_interval_covers_zero_at_about_the_nominal_rate() -> None:
     rng = np.random.default_rng(8)
-    n, labelings = 300, 120
+    n, labelings = 300, 80
     users = pd.Index(range(n), name="user_id")
     values = pd.Series(rng.exponential(1.0, n), index=users)  # skewed, as metrics are
     covered = 0

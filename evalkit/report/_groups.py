@@ -112,7 +112,7 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
         if labels.reindex(values.dropna().index).nunique() < 2:
             continue
         disparities[name] = group_disparity(values, labels, adjust_for=activity,
-                                            n_resamples=300, n_permutations=1000, rng=seed)
+                                            n_resamples=200, n_permutations=1000, rng=seed)
     # Holm over every system's tests of every group against the reference
     from ..stats import holm
 
@@ -121,7 +121,7 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
     adjusted = iter(holm(pvalues)) if len(pvalues) else iter(())
     for table in disparities.values():
         table["p_value_holm"] = [np.nan] + [next(adjusted) for _ in range(len(table) - 1)]
-    comparison = compare_disparity(per_user, labels, n_resamples=300, rng=seed) \
+    comparison = compare_disparity(per_user, labels, n_resamples=200, rng=seed) \
         if len(disparities) > 1 and len(per_user) > 1 else None
     reason = "" if disparities else \
         f"the users with a {label} fall in fewer than two {group} groups"
