@@ -107,19 +107,13 @@ def input_fingerprints(inputs: Mapping[str, object]) -> dict[str, dict]:
 
 
 def top_lists(recs: object, k: int) -> pd.DataFrame:
-    """Each user's top ``k`` as evalkit orders a list (by ``rank``, else by score with ties
-    by ``item_id``): ``user_id``, ``item_id``, ``position`` (1-based)."""
-    import numpy as np
+    """Each user's top ``k`` as the ranking metrics order lists
+    (:func:`evalkit.metrics.top_k`): ``user_id``, ``item_id``, ``position`` (1-based)."""
+    from ._checks import check_recs
+    from .metrics import top_k
 
-    recs = _frame_of(recs)
-    if "rank" in recs.columns:
-        order = np.lexsort((recs["rank"].to_numpy(), recs["user_id"].to_numpy()))
-    else:
-        order = np.lexsort((recs["item_id"].to_numpy(), -recs["score"].to_numpy(np.float64),
-                            recs["user_id"].to_numpy()))
-    listed = recs.iloc[order][["user_id", "item_id"]].reset_index(drop=True)
-    listed["position"] = (listed.groupby("user_id", sort=False).cumcount() + 1).astype(np.int32)
-    return listed[listed["position"] <= k].reset_index(drop=True)
+    top = top_k(check_recs(_frame_of(recs), func="Evaluation.save"), k=k)
+    return top.rename(columns={"rank": "position"})
 
 
 def _split_record(split: object) -> dict | None:

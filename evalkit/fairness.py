@@ -479,29 +479,14 @@ class _Lists(NamedTuple):
 
 
 def _top_positions(recs: pd.DataFrame, k: int, *, func: str) -> _Lists:
-    """Each user's first ``k`` listed items with their 1-based position (by ``rank``, else by
-    score, ties by ``item_id``); lists already in that order are not sorted again."""
+    """Each user's top ``k`` as the ranking metrics order lists
+    (:func:`evalkit.metrics.top_k`), as arrays."""
     from ._checks import check_recs
+    from .metrics import top_k
 
-    recs = check_recs(recs, func=func)
-    codes, users = pd.factorize(recs["user_id"].to_numpy())
-    items = recs["item_id"].to_numpy()
-    if "rank" in recs.columns:
-        rank = recs["rank"].to_numpy()
-        same = codes[1:] == codes[:-1]
-        ordered = bool(np.all(codes[1:] >= codes[:-1]) and np.all(~same | (rank[1:] > rank[:-1])))
-        order = None if ordered else np.lexsort((rank, codes))
-    else:
-        order = np.lexsort((items, -recs["score"].to_numpy(np.float64), codes))
-    if order is not None:
-        codes, items = codes[order], items[order]
-    starts = np.r_[True, codes[1:] != codes[:-1]]
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(starts)), 0))
-    position = np.arange(len(starts)) - first + 1
-    keep = position <= k
-    if keep.all():  # every list within k
-        return _Lists(items, position, codes, np.asarray(users))
-    return _Lists(items[keep], position[keep], codes[keep], np.asarray(users))
+    top = top_k(check_recs(recs, func=func), k=k)
+    codes, users = pd.factorize(top["user_id"].to_numpy())
+    return _Lists(top["item_id"].to_numpy(), top["rank"].to_numpy(), codes, np.asarray(users))
 
 
 def _group_codes(item_groups: pd.Series, items: np.ndarray) -> tuple[pd.Index, np.ndarray]:

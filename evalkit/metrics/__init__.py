@@ -49,6 +49,7 @@ from ._registry import (
 )
 from ._result import MetricSeries
 from ._spec import Hits, Metric
+from ._topk import top_k
 from .beyond import (
     average_recommended_popularity,
     catalog_coverage,
@@ -84,6 +85,7 @@ from .rating import mae, mae_per_user, rating_errors, rmse, rmse_per_user
 first_relevant_rank = RANKING_METRICS["first_relevant_rank"].func
 
 __all__ = [
+    "top_k",
     "CURVE_METRICS",
     "Hits",
     "METRICS",

@@ -26,6 +26,7 @@ import pandas as pd
 from .._checks import check_choice, check_columns, check_positive_int, check_recs, check_truth
 from ._registry import RANKING_METRICS
 from ._result import MetricSeries, metric_series
+from ._topk import top_k
 
 __all__ = ["DECOMPOSABLE", "gamma_sensitivity", "ips_metric", "popularity_propensity",
            "stratified_recall"]
@@ -83,20 +84,6 @@ def popularity_propensity(train: pd.DataFrame, *, gamma: float, items: object = 
     return pd.Series(propensity, index=index, name="propensity")
 
 
-def _positions(recs: pd.DataFrame, *, func: str) -> pd.DataFrame:
-    """Each listed item's position in its user's list (1-based): by ``rank``, else by score
-    (ties by ``item_id``, as evalkit orders lists)."""
-    recs = check_recs(recs, func=func)
-    if "rank" in recs.columns:
-        order = np.lexsort((recs["rank"].to_numpy(), recs["user_id"].to_numpy()))
-    else:
-        order = np.lexsort((recs["item_id"].to_numpy(), -recs["score"].to_numpy(np.float64),
-                            recs["user_id"].to_numpy()))
-    listed = recs.iloc[order][["user_id", "item_id"]].reset_index(drop=True)
-    listed["position"] = listed.groupby("user_id", sort=False).cumcount() + 1
-    return listed
-
-
 def _relevant(truth: pd.DataFrame, threshold: float | None, *, func: str) -> pd.DataFrame:
     truth = check_truth(truth, func=func, threshold=threshold)
     if threshold is not None:
@@ -107,9 +94,9 @@ def _relevant(truth: pd.DataFrame, threshold: float | None, *, func: str) -> pd.
 def _weighted_per_user(relevant: pd.DataFrame, recs: pd.DataFrame, weight: np.ndarray,
                        contribution, k: int, scale: str, normalise: bool, *, func: str
                        ) -> tuple[pd.Index, np.ndarray]:
-    listed = _positions(recs, func=func)
+    listed = top_k(check_recs(recs, func=func), k=k)  # as the ranking metrics order lists
     joined = relevant.merge(listed, on=["user_id", "item_id"], how="left")
-    rank = joined["position"].to_numpy(np.float64)  # NaN: not listed
+    rank = joined["rank"].to_numpy(np.float64)  # NaN: not in the top k
     value = np.where(np.isnan(rank), 0.0, contribution(np.nan_to_num(rank, nan=np.inf), k))
     codes, users = pd.factorize(joined["user_id"], sort=True)
     n_relevant = np.bincount(codes, minlength=len(users)).astype(np.float64)
