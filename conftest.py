@@ -23,3 +23,34 @@ os.environ.setdefault("PYSPARK_SUBMIT_ARGS",
                       '--driver-java-options "-XX:TieredStopAtLevel=1" pyspark-shell')
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
+
+
+#: Seconds each of the heaviest scopes took (summed over its tests) in a full run on two cores,
+#: as ``pytest --durations=0 --junitxml=...`` reports them. xdist hands out whole scopes
+#: (modules, or classes, and notebooks) to its workers in the order of collection; starting
+#: with the longest (longest-processing-time first) keeps a long scope from starting last
+#: while the other workers idle. Scopes not named keep their order after these.
+_SCOPE_SECONDS = {
+    "tests/test_spark.py": 100, "tests/test_report_runner.py": 85, "tests/test_reports.py": 69,
+    "tests/test_notebook_grid.py::TestNotebook09": 31, "tests/test_readme_commands.py": 27,
+    "notebooks/09-at-scale.ipynb": 22, "tests/test_cli.py": 21, "tests/test_profiles.py": 19,
+    "tests/test_benchmarks.py": 18, "tests/test_notebook_grid.py::TestNotebook05": 18,
+    "notebooks/07-model-comparison.ipynb": 17, "tests/test_packaging.py": 17,
+    "tests/test_models.py": 16, "tests/test_notebook_grid.py::TestNotebook06": 15,
+    "tests/metrics/test_curves_paths.py": 15, "tests/test_report_plan.py": 15,
+    "tests/metrics/test_ranking_crosscheck.py": 13,
+    "tests/test_notebook_grid.py::TestNotebook01": 13,
+    "tests/test_notebook_grid.py::TestNotebook07": 11,
+}
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The heaviest scopes first (see ``_SCOPE_SECONDS``); the tests within a scope keep their
+    order. The scope is xdist's ``--dist loadscope`` unit: the node id up to its last ``::``."""
+    def scope(item) -> str:
+        return item.nodeid.rsplit("::", 1)[0]
+
+    first = {}
+    for position, item in enumerate(items):
+        first.setdefault(scope(item), position)
+    items.sort(key=lambda item: (-_SCOPE_SECONDS.get(scope(item), 0), first[scope(item)]))

@@ -445,8 +445,12 @@ def main(argv: list[str] | None = None) -> int:
           f"); load average {os.getloadavg()}", flush=True)
     results: dict[str, dict] = {}
     args.data = str(data)
-    session = None
+    session, owned = None, False
     if args.inline and set(systems) - {"replay"}:
+        from pyspark.sql import SparkSession
+
+        # a session the caller already runs (main called in its process) is used, not stopped
+        owned = SparkSession.getActiveSession() is None
         session = start(args.driver_memory, args.partitions)
     for system in systems:
         began = time.perf_counter()
@@ -485,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  vs in-memory evalkit.evaluate: max |diff| mean {cmp['mean']:.1e}, "
                       f"ci_low {cmp['ci_low']:.1e}, ci_high {cmp['ci_high']:.1e} (in memory "
                       f"{cmp['in_memory_s']:.2f} s)")
-    if session is not None:
+    if session is not None and owned:
         session[0].stop()
     agree = agreement(results)
     for system, diffs in agree.items():

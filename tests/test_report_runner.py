@@ -303,10 +303,20 @@ def test_list_parameters_prints_every_parameter_with_its_meaning() -> None:
     (["--train", "data/example/train.csv"], r"parameter TEST must be given with TRAIN"),
     (["--jobs", "0"], r"argument --jobs: must be a positive integer; got '0'"),
 ])
-def test_report_options_are_checked_before_anything_runs(tmp_path, args, message) -> None:
-    done = _run("report", *args, "--out", str(tmp_path / "out"))
-    assert done.returncode == 2
-    assert re.search(message, done.stderr), done.stderr
+def test_report_options_are_checked_before_anything_runs(tmp_path, args, message, capsys,
+                                                        monkeypatch) -> None:
+    """``evalkit.cli.main``, as the command calls it (in this process: the checks start
+    nothing; the command itself runs in a process in the tests around)."""
+    from evalkit.cli import main
+
+    monkeypatch.chdir(ROOT)
+    try:
+        code = main(["report", *args, "--out", str(tmp_path / "out")])
+    except SystemExit as exit_:  # argparse's own errors
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err), err
     assert not (tmp_path / "out").exists()
 
 

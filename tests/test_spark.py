@@ -9,6 +9,7 @@ and their absence is a failure.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import sys
@@ -787,3 +788,30 @@ def test_workers_without_evalkit_s_packages_are_named_with_the_fix() -> None:
     assert f"PYSPARK_PYTHON={sys.executable}" in str(error)
     assert "start_session" in str(error)
     assert _job_error(Exception("ModuleNotFoundError: No module named 'lxml'")) is None
+
+
+def test_the_spark_benchmark_script_runs_and_agrees(spark, tmp_path, monkeypatch) -> None:
+    """benchmarks/spark.py at the tiny scale, evalkit alone, in this module's session (the
+    script uses a running session and leaves it running; RankingEvaluator's agreement with
+    the spark profile is tested above; RePlay is not installed): its means equal in-memory
+    evalkit's."""
+    from tests.test_benchmarks import load_script
+
+    for name in ("PYSPARK_SUBMIT_ARGS", "PYSPARK_PYTHON"):  # the script sets them
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+    out = tmp_path / "spark.json"
+    try:
+        code = load_script("spark").main([
+            "--scale", "tiny", "--inline", "--repeats", "1", "--systems", "evalkit",
+            "--partitions", "2", "--out", str(out)])
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", "4")  # the module's setting
+    assert code == 0
+    assert not spark.sparkContext._jsc.sc().isStopped()
+    record = json.loads(out.read_text())
+    assert record["data"]["users"] == 300
+    evalkit = record["results"]["evalkit"]
+    assert set(record["results"]) == {"evalkit"}
+    assert len(evalkit["evaluate"]) == 1 and len(evalkit["evaluate_no_intervals"]) == 1
+    assert 0 < evalkit["means"]["precision@10"] < 1
+    assert max(evalkit["vs_in_memory"][c] for c in ("mean", "ci_low", "ci_high")) < 1e-9
