@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -28,8 +29,8 @@ from ._registry import RANKING_METRICS
 from ._result import MetricSeries, metric_series
 from ._topk import top_k
 
-__all__ = ["DECOMPOSABLE", "gamma_sensitivity", "ips_metric", "popularity_propensity",
-           "stratified_recall"]
+__all__ = ["DECOMPOSABLE", "GammaEstimate", "estimate_gamma", "gamma_sensitivity", "ips_metric",
+           "popularity_propensity", "stratified_recall"]
 
 #: The metrics that sum a contribution of each relevant item at its rank, and how the sum is
 #: scaled: by 1 / |relevant| (a mean over relevant items) or not at all (a sum).
@@ -82,6 +83,144 @@ def popularity_propensity(train: pd.DataFrame, *, gamma: float, items: object = 
             raise ValueError(f"{func}: 'clip' must be in (0, 1]; got {clip!r}.")
         propensity = np.maximum(propensity, clip)
     return pd.Series(propensity, index=index, name="propensity")
+
+
+@dataclass(frozen=True)
+class GammaEstimate:
+    """The popularity bias that best explains a logging system's exposure
+    (:func:`estimate_gamma`)."""
+
+    gamma: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    exponent: float  #: ``(gamma + 1) / 2``, the power of the popularity
+    dispersion: float  #: Pearson chi-squared / (items - 2); 1 for Poisson counts
+    n_items: int
+    n_lists: int
+    smoothing: float
+
+    def propensity(self, train: pd.DataFrame, *, items: object = None,
+                   clip: float | None = None) -> pd.Series:
+        """:func:`popularity_propensity` at the estimated gamma (same smoothing)."""
+        return popularity_propensity(train, gamma=self.gamma, items=items,
+                                     smoothing=self.smoothing, clip=clip)
+
+    def __str__(self) -> str:
+        level = f"{self.confidence:.0%}"
+        return (f"gamma = {self.gamma:.3f} ({level} interval {self.ci_low:.3f} to "
+                f"{self.ci_high:.3f}; {self.n_items:,} items, {self.n_lists:,} lists, "
+                f"dispersion {self.dispersion:.2f})")
+
+
+def estimate_gamma(recs: pd.DataFrame, train: pd.DataFrame, *, k: int | None = None,
+                   items: object = None, smoothing: float = 1.0,
+                   confidence: float = 0.95) -> GammaEstimate:
+    """Estimate the popularity bias ``gamma`` from the lists a system showed.
+
+    Interactions are observed where items were shown: if ``recs`` are the lists of the
+    system that ran while ``train`` was logged (its exposure log, not the lists under
+    evaluation), an item's chance of being observed is taken proportional to how often it
+    was shown, and ``gamma`` is the value for which :func:`popularity_propensity`'s form
+    describes that best.
+
+    Parameters
+    ----------
+    recs : pd.DataFrame
+        The logging system's lists (``user_id``, ``item_id``, ``rank`` and/or ``score``).
+    train : pd.DataFrame
+        The interactions logged (``user_id``, ``item_id``): each item's popularity ``n_i``.
+    k : int, optional
+        Count the top ``k`` of each list (default: every row).
+    items : array-like, optional
+        The catalogue the lists could show (default: the items of ``train`` and ``recs``);
+        an item never shown counts 0.
+    smoothing : float, default 1.0
+        As in :func:`popularity_propensity`: the popularity is ``n_i + smoothing``.
+    confidence : float, default 0.95
+        Of the interval.
+
+    Returns
+    -------
+    GammaEstimate
+        ``gamma``, ``ci_low``, ``ci_high``, the fitted ``exponent`` and the
+        ``dispersion``; ``.propensity(train)`` gives the propensities at ``gamma``.
+
+    Notes
+    -----
+    The exposure ``E_i`` (the item's appearances in the lists) is modelled as Poisson with
+    mean ``c (n_i + s)^b``, ``b = (gamma + 1) / 2`` (the exponent of
+    :func:`popularity_propensity`), and ``(c, b)`` are fitted by maximum likelihood (a
+    log-link Poisson regression of ``E_i`` on ``log(n_i + s)``, by iteratively reweighted
+    least squares): ``gamma = 2 b - 1``. Exposure counts of a deterministic recommender
+    are not Poisson, so the interval is a quasi-Poisson Wald interval: the standard error
+    scaled by the square root of the dispersion (Pearson's chi-squared over ``items - 2``).
+    The estimate is only as good as the assumption that observation follows exposure;
+    :func:`gamma_sensitivity` shows how a verdict depends on ``gamma`` around it.
+    """
+    from scipy import stats
+
+    func = "estimate_gamma"
+    listed = check_recs(recs, func=func)
+    if k is not None:
+        k = check_positive_int(k, func=func, arg="k")
+        listed = top_k(listed, k=k)
+    check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
+    if isinstance(smoothing, bool) or not isinstance(smoothing, numbers.Real) or \
+            not 0 < smoothing < np.inf:
+        raise ValueError(f"{func}: 'smoothing' must be a number > 0 (log(n + smoothing) is "
+                         f"the regressor); got {smoothing!r}.")
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or \
+            not 0 < confidence < 1:
+        raise ValueError(f"{func}: 'confidence' must be in (0, 1); got {confidence!r}.")
+    if len(listed) == 0:
+        raise ValueError(f"{func}: 'recs' holds no list to count exposure from.")
+    if items is None:
+        catalogue = pd.Index(pd.unique(np.concatenate([train["item_id"].to_numpy(),
+                                                       listed["item_id"].to_numpy()])))
+    else:
+        catalogue = pd.Index(pd.unique(np.asarray(items)))
+        outside = ~listed["item_id"].isin(catalogue)
+        if outside.any():
+            raise ValueError(f"{func}: {int(listed.loc[outside, 'item_id'].nunique())} "
+                             "listed item(s) are not in 'items' (first: "
+                             f"{listed.loc[outside, 'item_id'].iloc[0]!r}).")
+    exposure = listed["item_id"].value_counts().reindex(catalogue).fillna(0.0).to_numpy(
+        np.float64)
+    popularity = train["item_id"].value_counts().reindex(catalogue).fillna(0.0).to_numpy(
+        np.float64)
+    x = np.log(popularity + float(smoothing))
+    if len(catalogue) < 3 or np.ptp(x) == 0:
+        raise ValueError(f"{func}: the items' training popularity must vary over at least 3 "
+                         f"items to fit its power; got {len(catalogue)} item(s), "
+                         f"{len(np.unique(x))} distinct popularity value(s).")
+    intercept, slope, cov, dispersion = _poisson_fit(x, exposure)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    se = np.sqrt(cov[1, 1] * dispersion)
+    return GammaEstimate(gamma=float(2 * slope - 1), ci_low=float(2 * (slope - z * se) - 1),
+                         ci_high=float(2 * (slope + z * se) - 1), confidence=float(confidence),
+                         exponent=float(slope), dispersion=float(dispersion),
+                         n_items=len(catalogue), n_lists=int(listed["user_id"].nunique()),
+                         smoothing=float(smoothing))
+
+
+def _poisson_fit(x: np.ndarray, y: np.ndarray, *, iterations: int = 100, tol: float = 1e-12
+                 ) -> tuple[float, float, np.ndarray, float]:
+    """Poisson regression ``log E[y] = a + b x`` by iteratively reweighted least squares:
+    ``(a, b)``, the inverse Fisher information and Pearson's dispersion."""
+    X = np.column_stack([np.ones_like(x), x])
+    beta = np.linalg.lstsq(X, np.log(y + 0.5), rcond=None)[0]  # a start near the answer
+    for _ in range(iterations):
+        mu = np.exp(X @ beta)
+        information = X.T @ (X * mu[:, None])
+        step = np.linalg.solve(information, X.T @ (y - mu))
+        beta = beta + step
+        if np.max(np.abs(step)) < tol * (1 + np.max(np.abs(beta))):
+            break
+    mu = np.exp(X @ beta)
+    cov = np.linalg.inv(X.T @ (X * mu[:, None]))
+    dispersion = float(np.sum((y - mu) ** 2 / mu) / max(len(y) - 2, 1))
+    return float(beta[0]), float(beta[1]), cov, dispersion
 
 
 def _relevant(truth: pd.DataFrame, threshold: float | None, *, func: str) -> pd.DataFrame:

@@ -118,3 +118,120 @@ def test_gamma_sensitivity_ranks_the_systems_at_each_bias() -> None:
         assert rows["best"].nunique() == 1
         assert (rows["ci_low"] <= rows["value"]).all() and (rows["value"]
                                                             <= rows["ci_high"]).all()
+
+
+# -- estimate_gamma ----------------------------------------------------------------------------
+
+def _exposure_recs(counts: np.ndarray, items: np.ndarray) -> pd.DataFrame:
+    """Lists in which item ``items[i]`` appears ``counts[i]`` times: list j holds every item
+    shown more than j times."""
+    lists = np.arange(int(counts.max()))
+    shown = counts[None, :] > lists[:, None]
+    user, at = np.nonzero(shown)
+    frame = pd.DataFrame({"user_id": user + 1, "item_id": items[at]})
+    return frame.assign(rank=frame.groupby("user_id").cumcount() + 1)
+
+
+def _train_with(popularity: np.ndarray, items: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame({"user_id": np.concatenate([np.arange(n) for n in popularity]),
+                         "item_id": np.repeat(items, popularity)})
+
+
+@pytest.mark.parametrize(("powers", "gamma"), [(np.sqrt, 0.0), (lambda n: n, 1.0),
+                                               (lambda n: n ** 1.5, 2.0)])
+def test_exposure_that_is_a_power_of_popularity_gives_its_gamma_exactly(powers, gamma) -> None:
+    # n_i + 1 in {1, 4, 9, 16, 25, 36}: exposure 2 (n_i + 1)^b is a whole number
+    items = np.array([11, 12, 13, 14, 15, 16])
+    popularity = np.array([0, 3, 8, 15, 24, 35])
+    counts = np.rint(2 * powers(popularity + 1.0)).astype(int)
+    got = D.estimate_gamma(_exposure_recs(counts, items), _train_with(popularity, items))
+    assert got.gamma == pytest.approx(gamma, abs=1e-9)
+    assert got.exponent == pytest.approx((gamma + 1) / 2, abs=1e-9)
+    assert got.dispersion == pytest.approx(0.0, abs=1e-9)  # a perfect fit
+    assert got.n_items == 6 and got.n_lists == counts.max()
+
+
+def test_the_fit_is_poissons_maximum_likelihood() -> None:
+    """Against a direct numerical maximisation of the Poisson log-likelihood."""
+    from scipy import optimize
+
+    rng = np.random.default_rng(3)
+    items = np.arange(300)
+    popularity = rng.zipf(1.8, 300).clip(1, 400)
+    counts = rng.poisson(0.8 * (popularity + 1.0) ** 0.9)
+    counts[0] = max(counts[0], 1)
+    got = D.estimate_gamma(_exposure_recs(counts, items), _train_with(popularity, items),
+                           items=items)
+    x = np.log(popularity + 1.0)
+
+    def negative_loglik(beta):
+        eta = beta[0] + beta[1] * x
+        return float(np.sum(np.exp(eta) - counts * eta))
+
+    best = optimize.minimize(negative_loglik, x0=[0.0, 0.5], method="Nelder-Mead",
+                             options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20_000})
+    assert got.exponent == pytest.approx(best.x[1], abs=1e-6)
+
+
+def test_the_interval_covers_the_true_gamma_at_about_the_nominal_rate() -> None:
+    rng = np.random.default_rng(7)
+    items = np.arange(400)
+    popularity = rng.zipf(1.7, 400).clip(1, 500)
+    gamma = 1.2
+    covered, estimates = 0, []
+    for _ in range(200):
+        counts = rng.poisson(0.5 * (popularity + 1.0) ** ((gamma + 1) / 2))
+        est = D.estimate_gamma(_exposure_recs(counts, items), _train_with(popularity, items),
+                               items=items)
+        covered += est.ci_low <= gamma <= est.ci_high
+        estimates.append(est.gamma)
+    assert abs(np.mean(estimates) - gamma) < 0.01
+    assert 0.90 <= covered / 200 <= 0.99
+
+
+def test_lists_drawn_with_the_propensity_of_a_gamma_give_that_gamma_back() -> None:
+    """The round trip: each slot's item drawn in proportion to popularity_propensity at a
+    gamma; the estimate recovers it within its interval, and .propensity is that function."""
+    rng = np.random.default_rng(5)
+    truth, train, _ = _data(seed=2, n_users=400, n_items=200)
+    propensity = D.popularity_propensity(train, gamma=0.6)
+    counts = rng.multinomial(20_000, propensity.to_numpy() / propensity.sum())
+    recs = _exposure_recs(counts, propensity.index.to_numpy())
+    est = D.estimate_gamma(recs, train)
+    assert est.ci_low < 0.6 < est.ci_high and abs(est.gamma - 0.6) < 0.1
+    pd.testing.assert_series_equal(est.propensity(train),
+                                   D.popularity_propensity(train, gamma=est.gamma))
+    assert str(est).startswith(f"gamma = {est.gamma:.3f} (95% interval")
+
+
+def test_k_counts_only_the_top_of_each_list() -> None:
+    items = np.arange(1, 7)
+    popularity = np.array([1, 2, 4, 8, 16, 32])
+    recs = pd.DataFrame({"user_id": 1, "item_id": items[::-1], "rank": np.arange(1, 7)})
+    top = D.estimate_gamma(recs, _train_with(popularity, items), k=3)
+    every = D.estimate_gamma(recs, _train_with(popularity, items))
+    assert top.gamma > every.gamma  # only the popular half was shown in the top 3
+    assert every.exponent == pytest.approx(0.0, abs=1e-9)  # every item shown once
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"smoothing": 0}, "'smoothing' must be a number > 0"),
+    ({"confidence": 1.0}, r"'confidence' must be in \(0, 1\)"),
+    ({"k": 0}, "k"),
+    ({"items": [1, 2]}, r"listed item\(s\) are not in 'items'"),
+])
+def test_estimate_gamma_refuses_bad_arguments(kwargs, message) -> None:
+    truth, train, recs = _data()
+    with pytest.raises(ValueError, match=message):
+        D.estimate_gamma(recs, train, **kwargs)
+
+
+def test_estimate_gamma_needs_popularity_that_varies() -> None:
+    recs = pd.DataFrame({"user_id": [1, 1], "item_id": [1, 2], "rank": [1, 2]})
+    train = pd.DataFrame({"user_id": [1, 2], "item_id": [1, 2]})
+    with pytest.raises(ValueError, match="estimate_gamma: the items' training popularity"):
+        D.estimate_gamma(recs, train)
+    before = recs.copy()
+    with pytest.raises(ValueError, match="estimate_gamma: 'recs' holds no list"):
+        D.estimate_gamma(recs.iloc[:0], train)
+    pd.testing.assert_frame_equal(recs, before)
