@@ -1,11 +1,14 @@
 """Sampled-candidate evaluation (evalkit.metrics.sampled): the sampler against the models it
 claims (exhaustive enumeration, Monte Carlo against the analytic expectation), the corrections
-against brute-force fits and the full ranking, and a reversal the correction undoes."""
+against brute-force fits and the full ranking, a reversal the correction undoes, and RecBole's
+own uni100 evaluation (its draws and numbers: tests/references/fixtures/recbole.json)."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -264,101 +267,106 @@ def test_ranks_count_the_negatives_above_each_positive(per, ties) -> None:
     np.testing.assert_allclose(merged["ht_rank"], merged["ht_rank_want"], rtol=1e-12)
 
 
-def _recbole_uni_draws(used: list[set], user_ids: np.ndarray, num: int, item_num: int,
-                       seed: int) -> np.ndarray:
-    """RecBole's ``AbstractSampler.sample_by_key_ids`` (recbole/sampler/sampler.py, the
-    branch for several keys) with ``RepeatableSampler``/``Sampler._uni_sampling``
-    (``np.random.randint(1, item_num, n)``), transcribed: ``num`` draws per key, a draw in
-    the key's used ids drawn again, value ``i * len(keys) + j`` for key ``j``. RecBole itself
-    needs PyTorch, which this machine's test environment does not install; the transcription
-    keeps its numpy calls and their order."""
-    np.random.seed(seed)
-    key_num = len(user_ids)
-    total_num = key_num * num
-    value_ids = np.zeros(total_num, dtype=np.int64)
-    check_list = np.arange(total_num)
-    key_ids = np.tile(user_ids, num)
-    while len(check_list) > 0:
-        value_ids[check_list] = np.random.randint(1, item_num, len(check_list))
-        check_list = np.array([i for i, u, v in zip(check_list, key_ids[check_list],
-                                                    value_ids[check_list]) if v in used[u]],
-                              dtype=np.int64)
-    return value_ids
+RECBOLE = Path(__file__).resolve().parents[1] / "references" / "fixtures" / "recbole.json"
 
 
-def _recbole_metrics(pos_index: np.ndarray, pos_len: np.ndarray) -> dict[str, np.ndarray]:
-    """RecBole's Recall, NDCG, Hit and MRR ``metric_info`` (recbole/evaluator/metrics.py) on
-    the 0/1 matrix of positives in each user's top k, transcribed; the last column is @k."""
-    recall = np.cumsum(pos_index, axis=1) / pos_len.reshape(-1, 1)
-    len_rank = np.full_like(pos_len, pos_index.shape[1])
-    idcg_len = np.where(pos_len > len_rank, len_rank, pos_len)
-    iranks = np.zeros_like(pos_index, dtype=float)
-    iranks[:, :] = np.arange(1, pos_index.shape[1] + 1)
-    idcg = np.cumsum(1.0 / np.log2(iranks + 1), axis=1)
-    for row, idx in enumerate(idcg_len):
-        idcg[row, idx:] = idcg[row, idx - 1]
-    ranks = np.zeros_like(pos_index, dtype=float)
-    ranks[:, :] = np.arange(1, pos_index.shape[1] + 1)
-    dcg = np.cumsum(np.where(pos_index, 1.0 / np.log2(ranks + 1), 0), axis=1)
-    hit = (np.cumsum(pos_index, axis=1) > 0).astype(int)
-    mrr = np.zeros_like(pos_index, dtype=float)
-    for row, idx in enumerate(pos_index.argmax(axis=1)):
-        mrr[row, idx:] = 1 / (idx + 1) if pos_index[row, idx] > 0 else 0
-    return {"recall": recall[:, -1], "ndcg": (dcg / idcg)[:, -1], "hit_rate": hit[:, -1],
-            "mrr": mrr[:, -1]}
+def _recbole() -> dict:
+    """RecBole 1.2.1's uni100 evaluation of a fixed score per item on a small dataset
+    (tests/references/recbole.py): its data, the negatives its sampler drew per user, its top
+    10 per user and its metrics, as frames."""
+    fixture = json.loads(RECBOLE.read_text())
+
+    def pairs(rows: list) -> pd.DataFrame:
+        return pd.DataFrame(rows, columns=["user_id", "item_id"], dtype=np.int64)
+
+    drawn = fixture["negatives"]
+    return {
+        "k": fixture["k"], "m": fixture["n_negatives"], "metrics": fixture["metrics"],
+        "catalog": np.asarray(fixture["catalog"]),
+        "seen": pd.concat([pairs(fixture["train"]), pairs(fixture["valid"])], ignore_index=True),
+        "truth": pairs(fixture["test"]).sort_values(["user_id", "item_id"],
+                                                    ignore_index=True).assign(rating=5.0),
+        "score": pd.Series(fixture["scores"]).rename(index=int),
+        "negatives": pd.DataFrame({"user_id": np.repeat([int(u) for u in drawn],
+                                                        [len(v) for v in drawn.values()]),
+                                   "item_id": np.concatenate(list(drawn.values()))}),
+        "top_k": {int(u): items for u, items in fixture["top_k"].items()},
+    }
 
 
-def test_recbole_uni100_numbers_are_evalkits_metrics_over_the_sampled_lists() -> None:
+def test_recbole_uni100_numbers_are_evalkits_metrics_over_recboles_sampled_lists() -> None:
     import evalkit as ek
 
-    rng = np.random.default_rng(11)
-    n_users, n_items, k = 40, 300, 10  # RecBole's ids: users 1..40, items 1..299 (0 pads)
-    train = pd.DataFrame({"user_id": rng.integers(1, n_users + 1, 1500),
-                          "item_id": rng.integers(1, n_items, 1500)}).drop_duplicates()
-    truth = pd.DataFrame({"user_id": rng.integers(1, n_users + 1, 160),
-                          "item_id": rng.integers(1, n_items, 160), "rating": 5.0})
-    truth = truth.drop_duplicates(["user_id", "item_id"])
-    truth = truth.merge(train, how="left", indicator=True)
-    truth = truth[truth["_merge"] == "left_only"].drop(columns="_merge").sort_values(
-        ["user_id", "item_id"]).reset_index(drop=True)
-    used = [set() for _ in range(n_users + 1)]
-    for u, i in zip(pd.concat([train, truth])["user_id"], pd.concat([train, truth])["item_id"]):
-        used[u].add(i)
-    # RecBole's evaluation: each test row draws 100 negatives, pooled per user
-    draws = _recbole_uni_draws(used, truth["user_id"].to_numpy(), 100, n_items, seed=2020)
-    negatives = pd.DataFrame({"user_id": np.tile(truth["user_id"].to_numpy(), 100),
-                              "item_id": draws})
-    score = rng.random(n_items)  # a model: one score per item
-    rows = []
-    for u, positives in truth.groupby("user_id")["item_id"]:
-        cands = np.concatenate([positives.to_numpy(),
-                                negatives.loc[negatives["user_id"] == u, "item_id"].to_numpy()])
-        # RecBole ranks the pooled candidates by score (a negative drawn twice counts once in
-        # the top k, as its scores matrix holds one cell per item)
-        cands = np.unique(cands)
-        top = cands[np.lexsort((cands, -score[cands]))][:k]
-        rows.append((u, np.isin(top, positives.to_numpy()).astype(int), len(positives)))
-    pos_index = np.array([np.pad(r[1], (0, k - len(r[1]))) for r in rows])
-    recbole = _recbole_metrics(pos_index, np.array([r[2] for r in rows]))
-    # evalkit: the same candidates (RecBole's draws), listed, and its own metrics
-    candidates = pd.concat([
-        truth[["user_id", "item_id"]].assign(positive=True),
-        negatives.assign(positive=False)], ignore_index=True)
-    candidates = candidates.assign(group=candidates["user_id"], probability=1.0,
-                                   n_negatives=100, n_possible=0, replace=True)
-    lists = S.sampled_lists(candidates.assign(score=score[candidates["item_id"]]))
+    rb = _recbole()
+    truth, negatives, k = rb["truth"], rb["negatives"], rb["k"]
+    # RecBole's candidates (each user's test items and the negatives it drew; 8,048 of the
+    # 15,400 draws repeat an item already drawn for the user), scored by the stored scores,
+    # listed and ranked by evalkit
+    candidates = pd.concat([truth[["user_id", "item_id"]].assign(positive=True),
+                            negatives.assign(positive=False)], ignore_index=True)
+    used = pd.concat([rb["seen"], truth[["user_id", "item_id"]]]).drop_duplicates()
+    n_possible = len(rb["catalog"]) - used.groupby("user_id").size()
+    user = candidates["user_id"]
+    candidates = candidates.assign(
+        group=pd.factorize(user)[0],
+        probability=np.where(candidates["positive"], np.nan,
+                             1.0 / n_possible.loc[user].to_numpy()),
+        n_negatives=rb["m"] * truth.groupby("user_id").size().loc[user].to_numpy(),
+        n_possible=n_possible.loc[user].to_numpy(), replace=True)
+    lists = S.sampled_lists(candidates.assign(
+        score=rb["score"].loc[candidates["item_id"]].to_numpy()))
+    top = lists[lists["rank"] <= k].groupby("user_id")["item_id"].agg(list)
+    assert top.to_dict() == rb["top_k"]  # RecBole's torch.topk lists, item for item
     got = ek.evaluate(truth, lists, k=k, metrics=["recall", "ndcg", "hit_rate", "mrr"],
-                      gain="binary", n_resamples=0).per_user
-    for metric, values in recbole.items():
-        np.testing.assert_allclose(got[f"{metric}@{k}"].to_numpy(), values, rtol=1e-12,
-                                   err_msg=metric)
-    # and evalkit's own sampler follows RecBole's law: per user, 100 draws per test item,
-    # uniform over the items the user has not interacted with
-    mine = S.sample_negatives(truth, train, n_negatives=100, per="user",
-                              catalog=np.arange(1, n_items), rng=0)
-    counts = mine[~mine["positive"]].groupby("user_id").size()
-    pd.testing.assert_series_equal(counts, 100 * truth.groupby("user_id").size(),
+                      gain="binary", n_resamples=0)
+    assert list(rb["metrics"]) == list(got.per_user.columns)
+    for key, recbole in rb["metrics"].items():
+        want = pd.Series(recbole["per_user"]).rename(index=int).sort_index()
+        np.testing.assert_array_equal(got.per_user.index, want.index)
+        np.testing.assert_allclose(got.per_user[key].to_numpy(), want.to_numpy(), rtol=0,
+                                   atol=1e-12, err_msg=key)
+        assert got.summary.loc[key, "mean"] == pytest.approx(recbole["mean"], rel=0, abs=1e-12)
+    # users with one test item: the naive sampled metric of its rank among the draws is
+    # RecBole's value too
+    single = truth.groupby("user_id").size().loc[lambda n: n == 1].index
+    assert len(single) >= 3
+    ranks = S.sampled_ranks(candidates[candidates["user_id"].isin(single)].assign(
+        score=lambda c: rb["score"].loc[c["item_id"]].to_numpy()))
+    for key, metric in (("hit_rate@10", "hit_rate"), ("ndcg@10", "ndcg"), ("mrr@10", "mrr")):
+        naive = S.sampled_metric(ranks, metric=metric, k=k)
+        want = pd.Series(rb["metrics"][key]["per_user"]).rename(index=int).loc[naive.index]
+        np.testing.assert_allclose(naive.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_recboles_uni100_draws_follow_evalkits_per_user_law() -> None:
+    from scipy.stats import chisquare
+
+    rb = _recbole()
+    truth, seen, negatives, catalog, m = (rb["truth"], rb["seen"], rb["negatives"],
+                                          rb["catalog"], rb["m"])
+    mine = S.sample_negatives(truth, seen, n_negatives=m, per="user", catalog=catalog, rng=0)
+    law = mine.groupby("user_id")[["n_negatives", "n_possible"]].first()
+    # the number of draws: per user, 100 for each of its test items
+    pd.testing.assert_series_equal(negatives.groupby("user_id").size(), law["n_negatives"],
                                    check_names=False)
-    drawn = mine[~mine["positive"]]
-    assert not any(i in used[u] for u, i in zip(drawn["user_id"], drawn["item_id"]))
-    assert (drawn["probability"] == 1.0 / drawn["n_possible"]).all()
+    pd.testing.assert_series_equal(law["n_negatives"], m * truth.groupby("user_id").size(),
+                                   check_names=False)
+    # never an item of the user's train, validation or test rows; always a catalogue item
+    used = pd.concat([seen, truth[["user_id", "item_id"]]]).drop_duplicates()
+    for drawn in (negatives, mine[~mine["positive"]]):  # RecBole's draws and evalkit's
+        hit = drawn.merge(used, on=["user_id", "item_id"], how="left", indicator=True)
+        assert (hit["_merge"] == "left_only").all()
+        assert drawn["item_id"].isin(catalog).all()
+    # uniform over the allowed items: each item's expected count is the sum over users of
+    # n_negatives / n_possible where it is allowed (evalkit's probability of one draw)
+    allowed = pd.MultiIndex.from_product([law.index, catalog]).difference(
+        pd.MultiIndex.from_frame(used))
+    assert (pd.Series(1, allowed).groupby(level=0).sum() == law["n_possible"]).all()
+    per_draw = (law["n_negatives"] / law["n_possible"]).loc[allowed.get_level_values(0)]
+    expected = pd.Series(per_draw.to_numpy()).groupby(allowed.get_level_values(1)).sum()
+    own = mine[~mine["positive"]]
+    assert own["replace"].all()
+    np.testing.assert_array_equal(own["probability"], 1.0 / own["n_possible"])
+    for drawn in (negatives, own):  # RecBole's draws: p = 0.51
+        observed = drawn["item_id"].value_counts().reindex(expected.index, fill_value=0)
+        assert chisquare(observed, expected).pvalue > 1e-3
