@@ -21,7 +21,8 @@ in one pass over each user's rows, keeping the user's few hundred values in cach
 - Beyond the ranking engine: :func:`pair_counts` counts each user's concordant, discordant and
   tied pairs (Kendall tau-b, FCP) and :func:`in_global_top` tells whether an item is in a
   user's list of one global order with the user's seen items skipped (serendipity's
-  most-popular baseline).
+  most-popular baseline); :func:`in_sorted_rows` tells whether each sampled (user, item) pair
+  is one of the user's excluded items (the sampled-candidates protocol's rejection step).
 
 They are compiled with numba on first use and cached on disk. At chosen cutoffs,
 :func:`rank_reduce` computes P, R, F1, HR, RR, AP, DCG and NDCG with the same floating-point
@@ -46,7 +47,8 @@ from .._parallel import available_threads, run_parallel
 
 __all__ = ["AT_METRICS", "INCREMENTS", "group_rows", "group_starts", "grouped_duplicates",
            "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users",
-           "in_global_top", "pair_counts", "rank_reduce", "score_positions", "tied_values"]
+           "in_global_top", "in_sorted_rows", "pair_counts", "rank_reduce", "score_positions",
+           "tied_values"]
 
 # Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
 # AP per user), and their indices, named for the kernels (numba reads them as constants).
@@ -76,6 +78,28 @@ def over_users(n_users: int, task) -> list:
     order."""
     bounds = list(range(0, n_users, CHUNK_USERS)) + [n_users]
     return _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])])
+
+
+@njit(**_OPTIONS)
+def in_sorted_rows(groups, group_user, items, offsets, sorted_items):  # pragma: no cover
+    """Whether ``items[i]`` is among ``sorted_items[offsets[u]:offsets[u + 1]]`` for the user
+    ``u = group_user[groups[i]]`` (each user's row sorted ascending): a binary search in the
+    user's own row, which stays in cache, where one search over every user's keys would not."""
+    out = np.zeros(len(items), np.bool_)
+    for i in range(len(items)):
+        u = group_user[groups[i]]
+        lo = offsets[u]
+        end = offsets[u + 1]
+        hi = end
+        x = items[i]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if sorted_items[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = lo < end and sorted_items[lo] == x
+    return out
 
 
 @njit(**_OPTIONS)

@@ -41,6 +41,7 @@ from .._checks import (
     check_rng,
 )
 from .._resample import design_key, poisson_weights, quantile_interval, user_streams
+from ._kernels import in_sorted_rows
 from ._registry import RANKING_METRICS
 from ._result import MetricSeries, metric_series
 
@@ -128,6 +129,10 @@ def sample_negatives(
     proportion to interaction counts, evalkit to the training data's). With one held-out item
     per user (leave-one-out) ``per`` makes no difference. :func:`sampled_lists` gives the
     candidate lists ranked, for evalkit's metrics over them as RecBole computes its own.
+    RecBole never draws a user's validation items and draws from every item of its data
+    files: to reproduce it, include the validation rows in ``train`` and pass that item set
+    as ``catalog`` (``tests/references/recbole.py`` checks evalkit against RecBole 1.2.1
+    itself this way).
 
     Draws that hit an excluded item are drawn again, so each draw is from the allowed items
     only, with probability ``w_i / W`` (``w_i`` = 1, or the item's training interactions;
@@ -190,13 +195,19 @@ def sample_negatives(
         counts = train["item_id"].value_counts()
         weight = counts.reindex(items).fillna(0.0).to_numpy(np.float64)
     ex_u = excluded // n_items
-    ex_i = excluded % n_items
-    blocked_weight = np.bincount(ex_u, weights=weight[ex_i], minlength=len(users))
-    blocked_count = np.bincount(ex_u, weights=(weight[ex_i] > 0).astype(float),
-                                minlength=len(users))
+    ex_i = excluded % n_items  # each user's excluded items, sorted: rows of a CSR table
+    n_excluded = np.bincount(ex_u, minlength=len(users))
+    offsets = np.zeros(len(users) + 1, np.int64)
+    np.cumsum(n_excluded, out=offsets[1:])
+    if scheme == "uniform":  # every weight 1: the sums below are the counts
+        blocked_weight = blocked_count = n_excluded.astype(np.float64)
+    else:
+        blocked_weight = np.bincount(ex_u, weights=weight[ex_i], minlength=len(users))
+        blocked_count = np.bincount(ex_u, weights=(weight[ex_i] > 0).astype(float),
+                                    minlength=len(users))
     allowed_weight = weight.sum() - blocked_weight
     allowed_count = np.count_nonzero(weight > 0) - blocked_count  # items that can be drawn
-    n_possible_user = (n_items - np.bincount(ex_u, minlength=len(users))).astype(np.int64)
+    n_possible_user = (n_items - n_excluded).astype(np.int64)
 
     if per == "positive":
         group_user = pos_user
@@ -205,7 +216,7 @@ def sample_negatives(
     n_groups = len(group_user)
     generator = np.random.default_rng(rng)
     if take_all:
-        neg_group, neg_item = _every_allowed(group_user, excluded, n_items, weight)
+        neg_group, neg_item = _every_allowed(group_user, offsets, ex_i, n_items)
         m = n_possible_user[group_user]
     else:
         # per user: n_negatives for each of the user's positives, pooled (RecBole)
@@ -218,21 +229,21 @@ def sample_negatives(
                 f"{'no item' if replace else 'fewer items than the draws'} to draw "
                 f"(the fewest: {int(allowed_count[group_user].min())}); use a smaller "
                 "n_negatives, replace=True, or a larger catalog.")
-        neg_group, neg_item = _draw(group_user, excluded, n_items, weight, m, replace,
+        neg_group, neg_item = _draw(group_user, offsets, ex_i, n_items, weight, m, replace,
                                     generator)
-    if take_all:  # each allowed item once
-        probability = 1.0 / n_possible_user[group_user[neg_group]]
-    else:
-        probability = weight[neg_item] / allowed_weight[group_user[neg_group]]
-
     # each group's positives, then its negatives (both already in group order: merged by
-    # position, each column written once in its final order)
+    # position, each column written once in its final order; what is one value per group is
+    # repeated over the group's rows, which come in group order)
     pos_group = np.arange(n_groups) if per == "positive" else pos_user
     pos_order = np.argsort(pos_group, kind="stable")
     sorted_pos = pos_group[pos_order]
+    n_pos = np.bincount(sorted_pos, minlength=n_groups)
+    n_neg = np.bincount(neg_group, minlength=n_groups) if take_all else m
     at_pos = np.arange(len(sorted_pos)) + np.searchsorted(neg_group, sorted_pos, side="left")
-    at_neg = np.arange(len(neg_group)) + np.searchsorted(sorted_pos, neg_group, side="right")
+    # a negative of group g follows every positive of the groups up to g
+    at_neg = np.arange(len(neg_group)) + np.cumsum(n_pos)[neg_group]
     size = len(pos_group) + len(neg_group)
+    rows = n_pos + n_neg  # each group's rows
 
     def column(for_positives: np.ndarray, for_negatives: np.ndarray) -> np.ndarray:
         out = np.empty(size, dtype=np.result_type(for_positives, for_negatives))
@@ -240,18 +251,23 @@ def sample_negatives(
         out[at_neg] = for_negatives
         return out
 
-    user_ids = users.to_numpy()
-    group_of = column(pos_group.astype(np.int64), neg_group.astype(np.int64))
+    if take_all:  # each allowed item once
+        probability = 1.0 / np.repeat(n_possible_user[group_user], n_neg)
+    else:
+        drawn = 1.0 if np.all(weight == weight[0]) else weight[neg_item]
+        probability = drawn / np.repeat(allowed_weight[group_user], n_neg)
+    positive = np.zeros(size, bool)
+    positive[at_pos] = True
     frame = pd.DataFrame({
-        "user_id": column(user_ids[pos_user], user_ids[group_user[neg_group]]),
+        "user_id": np.repeat(users.to_numpy()[group_user], rows),
         "item_id": column(positives["item_id"].to_numpy(), items.to_numpy()[neg_item]),
-        "positive": column(np.ones(len(pos_user), bool), np.zeros(len(neg_item), bool)),
-        "group": group_of,
+        "positive": positive,
+        "group": np.repeat(np.arange(n_groups, dtype=np.int64), rows),
         "probability": column(np.full(len(pos_user), np.nan), probability),
-        "n_negatives": m[group_of],
-        "n_possible": n_possible_user[group_user[group_of]],
+        "n_negatives": np.repeat(m, rows),
+        "n_possible": np.repeat(n_possible_user[group_user], rows),
         "replace": np.full(size, bool(replace) and not take_all),
-    })
+    }, copy=False)  # the columns are this call's own arrays: kept as they are, not copied
     return frame
 
 
@@ -264,33 +280,26 @@ def _sorted_unique(keys: np.ndarray) -> np.ndarray:
     return keys[np.r_[True, keys[1:] != keys[:-1]]]
 
 
-def _every_allowed(group_user: np.ndarray, excluded: np.ndarray, n_items: int,
-                   weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every (group, item) pair whose item the group's user may be ranked against."""
+def _every_allowed(group_user: np.ndarray, offsets: np.ndarray, excluded: np.ndarray,
+                   n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every (group, item) pair whose item the group's user may be ranked against
+    (``excluded[offsets[u]:offsets[u + 1]]``: user u's excluded items, sorted)."""
     n = len(group_user)
     group = np.repeat(np.arange(n, dtype=np.int64), n_items)
     item = np.tile(np.arange(n_items, dtype=np.int64), n)
-    keys = group_user[group].astype(np.int64) * n_items + item
-    keep = ~_member(keys, excluded)
+    keep = ~in_sorted_rows(group, group_user.astype(np.int64), item, offsets, excluded)
     return group[keep], item[keep]
 
 
-def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
-    if len(sorted_keys) == 0:
-        return np.zeros(len(keys), bool)
-    at = np.searchsorted(sorted_keys, keys)
-    at[at == len(sorted_keys)] = 0
-    return sorted_keys[at] == keys
-
-
-def _draw(group_user: np.ndarray, excluded: np.ndarray, n_items: int, weight: np.ndarray,
-          m: np.ndarray, replace: bool, generator: np.random.Generator
+def _draw(group_user: np.ndarray, offsets: np.ndarray, excluded: np.ndarray, n_items: int,
+          weight: np.ndarray, m: np.ndarray, replace: bool, generator: np.random.Generator
           ) -> tuple[np.ndarray, np.ndarray]:
-    """``m[g]`` draws for group g from the allowed items (rejection: a draw that hits an
-    excluded item, or without replacement an item already drawn for the group, is drawn
-    again)."""
+    """``m[g]`` draws for group g from the allowed items (rejection: a draw that hits one of
+    the user's excluded items, ``excluded[offsets[u]:offsets[u + 1]]``, or without
+    replacement an item already drawn for the group, is drawn again)."""
     n = len(group_user)
     group = np.repeat(np.arange(n, dtype=np.int64), m)
+    group_user = group_user.astype(np.int64)
     cumulative = np.cumsum(weight) / weight.sum()
     cumulative[-1] = 1.0
     uniform = bool(np.all(weight == weight[0]))
@@ -302,17 +311,20 @@ def _draw(group_user: np.ndarray, excluded: np.ndarray, n_items: int, weight: np
                           n_items - 1)
 
     item = draw(len(group))
-    todo = np.arange(len(group))
-    while len(todo):  # each round redraws the rejected draws only
-        keys = group_user[group[todo]].astype(np.int64) * n_items + item[todo]
-        bad = np.zeros(len(group), bool)
-        bad[todo] = _member(keys, excluded)
+    todo = None  # None: every draw
+    while todo is None or len(todo):  # each round redraws the rejected draws only
+        if todo is None:
+            rejected = in_sorted_rows(group, group_user, item, offsets, excluded)
+        else:
+            rejected = np.zeros(len(group), bool)
+            rejected[todo] = in_sorted_rows(group[todo], group_user, item[todo], offsets,
+                                            excluded)
         if not replace:  # a later draw of an item its group already holds is drawn again
             pairs = group * n_items + item
             first = np.zeros(len(group), bool)
             first[np.unique(pairs, return_index=True)[1]] = True
-            bad |= ~first
-        todo = np.flatnonzero(bad)
+            rejected |= ~first
+        todo = np.flatnonzero(rejected)
         item[todo] = draw(len(todo))
     return group, item
 
