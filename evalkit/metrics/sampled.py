@@ -333,7 +333,7 @@ def _draw(group_user: np.ndarray, offsets: np.ndarray, excluded: np.ndarray, n_i
 
 
 def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, *,
-                  ties: str = "pessimistic") -> pd.DataFrame:
+                  ties: str = "pessimistic", train: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each positive's rank among its sampled candidates.
 
     Parameters
@@ -346,6 +346,11 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
         :func:`sample_negatives`' frame.
     ties : {"pessimistic", "optimistic"}, default "pessimistic"
         A negative scored equal to the positive ranks above it (pessimistic) or below it.
+    train : pd.DataFrame, optional
+        The training interactions the candidates were drawn without (``user_id``,
+        ``item_id``). Given with a ``scores`` table that covers every item a user's positives
+        could be ranked against (a model's scores for its whole catalogue), each positive's
+        rank among all of them is computed too (``full_rank``), beside its sampled rank.
 
     Returns
     -------
@@ -355,7 +360,8 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
         ``ht_rank`` (the Horvitz-Thompson estimate of the full rank,
         ``1 + (1/m) sum_s [negative s above] / p_s``, p_s its draw probability) and
         ``full_rank`` (the rank among every allowed item: known when the candidates are all of
-        them, ``n_negatives="all"``; else NaN).
+        them, ``n_negatives="all"``, or when ``scores`` and ``train`` give every allowed item's
+        score; else NaN).
 
     Raises
     ------
@@ -416,8 +422,51 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
     info["ht_rank"] = 1.0 + weighted / m
     took_all = info["n_negatives"].to_numpy() == info["n_possible"].to_numpy()
     info["full_rank"] = np.where(took_all, info["rank"].to_numpy(np.float64), np.nan)
+    if train is not None and candidates is not None and not took_all.all():
+        check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
+        full = _full_ranks(scores, frame.loc[positive, ["user_id", "item_id", "score"]],
+                           info["n_possible"].to_numpy(np.int64), train, ties)
+        info["full_rank"] = np.where(took_all, info["full_rank"], full)
     return info[["user_id", "item_id", "group", "rank", "n_negatives", "n_possible",
                  "replace", "ht_rank", "full_rank"]]
+
+
+def _full_ranks(scores: pd.DataFrame, positives: pd.DataFrame, n_possible: np.ndarray,
+                train: pd.DataFrame, ties: str) -> np.ndarray:
+    """Each positive's rank among every item its user could be ranked against (the user's
+    scored items less its training and held-out items), where ``scores`` has exactly
+    ``n_possible`` of them for the user; NaN elsewhere."""
+    users = pd.Index(pd.unique(positives["user_id"]))
+    pool = scores.loc[scores["user_id"].isin(users), ["user_id", "item_id", "score"]]
+    pool = pool[pool["score"].notna()].drop_duplicates(["user_id", "item_id"])
+    items = pd.Index(pd.unique(np.concatenate([pool["item_id"].to_numpy(),
+                                               positives["item_id"].to_numpy()])))
+
+    def keys(frame: pd.DataFrame) -> np.ndarray:
+        return (users.get_indexer(frame["user_id"]).astype(np.int64) * len(items)
+                + items.get_indexer(frame["item_id"]))
+
+    known = train[train["user_id"].isin(users) & train["item_id"].isin(items)]
+    excluded = _sorted_unique(np.concatenate([keys(known), keys(positives)]))
+    pool_keys = keys(pool)
+    if len(excluded):
+        at = np.minimum(np.searchsorted(excluded, pool_keys), len(excluded) - 1)
+        allowed = excluded[at] != pool_keys
+    else:
+        allowed = np.ones(len(pool_keys), bool)
+    user = users.get_indexer(pool["user_id"])[allowed].astype(np.int64)
+    value = pool["score"].to_numpy(np.float64)[allowed]
+    pos_user = users.get_indexer(positives["user_id"]).astype(np.int64)
+    pos_value = positives["score"].to_numpy(np.float64)
+    counted = np.bincount(user, minlength=len(users))
+    codes, _ = pd.factorize(np.concatenate([value, pos_value]), sort=True)
+    width = int(codes.max()) + 2 if len(codes) else 1
+    key = np.sort(user * width + codes[:len(value)])
+    pos_key = pos_user * width + codes[len(value):]
+    user_end = np.searchsorted(key, (pos_user + 1) * width, side="left")
+    start = np.searchsorted(key, pos_key, side="left" if ties == "pessimistic" else "right")
+    rank = (1 + user_end - start).astype(np.float64)
+    return np.where(counted[pos_user] == n_possible, rank, np.nan)
 
 
 def _scores_of(scores: pd.DataFrame, candidates: pd.DataFrame, *, func: str) -> np.ndarray:

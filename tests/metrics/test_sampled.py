@@ -370,3 +370,42 @@ def test_recboles_uni100_draws_follow_evalkits_per_user_law() -> None:
     for drawn in (negatives, own):  # RecBole's draws: p = 0.51
         observed = drawn["item_id"].value_counts().reindex(expected.index, fill_value=0)
         assert chisquare(observed, expected).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("per", ["positive", "user"])
+@pytest.mark.parametrize("ties", ["pessimistic", "optimistic"])
+def test_a_full_score_table_gives_the_full_rank_beside_the_sampled_one(per, ties) -> None:
+    """sampled_ranks(table, candidates, train=train), the table holding a score for every
+    (user, item) pair: full_rank is the rank sampled_ranks gives over n_negatives="all"
+    candidates; a user whose table lacks one allowed item gets NaN."""
+    rng = np.random.default_rng(8)
+    train = pd.DataFrame({"user_id": rng.integers(1, 31, 600),
+                          "item_id": rng.integers(0, 80, 600)}).drop_duplicates()
+    truth = pd.DataFrame({"user_id": rng.integers(1, 31, 90), "item_id": rng.integers(0, 80, 90)})
+    truth = truth.merge(train, how="left", indicator=True)
+    truth = truth[truth["_merge"] == "left_only"].drop(columns="_merge").drop_duplicates()
+    catalog = np.arange(80)
+    users = np.sort(truth["user_id"].unique())
+    table = pd.DataFrame({"user_id": np.repeat(users, 80), "item_id": np.tile(catalog, len(users))})
+    table["score"] = rng.integers(0, 12, len(table)) / 4.0  # ties
+    some = S.sample_negatives(truth, train, n_negatives=5, per=per, catalog=catalog, rng=1)
+    every = S.sample_negatives(truth, train, n_negatives="all", per=per, catalog=catalog)
+    got = S.sampled_ranks(table, some, train=train, ties=ties)
+    want = S.sampled_ranks(table, every, ties=ties)
+    key = ["user_id", "item_id"]
+    merged = got.merge(want[key + ["rank"]], on=key, suffixes=("", "_all"))
+    assert len(merged) == len(got) == len(truth)
+    np.testing.assert_array_equal(merged["full_rank"], merged["rank_all"].astype(float))
+    assert (merged["full_rank"] >= merged["rank"]).all()
+    assert S.sampled_ranks(table, some, ties=ties)["full_rank"].isna().all()  # without train
+    # one allowed item of the first user missing from the table: that user's full rank is
+    # unknown, the others' unchanged
+    first = users[0]
+    seen = set(train.loc[train["user_id"] == first, "item_id"]) | set(
+        truth.loc[truth["user_id"] == first, "item_id"])
+    gap = next(i for i in catalog if i not in seen)
+    holed = table[~((table["user_id"] == first) & (table["item_id"] == gap))]
+    partial = S.sampled_ranks(holed, some, train=train, ties=ties)
+    mine = partial["user_id"] == first
+    assert partial.loc[mine, "full_rank"].isna().all()
+    np.testing.assert_array_equal(partial.loc[~mine, "full_rank"], got.loc[~mine, "full_rank"])
