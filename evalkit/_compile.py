@@ -10,10 +10,10 @@ processes started side by side on a fresh install do not each compile the same k
 It runs the calls the reports and the tests make most, on a small generated sample with
 integer and string ids: every ranking metric under each tie policy and gain, curves, the
 bootstrap, ``compare`` (paired tests and the randomization test), the beyond-accuracy metrics,
-the rating and classification metrics, the baselines and the sampling of candidates; then it
-compiles the other argument types the test suite reaches (:data:`_SIGNATURES`), which the test
-workers would otherwise each compile side by side. What it does not reach is compiled on first
-use, as before. It writes nothing but numba's cache files.
+the rating and classification metrics, the baselines, the sampling of candidates and exposure
+shares; then it compiles the other argument types the test suite reaches (:data:`_SIGNATURES`),
+which the test workers would otherwise each compile side by side. What it does not reach is
+compiled on first use, as before. It writes nothing but numba's cache files.
 """
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ def _run() -> None:
     from evalkit.metrics import sampled
 
     sampled.sample_negatives(test, train, n_negatives=10, rng=0)
+    groups = pd.Series(["head", "tail"] * (len(items) // 2 + 1), dtype=object)[:len(items)]
+    ek.fairness.exposure_share(recs, groups.set_axis(items["item_id"].to_numpy()), k=10)
 
 
 #: Signatures the test suite and other callers reach that the calls above do not (read-only

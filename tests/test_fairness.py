@@ -229,3 +229,55 @@ def test_large_groups_use_the_permutation_distributions_normal_limit() -> None:
     observed = abs(x[labels == "g"].mean() - x[labels == "r"].mean())
     mc = (1 + np.count_nonzero(diffs >= observed)) / 4001
     assert abs(got["p_value"] - mc) < 4 * np.sqrt(mc * (1 - mc) / 4000) + 2e-3
+
+
+def test_an_item_in_several_groups_splits_its_attention_equally() -> None:
+    recs = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [1, 2, 3, 9], "rank": [1, 2, 1, 2]})
+    joined = pd.Series({1: "Action|Comedy", 2: "Drama", 3: "Action", 4: "Comedy|Drama|Action"})
+    pairs = pd.Series(["Action", "Comedy", "Drama", "Action", "Comedy", "Drama", "Action"],
+                      index=[1, 1, 2, 3, 4, 4, 4])
+    w1, w2 = 1.0, 1 / np.log2(3)
+    total = 2 * (w1 + w2)
+    by_sep = fairness.exposure_share(recs, joined, k=2, sep="|", n_resamples=50)
+    by_pairs = fairness.exposure_share(recs, pairs, k=2, n_resamples=50)
+    pd.testing.assert_frame_equal(by_sep, by_pairs)
+    share = {"Action": (w1 / 2 + w1) / total, "Comedy": w1 / 2 / total, "Drama": w2 / total,
+             "(none)": w2 / total}  # item 9 has no group
+    assert by_sep["share"].to_dict() == pytest.approx(share)
+    assert by_sep["share"].sum() == pytest.approx(1.0)
+    # the catalogue target splits each item the same way: Action 1/2 + 1 + 1/3 of 4 items
+    assert by_sep["target"].to_dict() == pytest.approx(
+        {"Action": (1 / 2 + 1 + 1 / 3) / 4, "Comedy": (1 / 2 + 1 / 3) / 4,
+         "Drama": (1 + 1 / 3) / 4, "(none)": 0.0})
+    train = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 9, 2]})
+    target = fairness.exposure_share(recs, joined, k=2, sep="|", target="train", train=train,
+                                     n_resamples=0)["target"]
+    assert target.to_dict() == pytest.approx(
+        {"Action": 0.5 / 3, "Comedy": 0.5 / 3, "Drama": 1 / 3, "(none)": 1 / 3})
+    # one label per item given with sep: the single-label numbers
+    single = pd.Series({1: "head", 2: "tail", 3: "tail"})
+    pd.testing.assert_frame_equal(
+        fairness.exposure_share(recs, single, k=2, sep="|", n_resamples=50),
+        fairness.exposure_share(recs, single, k=2, n_resamples=50))
+    # awrf: the same split distribution against the target
+    from scipy.spatial.distance import jensenshannon
+
+    got = fairness.awrf(recs, pairs, k=2, weight="uniform")
+    p = np.array([0.25, 0.25, 0.5, 0.0])  # user 1: Action, Comedy, Drama, (none)
+    q = by_sep["target"].to_numpy()
+    assert got[1] == pytest.approx(jensenshannon(p, q, base=2), abs=1e-12)
+
+
+def test_group_entropy_is_the_entropy_of_the_lists_group_distribution() -> None:
+    recs = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": [1, 2, 3, 9, 8],
+                         "rank": [1, 2, 3, 1, 2]})
+    groups = pd.Series(["a", "b", "a", "b", "c"], index=[1, 1, 2, 3, 5])
+    got = fairness.group_entropy(recs, groups, k=3, weight="geometric", patience=0.5)
+    # user 1: a = 1/2 + 1/2, b = 1/2 + 1/4 (weights 1, 1/2, 1/4); c never listed
+    p = np.array([1.0, 0.75]) / 1.75
+    assert got[1] == pytest.approx(-(p * np.log2(p)).sum())
+    assert np.isnan(got[2])  # no listed item has a group
+    smoothed = fairness.group_entropy(recs, groups, k=3, weight="uniform", smoothing=1.0)
+    m = np.array([1.5, 1.5, 0.0]) + 1.0  # a, b, c, each + 1
+    assert smoothed[1] == pytest.approx(-(m / m.sum() * np.log2(m / m.sum())).sum())
+    assert smoothed[2] == pytest.approx(np.log2(3))  # only the smoothing: uniform

@@ -58,7 +58,8 @@ def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | No
             within, _ = _kernels.order_by_group(codes, rank, rank, n)
             order = keep[within]
         return pd.DataFrame({"user_id": user[order], "item_id": item[order],
-                             "rank": recs["rank"].to_numpy()[order].astype(np.int64)})
+                             "rank": recs["rank"].to_numpy()[order].astype(np.int64)},
+                            copy=False)  # fresh arrays: kept as they are
     score = recs["score"].to_numpy(dtype=np.float64)
     key = _tie_key(_codes(item, _unique(item)), item, tie_order)
     if _kernels.ordered_by_score(codes, score, key, True):
@@ -79,7 +80,7 @@ def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | No
     top = rank <= k
     rows = order[top]
     return pd.DataFrame({"user_id": user[rows], "item_id": item[rows],
-                         "rank": rank[top].astype(np.int64)})
+                         "rank": rank[top].astype(np.int64)}, copy=False)
 
 
 #: The training frame whose distinct pairs the metrics of one table share, and those pairs

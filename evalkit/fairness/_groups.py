@@ -1,27 +1,21 @@
-"""Who is served worse: gaps between user groups, and the exposure item groups get, with
-intervals (SPEC 17, "Groups").
-
-- :func:`group_disparity`: each group's mean of a per-user metric, its gap to a reference
-  group with a bootstrap interval and a label-permutation p-value, optionally standardised
-  for a second grouping (activity, say), and the mean absolute deviation between groups
-  (Elliot's MAD).
-- :func:`exposure_share`: the share of the attention of top-k lists that goes to each group of
-  items, against a target share, with a user-bootstrap interval.
-"""
+"""User groups: each group's mean of a per-user metric, its gap to a reference group with
+intervals and permutation p-values, and whether one system's gaps are smaller than another's
+(see :mod:`evalkit.fairness`)."""
 
 from __future__ import annotations
-
-import numbers
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
-from ._resample import design_key, poisson_bootstrap_sums, quantile_interval, user_streams
+from .._checks import (
+    check_choice,
+    check_fraction,
+    check_positive_int,
+    check_resamples,
+    check_rng,
+)
+from .._resample import design_key, poisson_bootstrap_sums, quantile_interval, user_streams
 
-__all__ = ["DisparityTable", "awrf", "compare_disparity", "expected_exposure", "exposure_share",
-           "group_disparity", "slot_weights"]
 
 class DisparityTable(pd.DataFrame):
     """The table of :func:`group_disparity` (a DataFrame, one row per group), with the summary
@@ -101,9 +95,31 @@ def group_disparity(
 
     Notes
     -----
-    MAD = mean over every pair of groups of ``|mean_g - mean_h|`` (Deldjoo et al. 2020, as
-    Elliot's ``UserMADRanking`` over user groups). With B permutations the p-value is ``(1 +
-    #{|gap*| >= |gap|}) / (B + 1)``.
+    MAD = mean over every pair of groups of ``|mean_g - mean_h|``, i.e. ``2 / (G (G - 1))
+    sum_{g < h} |mean_g - mean_h|`` over the G groups (Deldjoo et al. 2020). With B
+    permutations the p-value is ``(1 + #{|gap*| >= |gap|}) / (B + 1)``.
+
+    Elliot (``elliot/evaluation/metrics/fairness/MAD/*.py``) averages ``|avg_i - avg_j|``
+    over the pairs ``i < j`` of its clusters in the same way; only its per-user (per-item)
+    values and its set of users differ. ``table.mad`` is Elliot's value when ``per_user``
+    holds, for the users with a list and at least one relevant test item (rating >=
+    threshold ``t``; Elliot leaves out every other user):
+
+    - ``UserMADranking``: Elliot's nDCG@k, gain ``2^(r - t + 1) - 1`` for a relevant test
+      rating ``r`` (0 otherwise), discount ``1 / log2(p + 1)``, ideal from the relevant
+      items: ``evaluate(truth.assign(rating=(truth["rating"] - t + 1).clip(lower=0)),
+      recs, k=k, metrics=["ndcg"], threshold=1, gain="exponential",
+      gain_scope="relevant")``'s per-user values, restricted to the users of ``recs``.
+    - ``UserMADrating``: the mean score of the user's top k, ``top_k(recs, k=k)`` (from
+      :mod:`evalkit.metrics`) joined to the scores, averaged per user.
+
+    and ``groups`` holds Elliot's user clusters. ``ItemMADranking`` / ``ItemMADrating`` are
+    the same call over items: ``per_user`` by item, each recommended item's mean, over its
+    top-k appearances in those users' lists, of that gain (or of its score) when the item is
+    relevant to the user and 0 otherwise, and ``groups`` the item clusters (Elliot keeps one
+    cluster per item, the last in its file). Not reproduced: Elliot counts every cluster of
+    its file, so a cluster without an evaluated user (item) makes its MAD NaN, where
+    evalkit leaves that group out; Elliot needs clusters numbered 0 to G - 1.
     """
     func = "group_disparity"
     per_user = _as_series(per_user, func=func, arg="per_user")
@@ -261,7 +277,7 @@ def compare_disparity(
         percentile test), ``p_value_holm`` and ``smaller`` (the system whose gap is
         significantly smaller, else None).
     """
-    from .stats import holm
+    from ..stats import holm
 
     func = "compare_disparity"
     if not isinstance(systems, dict) or len(systems) < 2:
@@ -356,224 +372,3 @@ def _permutation_pvalue(reference: np.ndarray, group: np.ndarray, n_permutations
         extreme += int(np.count_nonzero(diff >= observed - tol))
         done += rounds
     return (1 + extreme) / (n_permutations + 1)
-
-
-def slot_weights(k: int, *, weight: str = "log", patience: float = 0.85) -> np.ndarray:
-    """The attention a list gives each of its first ``k`` slots: ``1 / log2(p + 1)``
-    (``"log"``), ``patience^(p - 1)`` (``"geometric"``) or 1 (``"uniform"``)."""
-    p = np.arange(1, k + 1, dtype=np.float64)
-    if weight == "log":
-        return 1.0 / np.log2(p + 1.0)
-    if weight == "geometric":
-        return patience ** (p - 1.0)
-    return np.ones(k)
-
-
-def exposure_share(
-    recs: pd.DataFrame,
-    item_groups: pd.Series,
-    *,
-    k: int = 10,
-    weight: str = "log",
-    patience: float = 0.85,
-    target: str | pd.Series = "catalog",
-    truth: pd.DataFrame | None = None,
-    train: pd.DataFrame | None = None,
-    confidence: float = 0.95,
-    n_resamples: int = 1000,
-    rng: int | np.random.Generator | None = 0,
-) -> pd.DataFrame:
-    """Which share of the lists' attention goes to each group of items, against a target.
-
-    Parameters
-    ----------
-    recs : pd.DataFrame
-        Recommendations (``user_id``, ``item_id``, ``rank`` and/or ``score``).
-    item_groups : pd.Series
-        Each item's group label (popularity head/mid/tail, a genre, a provider), indexed by
-        item. Listed items without a label form the group ``"(none)"``.
-    k : int, default 10
-    weight : {"log", "geometric", "uniform"}, default "log"
-        The attention of slot p (:func:`slot_weights`); ``patience`` for ``"geometric"``.
-    target : {"catalog", "train", "relevant"} or pd.Series, default "catalog"
-        Each group's fair share: its share of the items in ``item_groups``, of the training
-        interactions (``train``), of the relevant test items (``truth``, every row), or given
-        (a Series by group, normalised to sum to 1).
-    confidence, n_resamples, rng
-        The share's user-bootstrap interval.
-
-    Returns
-    -------
-    pd.DataFrame
-        Indexed by group: ``share`` (of the total attention), ``target``, ``ratio`` (share /
-        target), ``ci_low``, ``ci_high`` (of the share).
-    """
-    func = "exposure_share"
-    k = check_positive_int(k, func=func, arg="k")
-    weight = check_choice(weight, func=func, arg="weight",
-                          choices=("log", "geometric", "uniform"))
-    if isinstance(patience, bool) or not isinstance(patience, numbers.Real) \
-            or not 0 < patience <= 1:
-        raise ValueError(f"{func}: 'patience' must be in (0, 1]; got {patience!r}.")
-    item_groups = _as_series(item_groups, func=func, arg="item_groups")
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func)
-    check_rng(rng, func=func)
-    listed = _top_positions(recs, k, func=func)
-    attention = slot_weights(k, weight=weight, patience=patience)[listed.position - 1]
-    names, group_code = _group_codes(item_groups, listed.item_id)
-    user_code, users = listed.user_code, listed.users
-    per_user = np.bincount(user_code * len(names) + group_code, weights=attention,
-                           minlength=len(users) * len(names)).reshape(len(users), len(names))
-    totals = per_user.sum(axis=0)
-    share = totals / totals.sum()
-    low = high = np.full(len(names), np.nan)
-    if n_resamples:
-
-
-        key = design_key(np.random.default_rng(rng))
-        found, _ = poisson_bootstrap_sums(np.ascontiguousarray(per_user),
-                                          np.ones((len(users), 1), dtype=np.uint8), key,
-                                          n_resamples, streams=user_streams(pd.Index(users)))
-        sums = found.T  # (B, groups)
-        whole = sums.sum(axis=1, keepdims=True)  # 0 where every user drew weight 0
-        replicate = np.divide(sums, whole, out=np.full(sums.shape, np.nan), where=whole > 0)
-        low, high = quantile_interval(replicate, confidence)
-    wanted = _target_shares(target, item_groups, names, truth=truth, train=train, func=func)
-    out = pd.DataFrame({"share": share, "target": wanted,
-                        "ratio": np.divide(share, wanted, out=np.full(len(names), np.nan),
-                                           where=wanted > 0),
-                        "ci_low": low, "ci_high": high}, index=pd.Index(names, name="group"))
-    return out
-
-
-def _target_shares(target: object, item_groups: pd.Series, names: pd.Index, *,
-                   truth: pd.DataFrame | None, train: pd.DataFrame | None,
-                   func: str) -> np.ndarray:
-    if isinstance(target, pd.Series):
-        given = target.reindex(names).fillna(0.0).to_numpy(np.float64)
-        if given.sum() <= 0:
-            raise ValueError(f"{func}: 'target' gives no group a positive share.")
-        return given / given.sum()
-    target = check_choice(target, func=func, arg="target",
-                          choices=("catalog", "train", "relevant"))
-    if target == "catalog":
-        items = item_groups.dropna().astype(object)
-    else:
-        frame = train if target == "train" else truth
-        if frame is None:
-            raise ValueError(f"{func}: target={target!r} needs "
-                             f"'{'train' if target == 'train' else 'truth'}'.")
-        items = item_groups.reindex(frame["item_id"]).astype(object).fillna("(none)")
-    counts = items.value_counts().reindex(names).fillna(0.0).to_numpy(np.float64)
-    return counts / counts.sum() if counts.sum() > 0 else counts
-
-
-class _Lists(NamedTuple):
-    """The first k items of every list, as arrays in list order."""
-
-    item_id: np.ndarray
-    position: np.ndarray  # 1-based
-    user_code: np.ndarray  # into users
-    users: np.ndarray
-
-
-def _top_positions(recs: pd.DataFrame, k: int, *, func: str) -> _Lists:
-    """Each user's top ``k`` as the ranking metrics order lists
-    (:func:`evalkit.metrics.top_k`), as arrays."""
-    from ._checks import check_recs
-    from .metrics import top_k
-
-    top = top_k(check_recs(recs, func=func), k=k)
-    codes, users = pd.factorize(top["user_id"].to_numpy())
-    return _Lists(top["item_id"].to_numpy(), top["rank"].to_numpy(), codes, np.asarray(users))
-
-
-def _group_codes(item_groups: pd.Series, items: np.ndarray) -> tuple[pd.Index, np.ndarray]:
-    """The group names (every labelled group, then ``"(none)"`` for listed items without a
-    label) and each listed item's group code."""
-    names = pd.Index(pd.unique(item_groups.dropna().astype(object)))
-    item_codes, distinct = pd.factorize(items)  # each distinct item looked up once
-    code = names.get_indexer(item_groups.reindex(distinct).astype(object))[item_codes]
-    if (code < 0).any():
-        names = names.append(pd.Index(["(none)"]))
-        code = np.where(code < 0, len(names) - 1, code)
-    return names, code
-
-
-def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str = "log",
-         patience: float = 0.85, target: str | pd.Series = "catalog",
-         truth: pd.DataFrame | None = None, train: pd.DataFrame | None = None) -> pd.Series:
-    """Attention-weighted rank fairness (Sapiezynski et al. 2019), per user: the
-    Jensen-Shannon distance (base 2, in [0, 1]; lower is fairer) between the list's
-    attention-weighted distribution over item groups and the target distribution
-    (:func:`exposure_share`'s ``target``). Listed items without a group form ``"(none)"``.
-
-    Returns a Series by user (name ``"awrf"``).
-    """
-    func = "awrf"
-    k = check_positive_int(k, func=func, arg="k")
-    item_groups = _as_series(item_groups, func=func, arg="item_groups")
-    listed = _top_positions(recs, k, func=func)
-    attention = slot_weights(k, weight=check_choice(weight, func=func, arg="weight", choices=(
-        "log", "geometric", "uniform")), patience=patience)[listed.position - 1]
-    names, group_code = _group_codes(item_groups, listed.item_id)
-    user_code, users = listed.user_code, listed.users
-    dist = np.bincount(user_code * len(names) + group_code, weights=attention,
-                       minlength=len(users) * len(names)).reshape(len(users), len(names))
-    dist /= dist.sum(axis=1, keepdims=True)
-    q = _target_shares(target, item_groups, names, truth=truth, train=train, func=func)
-    m = (dist + q[None, :]) / 2
-
-    def kl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(a > 0, a * np.log2(a / b), 0.0).sum(axis=1)
-
-    distance = np.sqrt(np.clip(0.5 * kl(dist, m) + 0.5 * kl(np.broadcast_to(q, dist.shape), m),
-                               0.0, None))
-    return pd.Series(distance, index=pd.Index(users, name="user_id"), name="awrf")
-
-
-def expected_exposure(recs: pd.DataFrame, truth: pd.DataFrame, *, n_items: int, k: int = 10,
-                      patience: float = 0.5, threshold: float | None = 4.0) -> pd.DataFrame:
-    """Expected exposure (Diaz et al. 2020) of deterministic top-k lists, per user.
-
-    Exposure of the item at position p: ``patience^(p - 1)`` (the RBP browsing model), 0
-    beyond k. The target gives every relevant item the same exposure (they share the first
-    min(|R_u|, k) slots) and every other of the ``n_items`` catalogue items the same share of
-    the slots left. Per user: ``EE-D = |e|^2`` (disparity), ``EE-R = e . e*`` (relevance) and
-    ``EE-L = |e - e*|^2 = EE-D - 2 EE-R + |e*|^2`` (loss; lower is better).
-
-    Returns a DataFrame by user (users of ``truth`` with a relevant item) with ``ee_l``,
-    ``ee_d``, ``ee_r``.
-    """
-    from ._checks import check_truth
-
-    func = "expected_exposure"
-    k = check_positive_int(k, func=func, arg="k")
-    n_items = check_positive_int(n_items, func=func, arg="n_items")
-    truth = check_truth(truth, func=func, threshold=threshold)
-    relevant = truth if threshold is None else truth[truth["rating"] >= threshold]
-    listed = _top_positions(recs, k, func=func)
-    w = slot_weights(k, weight="geometric", patience=patience)
-    users = pd.Index(pd.unique(relevant["user_id"]), name="user_id")
-    r = relevant.groupby("user_id").size().reindex(users).to_numpy(np.float64)
-    cumulative = np.concatenate([[0.0], np.cumsum(w)])
-    top = np.minimum(r, k).astype(int)
-    e_rel = cumulative[top] / r  # each relevant item's target exposure
-    rest = cumulative[k] - cumulative[top]
-    others = np.maximum(n_items - r, 1.0)
-    e_other = rest / others
-    target_norm = r * e_rel ** 2 + others * e_other ** 2
-    frame = pd.DataFrame({"user_id": listed.users[listed.user_code],
-                          "item_id": listed.item_id, "position": listed.position})
-    frame = frame[frame["user_id"].isin(users)]
-    code = users.get_indexer(frame["user_id"])
-    e = w[frame["position"].to_numpy() - 1]
-    hit = frame.merge(relevant[["user_id", "item_id"]].assign(_rel=True),
-                      on=["user_id", "item_id"], how="left")["_rel"].fillna(False).to_numpy(bool)
-    ee_d = np.bincount(code, weights=e * e, minlength=len(users))
-    ee_r = np.bincount(code, weights=e * np.where(hit, e_rel[code], e_other[code]),
-                       minlength=len(users))
-    return pd.DataFrame({"ee_l": ee_d - 2 * ee_r + target_norm, "ee_d": ee_d, "ee_r": ee_r},
-                        index=users)

@@ -1,0 +1,179 @@
+"""What the exposure and parity measures share: position weights, item groups (one label or
+several per item) and each user's top k as arrays (see :mod:`evalkit.fairness`)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .._checks import (
+    check_choice,
+    check_same_kind,
+)
+from .._errors import InvalidParameterError
+
+
+def slot_weights(k: int, *, weight: str = "log", patience: float = 0.85) -> np.ndarray:
+    """The attention a list gives each of its first ``k`` slots: ``1 / log2(p + 1)``
+    (``"log"``), ``patience^(p - 1)`` (``"geometric"``) or 1 (``"uniform"``)."""
+    p = np.arange(1, k + 1, dtype=np.float64)
+    if weight == "log":
+        return 1.0 / np.log2(p + 1.0)
+    if weight == "geometric":
+        return patience ** (p - 1.0)
+    return np.ones(k)
+
+
+def _check_weight(weight: object, patience: object, *, func: str) -> str:
+    weight = check_choice(weight, func=func, arg="weight", choices=("log", "geometric", "uniform"))
+    if isinstance(patience, bool) or not isinstance(patience, numbers.Real) \
+            or not 0 < patience <= 1:
+        raise InvalidParameterError(f"{func}: 'patience' must be in (0, 1]; got {patience!r}.")
+    return weight
+
+
+class _Membership(NamedTuple):
+    """Every (item, group) pair of ``item_groups``, pairs sorted by item."""
+
+    names: pd.Index  # the groups, in order of first appearance
+    items: pd.Index  # the labelled items
+    starts: np.ndarray  # item j's groups are group[starts[j]:starts[j + 1]]
+    group: np.ndarray  # group code of each pair
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Each labelled item's number of groups."""
+        return np.diff(self.starts)
+
+
+def _item_groups(item_groups: object, *, func: str, sep: object) -> pd.Series:
+    """``item_groups`` as a Series, one row per (item, group) label (NaN rows dropped)."""
+    if not isinstance(item_groups, pd.Series):
+        raise InvalidParameterError(
+            f"{func}: 'item_groups' must be a pandas Series of group labels indexed by item_id; "
+            f"got {type(item_groups).__name__}.")
+    if sep is not None and (not isinstance(sep, str) or not sep):
+        raise InvalidParameterError(
+            f"{func}: 'sep' must be a non-empty string (the separator of several labels in one "
+            f"string, such as '|') or None; got {sep!r}.")
+    labels = item_groups.dropna()
+    if sep is not None:
+        labels = labels.astype(str).str.split(sep, regex=False).explode()
+        labels = labels[labels != ""]
+    return labels.astype(object)
+
+
+def _membership(item_groups: pd.Series, *, func: str, sep: object,
+                require: bool = True) -> _Membership:
+    """The item-group pairs of ``item_groups`` (repeated items, or ``sep``-joined labels:
+    several groups per item); duplicate pairs count once."""
+    labels = _item_groups(item_groups, func=func, sep=sep)
+    if require and not len(labels):
+        raise InvalidParameterError(f"{func}: 'item_groups' gives no item a group (every label "
+                                    "is missing).")
+    pairs = pd.DataFrame({"item": labels.index, "group": labels.to_numpy()}).drop_duplicates()
+    names = pd.Index(pd.unique(pairs["group"]))
+    item_code, items = pd.factorize(pairs["item"])
+    order = np.argsort(item_code, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(item_code, minlength=len(items)))])
+    return _Membership(names, pd.Index(items), starts,
+                       names.get_indexer(pairs["group"].to_numpy())[order])
+
+
+def _split_rows(m: _Membership, items: np.ndarray
+                ) -> tuple[pd.Index, np.ndarray, np.ndarray, np.ndarray]:
+    """Each of ``items``' rows split over its groups in equal parts: ``(names, row, group,
+    part)``, one entry per (row, group) with ``part = 1 / #groups of the item``; an item
+    without a group is one entry of the group ``"(none)"`` (added to ``names`` when used)."""
+    item_codes, distinct = pd.factorize(items)
+    code = m.items.get_indexer(distinct)[item_codes]  # -1: no group
+    names = m.names.append(pd.Index(["(none)"])) if (code < 0).any() else m.names
+    # code -1 reads the last entry: one pair, at a position holding the code of "(none)"
+    count = np.append(m.sizes, 1)[code]
+    first = np.append(m.starts[:-1], len(m.group))[code]
+    row = np.repeat(np.arange(len(items)), count)
+    pair = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(len(row))
+    group = np.append(m.group, len(names) - 1)[pair]
+    return names, row, group, 1.0 / count[row]
+
+
+def _group_counts(m: _Membership, items: np.ndarray) -> np.ndarray:
+    """Per group, how many of ``items`` (with repeats) belong to it: an item counts once in
+    each of its groups."""
+    codes, distinct = pd.factorize(items)
+    count = np.append(np.bincount(codes, minlength=len(distinct)), 0)
+    per_item = count[pd.Index(distinct).get_indexer(m.items)]  # -1: not among items, 0
+    return np.bincount(m.group, weights=np.repeat(per_item, m.sizes).astype(np.float64),
+                       minlength=len(m.names)).round().astype(np.int64)
+
+
+class _Lists(NamedTuple):
+    """The first k items of every list, as arrays in list order."""
+
+    item_id: np.ndarray
+    position: np.ndarray  # 1-based
+    user_code: np.ndarray  # into users
+    users: np.ndarray
+
+
+def _top_positions(recs: pd.DataFrame, k: int, *, func: str) -> _Lists:
+    """Each user's top ``k`` as the ranking metrics order lists
+    (:func:`evalkit.metrics.top_k`), as arrays."""
+    from .._checks import check_recs
+    from ..metrics import top_k
+
+    top = top_k(check_recs(recs, func=func), k=k)
+    user = top["user_id"].to_numpy()
+    # top_k gives each user's rows together: a user's code counts the runs before it
+    new_run = np.ones(len(user), bool)
+    new_run[1:] = user[1:] != user[:-1]
+    codes = np.cumsum(new_run) - 1
+    return _Lists(top["item_id"].to_numpy(), top["rank"].to_numpy(), codes, user[new_run])
+
+
+def _group_codes(item_groups: pd.Series, items: np.ndarray) -> tuple[pd.Index, np.ndarray]:
+    """The group names (every labelled group, then ``"(none)"`` for listed items without a
+    label) and each listed item's group code."""
+    names = pd.Index(pd.unique(item_groups.dropna().astype(object)))
+    ids = item_groups.index.to_numpy()
+    lo = int(items.min()) if items.dtype.kind in "iu" and len(items) else 0
+    span = int(items.max()) - lo + 1 if items.dtype.kind in "iu" and len(items) else -1
+    if ids.dtype.kind in "iu" and 0 < span <= 8 * len(ids) + (1 << 20):
+        # integer ids in a dense range: a lookup table, no hashing of every listed item
+        table = np.full(span, -1, dtype=np.int64)
+        inside = (ids >= lo) & (ids < lo + span)
+        table[ids[inside] - lo] = names.get_indexer(
+            item_groups.to_numpy()[inside].astype(object))
+        code = table[items - lo]
+    else:
+        item_codes, distinct = pd.factorize(items)  # each distinct item looked up once
+        code = names.get_indexer(item_groups.reindex(distinct).astype(object))[item_codes]
+    if (code < 0).any():
+        names = names.append(pd.Index(["(none)"]))
+        code = np.where(code < 0, len(names) - 1, code)
+    return names, code
+
+
+def _list_attention(listed: _Lists, m: _Membership, attention: np.ndarray, *,
+                    unlabelled: bool) -> tuple[pd.Index, np.ndarray]:
+    """Per list, the attention each group gets, an item in n groups giving each 1/n of its
+    slot's: ``(names, mass)``, ``mass`` users x groups. ``unlabelled``: items without a group
+    form ``"(none)"``; otherwise they are left out."""
+    names, row, group, part = _split_rows(m, listed.item_id)
+    if not unlabelled and len(names) > len(m.names):
+        keep = group < len(m.names)
+        names, row, group, part = m.names, row[keep], group[keep], part[keep]
+    n_users = len(listed.users)
+    mass = np.bincount(listed.user_code[row] * len(names) + group,
+                       weights=attention[row] * part,
+                       minlength=n_users * len(names)).reshape(n_users, len(names))
+    return names, mass
+
+
+def _check_item_kind(groups: _Membership, listed: _Lists, *, func: str) -> None:
+    """Refuse item ids of another kind (integer, string) than the lists': none would match."""
+    check_same_kind(pd.Series(groups.items), "item_groups", pd.Series(listed.item_id), "recs",
+                    func=func, column="item_id")
