@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -169,17 +167,18 @@ def test_cli_profile_is_recorded(tmp_path: Path) -> None:
     truth.to_csv(tmp_path / "t.csv", index=False)
     recs.to_csv(tmp_path / "r.csv", index=False)
     out = tmp_path / "o.json"
-    subprocess.run([sys.executable, "-m", "evalkit", "evaluate", "--truth", str(tmp_path / "t.csv"),
-                    "--recs", str(tmp_path / "r.csv"), "--profile", "rectools", "--k", "2",
-                    "--out", str(out)], check=True, capture_output=True, cwd=ROOT)
+    from evalkit.cli import main  # the command's entry point, in this process
+
+    assert main(["evaluate", "--truth", str(tmp_path / "t.csv"), "--recs",
+                 str(tmp_path / "r.csv"), "--profile", "rectools", "--k", "2",
+                 "--out", str(out)]) == 0
     recorded = json.loads(out.read_text())["definitions"]
     assert recorded["profile"] == "rectools" and recorded["ideal"] == "k"
     # and read back with --definitions, a flag overriding one field
     again = tmp_path / "o2.json"
-    subprocess.run([sys.executable, "-m", "evalkit", "evaluate", "--truth", str(tmp_path / "t.csv"),
-                    "--recs", str(tmp_path / "r.csv"), "--definitions", str(out), "--k", "2",
-                    "--empty", "zero", "--out", str(again)], check=True, capture_output=True,
-                   cwd=ROOT)
+    assert main(["evaluate", "--truth", str(tmp_path / "t.csv"), "--recs",
+                 str(tmp_path / "r.csv"), "--definitions", str(out), "--k", "2",
+                 "--empty", "zero", "--out", str(again)]) == 0
     second = json.loads(again.read_text())["definitions"]
     assert second["empty"] == "zero" and second["ideal"] == "k" and second["profile"] == "rectools"
 

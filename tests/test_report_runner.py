@@ -332,7 +332,14 @@ def test_report_options_become_notebook_parameters() -> None:
         "K_VALUES": [1, 3, 25], "THRESHOLD": None, "METRIC": "recall", "ALPHA": 0.01}
 
 
-def test_sample_refuses_to_overwrite_and_keeps_the_example_reproducible(tmp_path) -> None:
+def test_sample_refuses_to_overwrite_and_keeps_the_example_reproducible(tmp_path,
+                                                                       capsys) -> None:
+    from evalkit.cli import main
+
+    def _run(*args: str) -> subprocess.CompletedProcess:  # the command, in this process
+        code = main(list(args))
+        return subprocess.CompletedProcess(list(args), code, *capsys.readouterr())
+
     done = _run("sample", "--out", str(tmp_path), "--users", "100")
     assert done.returncode == 0, done.stderr
     for name in ("train.csv", "test.csv", "movies.csv"):
