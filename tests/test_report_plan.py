@@ -34,10 +34,10 @@ def _notebook(directory: Path, name: str, *, needs: list[str] | None = None) -> 
         "STRATEGIES = ['random', 'user_temporal']\nHEADLINE_PATH = None")
     params.metadata["tags"] = ["parameters"]
     nb.cells = [nbformat.v4.new_markdown_cell(f"# Page {name}"), params,
-                nbformat.v4.new_code_cell(
-                    "from evalkit.report import write_headline\n"
-                    "write_headline(HEADLINE_PATH, {'threshold': str(THRESHOLD), 'k': K,\n"
-                    "                               'strategies': ' '.join(STRATEGIES)})")]
+                nbformat.v4.new_code_cell(  # plain JSON: a kernel without evalkit starts sooner
+                    "import json\nif HEADLINE_PATH:\n    with open(HEADLINE_PATH, 'w') as f:\n"
+                    "        json.dump({'threshold': str(THRESHOLD), 'k': K,\n"
+                    "                   'strategies': ' '.join(STRATEGIES)}, f)")]
     directory.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, directory / f"{name}.ipynb")
     return directory / f"{name}.ipynb"

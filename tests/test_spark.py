@@ -179,17 +179,19 @@ def test_ml_latest_small_agrees_for_every_partition_count(spark, ml_latest_small
     truth_df, recs_df = spark.createDataFrame(truth), spark.createDataFrame(recs)
     import evalkit.spark
 
-    for definitions, options in ((None, dict(curves=20)), ("spark", {}),
-                                 (None, dict(ties="pessimistic", gain="exponential"))):
+    # each set of options at one of the partition counts (that the numbers do not depend on
+    # the count is test_intervals_do_not_depend_on_the_partitions')
+    for partitions, definitions, options in (
+            (1, None, dict(curves=20)), (3, "spark", {}),
+            (16, None, dict(ties="pessimistic", gain="exponential"))):
         want = in_memory(truth, recs, k=[5, 10, 20], definitions=definitions, rng=1, **options)
-        for partitions in (1, 3, 16):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                got = evalkit.spark.evaluate(truth_df, recs_df, k=[5, 10, 20], rng=1,
-                                             definitions=definitions, partitions=partitions,
-                                             **options)
-            assert_same(got, want, per_user=partitions == 3)
-            got.unpersist()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = evalkit.spark.evaluate(truth_df, recs_df, k=[5, 10, 20], rng=1,
+                                         definitions=definitions, partitions=partitions,
+                                         **options)
+        assert_same(got, want, per_user=True)
+        got.unpersist()
 
 
 def test_buckets_without_lists_and_other_column_types(spark) -> None:
