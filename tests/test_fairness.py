@@ -281,3 +281,27 @@ def test_group_entropy_is_the_entropy_of_the_lists_group_distribution() -> None:
     m = np.array([1.5, 1.5, 0.0]) + 1.0  # a, b, c, each + 1
     assert smoothed[1] == pytest.approx(-(m / m.sum() * np.log2(m / m.sum())).sum())
     assert smoothed[2] == pytest.approx(np.log2(3))  # only the smoothing: uniform
+
+
+def test_labels_given_as_lists_are_one_row_per_label() -> None:
+    """An items table's list column (genres) gives what its exploded form gives, in every
+    function that takes item groups; an empty list is an item without a group."""
+    recs = pd.DataFrame({"user_id": [1, 1, 1, 2, 2, 2], "item_id": [1, 2, 3, 3, 4, 1],
+                         "rank": [1, 2, 3, 1, 2, 3]})
+    truth = pd.DataFrame({"user_id": [1, 2, 2], "item_id": [2, 4, 5], "rating": 5.0})
+    lists = pd.Series([["a", "b"], ["b"], [], ["a", "c"], ["c"]], index=[1, 2, 3, 4, 5])
+    pairs = pd.Series(["a", "b", "b", "a", "c", "c"], index=[1, 1, 2, 4, 4, 5])
+    before = lists.copy()
+    pd.testing.assert_frame_equal(fairness.exposure_share(recs, lists, k=3, n_resamples=50),
+                                  fairness.exposure_share(recs, pairs, k=3, n_resamples=50))
+    pd.testing.assert_series_equal(fairness.awrf(recs, lists, k=3),
+                                   fairness.awrf(recs, pairs, k=3))
+    pd.testing.assert_series_equal(fairness.group_entropy(recs, lists, k=3),
+                                   fairness.group_entropy(recs, pairs, k=3))
+    assert fairness.rsp(recs, lists, k=2).value == fairness.rsp(recs, pairs, k=2).value
+    assert fairness.reo(truth, recs, lists, k=2).value == fairness.reo(truth, recs, pairs,
+                                                                        k=2).value
+    # item 3's empty list: its slots go to "(none)", as an unlabelled item's do
+    share = fairness.exposure_share(recs, lists, k=3, n_resamples=0)
+    assert share.loc["(none)", "share"] > 0
+    pd.testing.assert_series_equal(lists, before)  # the input is left as it was

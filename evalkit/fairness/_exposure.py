@@ -22,6 +22,7 @@ from .._resample import design_key, poisson_bootstrap_sums, quantile_interval, u
 from ._lists import (
     _check_item_kind,
     _check_weight,
+    _exploded,
     _group_codes,
     _list_attention,
     _Membership,
@@ -56,7 +57,8 @@ def exposure_share(
     item_groups : pd.Series
         Each item's group label (popularity head/mid/tail, a genre, a provider), indexed by
         item. Listed items without a label form the group ``"(none)"``. An item in several
-        groups: repeat it in the index, one row per (item, group), or see ``sep``.
+        groups: a list of labels (as ``Dataset.items["genres"]`` holds them), the item
+        repeated in the index, one row per (item, group), or see ``sep``.
     k : int, default 10
     weight : {"log", "geometric", "uniform"}, default "log"
         The attention of slot p (:func:`slot_weights`); ``patience`` for ``"geometric"``.
@@ -95,6 +97,7 @@ def exposure_share(
     if not isinstance(item_groups, pd.Series):
         raise TypeError(f"{func}: 'item_groups' must be a pandas Series indexed by item_id; "
                         f"got {type(item_groups).__name__}.")
+    item_groups = _exploded(item_groups)
     multi = sep is not None or item_groups.index.has_duplicates
     m = _membership(item_groups, func=func, sep=sep, require=False) if multi else None
     confidence = check_fraction(confidence, func=func, arg="confidence")
@@ -201,6 +204,7 @@ def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str
     if not isinstance(item_groups, pd.Series):
         raise TypeError(f"{func}: 'item_groups' must be a pandas Series indexed by item_id; "
                         f"got {type(item_groups).__name__}.")
+    item_groups = _exploded(item_groups)
     multi = sep is not None or item_groups.index.has_duplicates
     groups = _membership(item_groups, func=func, sep=sep, require=False) if multi else None
     listed = _top_positions(recs, k, func=func)
@@ -238,9 +242,9 @@ def group_entropy(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
     recs : pd.DataFrame
         Recommendations (``user_id``, ``item_id``, ``rank`` and/or ``score``).
     item_groups : pd.Series
-        Each item's group, indexed by item; an item in several groups repeated in the index
-        (one row per pair), or see ``sep``. Items without a group are left out of the
-        distribution.
+        Each item's group, indexed by item; an item in several groups: a list of labels,
+        repeated in the index (one row per pair), or see ``sep``. Items without a group are
+        left out of the distribution.
     k : int, default 10
     weight : {"log", "geometric", "uniform"}, default "log"
         The attention of slot p (:func:`slot_weights`); ``patience`` for ``"geometric"``.

@@ -49,6 +49,12 @@ class _Membership(NamedTuple):
         return np.diff(self.starts)
 
 
+def _exploded(item_groups: pd.Series) -> pd.Series:
+    """Labels given as lists (an item's genres) as one row per (item, label); other Series
+    unchanged (strings are not split here: that is ``sep``'s)."""
+    return item_groups.explode() if item_groups.dtype == object else item_groups
+
+
 def _item_groups(item_groups: object, *, func: str, sep: object) -> pd.Series:
     """``item_groups`` as a Series, one row per (item, group) label (NaN rows dropped)."""
     if not isinstance(item_groups, pd.Series):
@@ -59,7 +65,7 @@ def _item_groups(item_groups: object, *, func: str, sep: object) -> pd.Series:
         raise InvalidParameterError(
             f"{func}: 'sep' must be a non-empty string (the separator of several labels in one "
             f"string, such as '|') or None; got {sep!r}.")
-    labels = item_groups.dropna()
+    labels = _exploded(item_groups).dropna()
     if sep is not None:
         labels = labels.astype(str).str.split(sep, regex=False).explode()
         labels = labels[labels != ""]

@@ -95,8 +95,8 @@ def rsp(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
         with a list is counted.
     item_groups : pd.Series
         Each item's group, indexed by item: the catalogue of each group. An item in several
-        groups counts in each (repeat it in the index, one row per pair, or see ``sep``);
-        items without a group are in none.
+        groups counts in each (a list of labels, the item repeated in the index, one row per
+        pair, or see ``sep``); items without a group are in none.
     k : int, default 10
     train : pd.DataFrame, optional
         ``user_id, item_id``: a user's training items are not candidates for them.
@@ -170,8 +170,9 @@ def reo(truth: pd.DataFrame, recs: pd.DataFrame, item_groups: pd.Series, *, k: i
     recs : pd.DataFrame
         Recommendations (``user_id``, ``item_id``, ``rank`` and/or ``score``).
     item_groups : pd.Series
-        Each item's group, indexed by item; an item in several groups counts in each (repeat
-        it in the index, or see ``sep``); items without a group are in none.
+        Each item's group, indexed by item; an item in several groups counts in each (a list
+        of labels, the item repeated in the index, or see ``sep``); items without a group are
+        in none.
     k : int, default 10
     train : pd.DataFrame, optional
         ``user_id, item_id``: a user's relevant items that are also training items are not
