@@ -305,3 +305,28 @@ def test_labels_given_as_lists_are_one_row_per_label() -> None:
     share = fairness.exposure_share(recs, lists, k=3, n_resamples=0)
     assert share.loc["(none)", "share"] > 0
     pd.testing.assert_series_equal(lists, before)  # the input is left as it was
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint64", "object"])
+def test_item_groups_of_any_integer_index_dtype_give_the_same_shares(dtype) -> None:
+    """The listed ids are int64; the groups' index may be another integer type (negative ids
+    in a narrow type, unsigned ids beside a negative listed id) or objects: the shares are
+    those of an int64 index, and an item without a group is "(none)"."""
+    ids = np.array([-100, -5, 0, 3, 100, 120])
+    groups = pd.Series(["a", "b", "a", "b", "c", "c"], index=ids)
+    listed = [-100, 120, 100, 3, -1, 0] if dtype != "uint64" else [120, 100, 3, -1, 0, 5]
+    recs = pd.DataFrame({"user_id": np.repeat([1, 2], 3), "item_id": listed,
+                         "rank": np.tile([1, 2, 3], 2)})
+    want = fairness.exposure_share(recs, groups, k=3, weight="uniform", n_resamples=0)
+    if dtype == "uint64":
+        given = groups[groups.index >= 0]
+        given.index = given.index.astype("uint64")
+        want = fairness.exposure_share(recs, groups[groups.index >= 0], k=3, weight="uniform",
+                                       n_resamples=0)
+    else:
+        given = groups.set_axis(groups.index.astype(dtype))
+    got = fairness.exposure_share(recs, given, k=3, weight="uniform", n_resamples=0)
+    pd.testing.assert_frame_equal(got, want)
+    ungrouped = 1 if dtype != "uint64" else 2  # item -1 (and 5): no group
+    assert got.loc["(none)", "share"] == pytest.approx(ungrouped / 6)
+    assert got.loc["c", "share"] > 0

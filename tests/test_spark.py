@@ -180,7 +180,7 @@ def test_ml_latest_small_agrees_for_every_partition_count(spark, ml_latest_small
     import evalkit.spark
 
     # each set of options at one of the partition counts (that the numbers do not depend on
-    # the count is test_intervals_do_not_depend_on_the_partitions')
+    # the count is what test_intervals_do_not_depend_on_the_partitions checks)
     for partitions, definitions, options in (
             (1, None, dict(curves=20)), (3, "spark", {}),
             (16, None, dict(ties="pessimistic", gain="exponential"))):

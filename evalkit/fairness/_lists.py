@@ -145,9 +145,10 @@ def _group_codes(item_groups: pd.Series, items: np.ndarray) -> tuple[pd.Index, n
     label) and each listed item's group code."""
     names = pd.Index(pd.unique(item_groups.dropna().astype(object)))
     ids = item_groups.index.to_numpy()
-    lo = int(items.min()) if items.dtype.kind in "iu" and len(items) else 0
-    span = int(items.max()) - lo + 1 if items.dtype.kind in "iu" and len(items) else -1
-    if ids.dtype.kind in "iu" and 0 < span <= 8 * len(ids) + (1 << 20):
+    both = ids.dtype == np.int64 and items.dtype == np.int64 and len(items) > 0
+    lo = int(items.min()) if both else 0
+    span = int(items.max()) - lo + 1 if both else -1
+    if both and 0 < span <= 8 * len(ids) + (1 << 20):
         # integer ids in a dense range: a lookup table, no hashing of every listed item
         table = np.full(span, -1, dtype=np.int64)
         inside = (ids >= lo) & (ids < lo + span)

@@ -12,7 +12,9 @@ and recall-type metrics favour models that recommend them. Two corrections (SPEC
   ``sum_hits N_i^-beta / sum_relevant N_i^-beta``; ``beta = 0`` is recall.
 
 :func:`gamma_sensitivity` shows each system's debiased value and rank across the assumed
-bias, so that an analyst sees whether the winner depends on it.
+bias, so that an analyst sees whether the winner depends on it; :func:`estimate_gamma` fits
+the bias to the exposure of the system that ran while the data were logged, where its lists
+are known.
 """
 
 from __future__ import annotations
@@ -146,6 +148,14 @@ def estimate_gamma(recs: pd.DataFrame, train: pd.DataFrame, *, k: int | None = N
         ``gamma``, ``ci_low``, ``ci_high``, the fitted ``exponent`` and the
         ``dispersion``; ``.propensity(train)`` gives the propensities at ``gamma``.
 
+    Raises
+    ------
+    ValueError
+        For ``smoothing <= 0`` (``log(n + smoothing)`` is the regressor), a popularity that
+        does not vary, lists whose items all have the least or the most popular items'
+        popularity (the likelihood grows without bound: no finite gamma), a listed item
+        outside ``items``, or a fit that does not converge.
+
     Notes
     -----
     The exposure ``E_i`` (the item's appearances in the lists) is modelled as Poisson with
@@ -194,7 +204,7 @@ def estimate_gamma(recs: pd.DataFrame, train: pd.DataFrame, *, k: int | None = N
         raise ValueError(f"{func}: the items' training popularity must vary over at least 3 "
                          f"items to fit its power; got {len(catalogue)} item(s), "
                          f"{len(np.unique(x))} distinct popularity value(s).")
-    intercept, slope, cov, dispersion = _poisson_fit(x, exposure)
+    intercept, slope, cov, dispersion = _poisson_fit(x, exposure, func=func)
     z = stats.norm.ppf(0.5 + confidence / 2)
     se = np.sqrt(cov[1, 1] * dispersion)
     return GammaEstimate(gamma=float(2 * slope - 1), ci_low=float(2 * (slope - z * se) - 1),
@@ -204,23 +214,65 @@ def estimate_gamma(recs: pd.DataFrame, train: pd.DataFrame, *, k: int | None = N
                          smoothing=float(smoothing))
 
 
-def _poisson_fit(x: np.ndarray, y: np.ndarray, *, iterations: int = 100, tol: float = 1e-12
-                 ) -> tuple[float, float, np.ndarray, float]:
-    """Poisson regression ``log E[y] = a + b x`` by iteratively reweighted least squares:
-    ``(a, b)``, the inverse Fisher information and Pearson's dispersion."""
-    X = np.column_stack([np.ones_like(x), x])
-    beta = np.linalg.lstsq(X, np.log(y + 0.5), rcond=None)[0]  # a start near the answer
+def _poisson_fit(x: np.ndarray, y: np.ndarray, *, func: str, iterations: int = 100,
+                 tol: float = 1e-10) -> tuple[float, float, np.ndarray, float]:
+    """Poisson regression ``log E[y] = a + b x`` by Newton's method with step halving
+    (the log-likelihood never decreases), started as R's ``glm`` starts it: ``(a, b)``, the
+    inverse Fisher information and Pearson's dispersion. Raises when the maximum does not
+    exist (every exposure at the least or the most popular items: the power is infinite)
+    or is not reached."""
+    shown = x[y > 0]
+    if shown.size == 0:
+        raise ValueError(f"{func}: no listed item is in the catalogue; nothing to fit.")
+    if shown.min() == x.max() or shown.max() == x.min():
+        end = "most" if shown.min() == x.max() else "least"
+        raise ValueError(f"{func}: every listed item has the {end} popular items' popularity, "
+                         "so the exposure grows without bound in the power (no finite "
+                         "gamma): the lists show too few items to fit a gamma.")
+    centre = float(x.mean())  # the slope is fitted on centred popularity: better conditioned
+    X = np.column_stack([np.ones_like(x), x - centre])
+
+    def loglik(beta: np.ndarray) -> float:
+        eta = X @ beta
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = float(np.sum(y * eta - np.exp(eta)))
+        return value if np.isfinite(value) else -np.inf
+
+    start = np.log(y + 0.1)  # glm's start: one weighted least-squares step from log(y + 0.1)
+    weights = y + 0.1
+    beta = np.linalg.solve(X.T @ (X * weights[:, None]), X.T @ (weights * start))
+    current = loglik(beta)
+    converged = False
     for _ in range(iterations):
-        mu = np.exp(X @ beta)
-        information = X.T @ (X * mu[:, None])
-        step = np.linalg.solve(information, X.T @ (y - mu))
-        beta = beta + step
-        if np.max(np.abs(step)) < tol * (1 + np.max(np.abs(beta))):
+        with np.errstate(over="ignore"):
+            mu = np.exp(X @ beta)
+        step = np.linalg.solve(X.T @ (X * mu[:, None]), X.T @ (y - mu))
+        t = 1.0
+        while t > 1e-12:
+            candidate = beta + t * step
+            value = loglik(candidate)
+            if value >= current - 1e-12 * abs(current):
+                break
+            t /= 2
+        else:
+            break  # no step improves the likelihood: at the maximum to working precision
+        moved = np.max(np.abs(candidate - beta))
+        beta, current = candidate, value
+        if moved < tol * (1 + np.max(np.abs(beta))):
+            converged = True
             break
     mu = np.exp(X @ beta)
-    cov = np.linalg.inv(X.T @ (X * mu[:, None]))
+    information = X.T @ (X * mu[:, None])
+    if not converged and np.max(np.abs(np.linalg.solve(information, X.T @ (y - mu)))) > 1e-6:
+        raise ValueError(f"{func}: the Poisson fit of exposure on popularity did not converge "
+                         f"in {iterations} steps; the exposure may not follow a power of the "
+                         "popularity.")
+    cov = np.linalg.inv(information)
     dispersion = float(np.sum((y - mu) ** 2 / mu) / max(len(y) - 2, 1))
-    return float(beta[0]), float(beta[1]), cov, dispersion
+    if not (np.all(np.isfinite(beta)) and np.all(np.isfinite(cov))):
+        raise ValueError(f"{func}: the Poisson fit of exposure on popularity gave no finite "
+                         "estimate.")
+    return float(beta[0] - beta[1] * centre), float(beta[1]), cov, dispersion
 
 
 def _relevant(truth: pd.DataFrame, threshold: float | None, *, func: str) -> pd.DataFrame:

@@ -254,7 +254,7 @@ def sample_negatives(
     if take_all:  # each allowed item once
         probability = 1.0 / np.repeat(n_possible_user[group_user], n_neg)
     else:
-        drawn = 1.0 if np.all(weight == weight[0]) else weight[neg_item]
+        drawn = 1.0 if scheme == "uniform" else weight[neg_item]
         probability = drawn / np.repeat(allowed_weight[group_user], n_neg)
     positive = np.zeros(size, bool)
     positive[at_pos] = True
@@ -333,7 +333,8 @@ def _draw(group_user: np.ndarray, offsets: np.ndarray, excluded: np.ndarray, n_i
 
 
 def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, *,
-                  ties: str = "pessimistic", train: pd.DataFrame | None = None) -> pd.DataFrame:
+                  ties: str = "pessimistic", train: pd.DataFrame | None = None,
+                  catalog: object = None) -> pd.DataFrame:
     """Each positive's rank among its sampled candidates.
 
     Parameters
@@ -351,6 +352,10 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
         ``item_id``). Given with a ``scores`` table that covers every item a user's positives
         could be ranked against (a model's scores for its whole catalogue), each positive's
         rank among all of them is computed too (``full_rank``), beside its sampled rank.
+    catalog : array-like, optional
+        With ``train``: the items the candidates were drawn from, as given to
+        :func:`sample_negatives` (default, as there: the items of ``train`` and of the
+        positives). Scores of other items are not counted.
 
     Returns
     -------
@@ -371,6 +376,14 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
     """
     func = "sampled_ranks"
     ties = check_choice(ties, func=func, arg="ties", choices=("pessimistic", "optimistic"))
+    if train is not None:
+        if candidates is None:
+            raise ValueError(f"{func}: 'train' (for the full rank) needs 'candidates' and a "
+                             "separate 'scores' table covering every item.")
+        check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
+    elif catalog is not None:
+        raise ValueError(f"{func}: 'catalog' is read with 'train' (for the full rank); "
+                         "give both or neither.")
     if candidates is None:
         check_columns(scores, func=func, arg="scores", required=CANDIDATE_COLUMNS + ["score"])
         frame = scores
@@ -422,22 +435,34 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
     info["ht_rank"] = 1.0 + weighted / m
     took_all = info["n_negatives"].to_numpy() == info["n_possible"].to_numpy()
     info["full_rank"] = np.where(took_all, info["rank"].to_numpy(np.float64), np.nan)
-    if train is not None and candidates is not None and not took_all.all():
-        check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
-        full = _full_ranks(scores, frame.loc[positive, ["user_id", "item_id", "score"]],
-                           info["n_possible"].to_numpy(np.int64), train, ties)
+    if train is not None and not took_all.all():
+        positives = frame.loc[positive, ["user_id", "item_id", "score"]]
+        items = (pd.unique(np.concatenate([train["item_id"].to_numpy(),
+                                           positives["item_id"].to_numpy()]))
+                 if catalog is None else pd.unique(np.asarray(catalog)))
+        full = _full_ranks(scores, positives, info["n_possible"].to_numpy(np.int64), train,
+                           items, ties)
         info["full_rank"] = np.where(took_all, info["full_rank"], full)
+        unknown = np.isnan(info["full_rank"].to_numpy())
+        if unknown.any():
+            users = info.loc[unknown, "user_id"].nunique()
+            warnings.warn(f"{func}: the scores do not cover every item {users:,} of "
+                          f"{info['user_id'].nunique():,} users could be ranked against (the "
+                          "catalogue less their training and held-out items); their "
+                          "full_rank is NaN.", UserWarning, stacklevel=2)
     return info[["user_id", "item_id", "group", "rank", "n_negatives", "n_possible",
                  "replace", "ht_rank", "full_rank"]]
 
 
 def _full_ranks(scores: pd.DataFrame, positives: pd.DataFrame, n_possible: np.ndarray,
-                train: pd.DataFrame, ties: str) -> np.ndarray:
+                train: pd.DataFrame, catalog: np.ndarray, ties: str) -> np.ndarray:
     """Each positive's rank among every item its user could be ranked against (the user's
-    scored items less its training and held-out items), where ``scores`` has exactly
-    ``n_possible`` of them for the user; NaN elsewhere."""
+    scored catalogue items less its training and held-out items), where ``scores`` has
+    exactly ``n_possible`` of them for the user (all of them, since they are catalogue items
+    and distinct); NaN elsewhere."""
     users = pd.Index(pd.unique(positives["user_id"]))
-    pool = scores.loc[scores["user_id"].isin(users), ["user_id", "item_id", "score"]]
+    pool = scores.loc[scores["user_id"].isin(users) & scores["item_id"].isin(catalog),
+                      ["user_id", "item_id", "score"]]
     pool = pool[pool["score"].notna()].drop_duplicates(["user_id", "item_id"])
     items = pd.Index(pd.unique(np.concatenate([pool["item_id"].to_numpy(),
                                                positives["item_id"].to_numpy()])))

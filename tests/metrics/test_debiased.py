@@ -217,7 +217,7 @@ def test_k_counts_only_the_top_of_each_list() -> None:
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"smoothing": 0}, "'smoothing' must be a number > 0"),
     ({"confidence": 1.0}, r"'confidence' must be in \(0, 1\)"),
-    ({"k": 0}, "k"),
+    ({"k": 0}, "'k' must be"),
     ({"items": [1, 2]}, r"listed item\(s\) are not in 'items'"),
 ])
 def test_estimate_gamma_refuses_bad_arguments(kwargs, message) -> None:
@@ -235,3 +235,37 @@ def test_estimate_gamma_needs_popularity_that_varies() -> None:
     with pytest.raises(ValueError, match="estimate_gamma: 'recs' holds no list"):
         D.estimate_gamma(recs.iloc[:0], train)
     pd.testing.assert_frame_equal(recs, before)
+
+
+@pytest.mark.parametrize(("power", "scale"), [(1.5, 1e-3), (2.0, 1e-4), (3.0, 1e-6)])
+def test_the_fit_reaches_the_maximum_with_many_unshown_items_and_huge_counts(power,
+                                                                            scale) -> None:
+    """Exposure as a real log has it: most items never shown, a few shown a great many
+    times (up to 1e8); the fit still reaches the likelihood's maximum."""
+    from scipy import optimize
+
+    rng = np.random.default_rng(0)
+    popularity = rng.zipf(1.5, 3000).clip(1, 50_000)
+    expected = scale * (popularity + 1.0) ** power
+    counts = rng.poisson(expected)
+    assert (counts == 0).mean() > 0.5 and counts.max() > 1e4
+    x = np.log(popularity + 1.0)
+    D_ = np.column_stack([np.ones_like(x), x])
+    best = optimize.minimize(lambda t: float(np.sum(np.exp(D_ @ t) - counts * (D_ @ t))),
+                             x0=[np.log(scale), power], method="BFGS")
+    # through the fitting step (a frame of 1e8 rows would be the test's own cost)
+    _, slope, _, _ = D._poisson_fit(x, counts.astype(float), func="estimate_gamma")
+    assert slope == pytest.approx(best.x[1], abs=1e-3)
+
+
+def test_exposure_only_at_the_most_popular_items_has_no_finite_gamma() -> None:
+    items = np.arange(1, 7)
+    popularity = np.array([1, 2, 4, 8, 16, 32])
+    train = _train_with(popularity, items)
+    top = pd.DataFrame({"user_id": [1, 2], "item_id": [6, 6], "rank": 1})
+    with pytest.raises(ValueError, match="estimate_gamma: every listed item has the most "
+                                         "popular items' popularity"):
+        D.estimate_gamma(top, train)
+    bottom = top.assign(item_id=1)
+    with pytest.raises(ValueError, match="least popular"):
+        D.estimate_gamma(bottom, train)

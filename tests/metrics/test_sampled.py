@@ -390,7 +390,9 @@ def test_a_full_score_table_gives_the_full_rank_beside_the_sampled_one(per, ties
     table["score"] = rng.integers(0, 12, len(table)) / 4.0  # ties
     some = S.sample_negatives(truth, train, n_negatives=5, per=per, catalog=catalog, rng=1)
     every = S.sample_negatives(truth, train, n_negatives="all", per=per, catalog=catalog)
-    got = S.sampled_ranks(table, some, train=train, ties=ties)
+    # the table also scores items outside the catalogue the candidates came from: not counted
+    wider = pd.concat([table, table.assign(item_id=table["item_id"] + 1000)], ignore_index=True)
+    got = S.sampled_ranks(wider, some, train=train, catalog=catalog, ties=ties)
     want = S.sampled_ranks(table, every, ties=ties)
     key = ["user_id", "item_id"]
     merged = got.merge(want[key + ["rank"]], on=key, suffixes=("", "_all"))
@@ -405,7 +407,35 @@ def test_a_full_score_table_gives_the_full_rank_beside_the_sampled_one(per, ties
         truth.loc[truth["user_id"] == first, "item_id"])
     gap = next(i for i in catalog if i not in seen)
     holed = table[~((table["user_id"] == first) & (table["item_id"] == gap))]
-    partial = S.sampled_ranks(holed, some, train=train, ties=ties)
+    with pytest.warns(UserWarning, match=r"do not cover every item 1 of \d+ users"):
+        partial = S.sampled_ranks(holed, some, train=train, catalog=catalog, ties=ties)
     mine = partial["user_id"] == first
     assert partial.loc[mine, "full_rank"].isna().all()
     np.testing.assert_array_equal(partial.loc[~mine, "full_rank"], got.loc[~mine, "full_rank"])
+
+
+def test_popularity_draws_with_equal_counts_have_the_uniform_probability() -> None:
+    """Every item with the same number of training interactions (2, not 1): a popularity
+    draw's probability is 1 / the allowed items, and the Horvitz-Thompson rank counts the
+    negatives above the positive that many times over."""
+    train = pd.DataFrame({"user_id": np.repeat([10, 11], 6), "item_id": np.tile(np.arange(6), 2)})
+    truth = pd.DataFrame({"user_id": [1, 2], "item_id": [0, 1]})
+    drawn = S.sample_negatives(truth, train, n_negatives=3, scheme="popularity", rng=0)
+    negatives = drawn[~drawn["positive"]]
+    np.testing.assert_allclose(negatives["probability"], 1 / 5)  # 5 items besides the positive
+    scored = drawn.assign(score=np.where(drawn["positive"], 0.5, 1.0))  # every negative above
+    ranks = S.sampled_ranks(scored)
+    np.testing.assert_allclose(ranks["ht_rank"], 1 + 5.0)  # all 5 other items above
+
+
+def test_the_full_rank_arguments_are_checked() -> None:
+    truth = pd.DataFrame({"user_id": [1, 2], "item_id": [0, 1]})
+    train = pd.DataFrame({"user_id": [1, 2], "item_id": [2, 3]})
+    candidates = S.sample_negatives(truth, train, n_negatives=2, rng=0)
+    scored = candidates.assign(score=1.0)
+    with pytest.raises(ValueError, match="sampled_ranks: 'train' .* needs 'candidates'"):
+        S.sampled_ranks(scored, train=train)
+    with pytest.raises(ValueError, match="sampled_ranks: 'catalog' is read with 'train'"):
+        S.sampled_ranks(scored, candidates, catalog=[0, 1, 2, 3])
+    with pytest.raises(ValueError, match="sampled_ranks: .*'train'.*item_id"):
+        S.sampled_ranks(scored, candidates, train=train.rename(columns={"item_id": "i"}))
