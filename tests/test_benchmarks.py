@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -86,18 +85,15 @@ def test_naive_pandas_matches_a_hand_computed_user() -> None:
 
 
 def test_timing_script_runs_and_systems_agree(tmp_path: Path) -> None:
-    """run.py as a command, at the tiny scale. ranx is left out here: a process that calls it
-    compiles ranx's typed dictionaries (seconds), so its runner is checked in the process of
-    tests/metrics/test_ranking_crosscheck.py, which has compiled them already."""
+    """run.py at the tiny scale (its main, in this process). ranx is left out here: a process
+    that calls it compiles ranx's typed dictionaries (seconds), so its runner is checked in
+    the process of tests/metrics/test_ranking_crosscheck.py, which has compiled them."""
     pytest.importorskip("pytrec_eval")
     out = tmp_path / "results.json"
-    proc = subprocess.run(
-        [sys.executable, str(BENCH / "run.py"), "--scale", "tiny", "--inline", "--repeats", "1",
-         "--n-resamples", "2", "--check-users", "300", "--systems", "evalkit,trec_eval,pandas",
-         "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    code = load_script("run").main([  # the script's entry point, in this process
+        "--scale", "tiny", "--inline", "--repeats", "1", "--n-resamples", "2",
+        "--check-users", "300", "--systems", "evalkit,trec_eval,pandas", "--out", str(out)])
+    assert code == 0
     record = json.loads(out.read_text())
     assert record["users"] == 300
     assert {row["system"] for row in record["table"]} == {"evalkit", "trec_eval", "pandas"}

@@ -330,3 +330,14 @@ def test_item_groups_of_any_integer_index_dtype_give_the_same_shares(dtype) -> N
     ungrouped = 1 if dtype != "uint64" else 2  # item -1 (and 5): no group
     assert got.loc["(none)", "share"] == pytest.approx(ungrouped / 6)
     assert got.loc["c", "share"] > 0
+
+
+@pytest.mark.parametrize("call", ["exposure_share", "awrf"])
+def test_item_groups_of_another_id_kind_than_the_lists_are_refused(call) -> None:
+    """String item ids in the groups, integer ids in the lists: nothing would match (every
+    slot "(none)"), so it is refused, as rsp, reo and group_entropy refuse it."""
+    recs = pd.DataFrame({"user_id": 1, "item_id": [1, 2], "rank": [1, 2]})
+    groups = pd.Series(["a", "b"], index=["1", "2"])
+    with pytest.raises(ValueError, match=rf"{call}: 'item_id' holds string ids in "
+                                         r"'item_groups' but integer ids in 'recs'"):
+        getattr(fairness, call)(recs, groups, k=2)

@@ -15,6 +15,7 @@ from .._checks import (
     check_positive_int,
     check_resamples,
     check_rng,
+    check_same_kind,
     check_truth,
 )
 from .._errors import InvalidParameterError
@@ -104,6 +105,8 @@ def exposure_share(
     n_resamples = check_resamples(n_resamples, func=func)
     check_rng(rng, func=func)
     listed = _top_positions(recs, k, func=func)
+    check_same_kind(pd.Series(item_groups.index), "item_groups",
+                    pd.Series(listed.item_id), "recs", func=func, column="item_id")
     slots = slot_weights(k, weight=weight, patience=patience)
     user_code, users = listed.user_code, listed.users
     if m is None:
@@ -208,6 +211,8 @@ def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str
     multi = sep is not None or item_groups.index.has_duplicates
     groups = _membership(item_groups, func=func, sep=sep, require=False) if multi else None
     listed = _top_positions(recs, k, func=func)
+    check_same_kind(pd.Series(item_groups.index), "item_groups",
+                    pd.Series(listed.item_id), "recs", func=func, column="item_id")
     attention = slot_weights(k, weight=weight, patience=patience)[listed.position - 1]
     users = listed.users
     if groups is None:
