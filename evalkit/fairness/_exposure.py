@@ -15,7 +15,6 @@ from .._checks import (
     check_positive_int,
     check_resamples,
     check_rng,
-    check_same_kind,
     check_truth,
 )
 from .._errors import InvalidParameterError
@@ -23,9 +22,9 @@ from .._resample import design_key, poisson_bootstrap_sums, quantile_interval, u
 from ._lists import (
     _check_item_kind,
     _check_weight,
-    _exploded,
     _group_codes,
     _list_attention,
+    _lists_and_groups,
     _Membership,
     _membership,
     _split_rows,
@@ -95,18 +94,10 @@ def exposure_share(
     func = "exposure_share"
     k = check_positive_int(k, func=func, arg="k")
     weight = _check_weight(weight, patience, func=func)
-    if not isinstance(item_groups, pd.Series):
-        raise TypeError(f"{func}: 'item_groups' must be a pandas Series indexed by item_id; "
-                        f"got {type(item_groups).__name__}.")
-    item_groups = _exploded(item_groups)
-    multi = sep is not None or item_groups.index.has_duplicates
-    m = _membership(item_groups, func=func, sep=sep, require=False) if multi else None
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
     check_rng(rng, func=func)
-    listed = _top_positions(recs, k, func=func)
-    check_same_kind(pd.Series(item_groups.index), "item_groups",
-                    pd.Series(listed.item_id), "recs", func=func, column="item_id")
+    item_groups, m, listed = _lists_and_groups(recs, item_groups, k, sep=sep, func=func)
     slots = slot_weights(k, weight=weight, patience=patience)
     user_code, users = listed.user_code, listed.users
     if m is None:
@@ -204,15 +195,7 @@ def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str
     func = "awrf"
     k = check_positive_int(k, func=func, arg="k")
     weight = _check_weight(weight, patience, func=func)
-    if not isinstance(item_groups, pd.Series):
-        raise TypeError(f"{func}: 'item_groups' must be a pandas Series indexed by item_id; "
-                        f"got {type(item_groups).__name__}.")
-    item_groups = _exploded(item_groups)
-    multi = sep is not None or item_groups.index.has_duplicates
-    groups = _membership(item_groups, func=func, sep=sep, require=False) if multi else None
-    listed = _top_positions(recs, k, func=func)
-    check_same_kind(pd.Series(item_groups.index), "item_groups",
-                    pd.Series(listed.item_id), "recs", func=func, column="item_id")
+    item_groups, groups, listed = _lists_and_groups(recs, item_groups, k, sep=sep, func=func)
     attention = slot_weights(k, weight=weight, patience=patience)[listed.position - 1]
     users = listed.users
     if groups is None:

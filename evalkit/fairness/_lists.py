@@ -180,6 +180,23 @@ def _list_attention(listed: _Lists, m: _Membership, attention: np.ndarray, *,
     return names, mass
 
 
+def _lists_and_groups(recs: pd.DataFrame, item_groups: object, k: int, *, sep: object,
+                      func: str) -> tuple[pd.Series, _Membership | None, _Lists]:
+    """What the exposure measures read: ``item_groups`` (label lists exploded), its
+    item-group pairs when an item may have several groups (else None: one label each), and
+    each user's top ``k``; group ids of another kind than the lists' are refused."""
+    if not isinstance(item_groups, pd.Series):
+        raise TypeError(f"{func}: 'item_groups' must be a pandas Series indexed by item_id; "
+                        f"got {type(item_groups).__name__}.")
+    item_groups = _exploded(item_groups)
+    multi = sep is not None or item_groups.index.has_duplicates
+    m = _membership(item_groups, func=func, sep=sep, require=False) if multi else None
+    listed = _top_positions(recs, k, func=func)
+    check_same_kind(pd.Series(item_groups.index), "item_groups", pd.Series(listed.item_id),
+                    "recs", func=func, column="item_id")
+    return item_groups, m, listed
+
+
 def _check_item_kind(groups: _Membership, listed: _Lists, *, func: str) -> None:
     """Refuse item ids of another kind (integer, string) than the lists': none would match."""
     check_same_kind(pd.Series(groups.items), "item_groups", pd.Series(listed.item_id), "recs",
