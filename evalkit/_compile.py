@@ -35,6 +35,7 @@ def main() -> int:
 
 
 def _run() -> None:
+    import numpy as np
     import pandas as pd
 
     import evalkit as ek
@@ -59,6 +60,9 @@ def _run() -> None:
                     metrics=[m for m in every
                              if ties != "expected" or RANKING_METRICS[m].expected_ties])
     ek.evaluate(test, recs, k=10, threshold=None, gain="exponential", n_resamples=0)
+    # more distinct ratings than one byte codes: the kernels' 32-bit codes
+    fine = test.assign(rating=test["rating"] + np.arange(len(test)) * 1e-6)
+    ek.evaluate(fine, recs, k=10, threshold=4.0, n_resamples=0, curves=20)
     ek.compare({n: systems[n] for n in ("MostPopular", "EASE")}, test, k=[5, 10],
                threshold=4.0)
     items = pd.DataFrame({"item_id": ratings["item_id"].unique()})
@@ -172,18 +176,6 @@ _SIGNATURES: dict[str, tuple[str, ...]] = {
         "(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
         "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, int64, "
         "Array(int64, 2, 'C', False, aligned=True))",
-    ),
-    "evalkit.metrics._kernels.rank_reduce": (
-        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-        "aligned=True), Array(int32, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
-        "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(int64, "
-        "1, 'C', False, aligned=True), Array(int32, 1, 'C', False, aligned=True), bool, "
-        "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-        "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', "
-        "False, aligned=True), int64, int64, int64, int64, Array(float64, 3, 'C', False, "
-        "aligned=True), Array(float64, 2, 'C', False, aligned=True), bool, Array(float64, "
-        "2, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
-        "int64)",
     ),
     "evalkit.metrics._kernels.tied_values": (
         "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "

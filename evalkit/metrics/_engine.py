@@ -143,9 +143,9 @@ class _Engine:
         if metric.kernel:
             if metric.name in ("dcg", "ndcg"):
                 reductions.check_gains(func=self.func)
-            if not metric.at_k:
-                values, undefined = reductions.metric(metric.name)
-                return values[:, None], None if undefined is None else undefined[:, None]
+            if not metric.at_k:  # R-precision: each user's own cutoff
+                values, undefined = reductions.r_precision()
+                return values[:, None], undefined[:, None]
             return reductions.at(metric.name, ks)
         columns = [from_hits(metric, self.hits(defs, int(kk), metric.name), func=self.func)
                    for kk in ks]

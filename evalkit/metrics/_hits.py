@@ -1,9 +1,9 @@
-"""The hit table: recommendations joined once with the test truth, ready for array reductions.
+"""The hit table: recommendations joined once with the test truth, for the compiled reductions.
 
 Every ranking metric is a reduction of the same few per-position vectors (is the item at rank
 ``i`` relevant, what is its rating) and of the user's ideal list. :func:`build_hits` computes
-them once, with integer codes and a single join, and :class:`HitTable` turns them into dense
-``(n_users, k)`` matrices so that a metric at every cutoff ``1..k`` is one cumulative sum.
+them once, with integer codes and a single join, into a :class:`HitTable` that the compiled
+reductions (:mod:`._curves`) walk user by user.
 
 Each test row gets a nonzero code: its rating level (one byte; half-star and other scales
 with at most 254 distinct ratings) or, failing that, its row number. The join is a compiled
@@ -12,7 +12,8 @@ array indexed by item, the user's recommendations read them, and the entries are
 again, a linear-time hash join without hashing. Integer item ids in a range not much wider
 than the data index the lookup directly; other ids are coded first. Per-row ratings and
 relevance (``rating``, ``rel``) and the ideal order of the test items are derived from the
-codes only when an array form asks for them; the compiled reductions read the codes.
+codes only when the hits of a metric from hits (:func:`~._spec.hits_of`) ask for them; the
+compiled reductions read the codes.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
 
 from .._checks import has_duplicate_pairs
 from . import _kernels
@@ -143,9 +143,8 @@ class HitTable:
     position; ``pos`` is the 1-based rank. ``users`` are the evaluated users (every user in the
     truth), in sorted order, and user code ``u`` is ``users[u]``.
 
-    Tie groups (``group``, ``group_start``, ``group_size``, ``group_user``) are built only when
-    the lists are ordered by score; with ranks every position is its own group and they are
-    derived on demand.
+    ``tie_group`` numbers the groups of tied scores when the lists are ordered by score (with
+    ranks every position is its own group, and it is None).
     """
 
     users: pd.Index
@@ -173,12 +172,7 @@ class HitTable:
     def n_users(self) -> int:
         return len(self.users)
 
-    # -- per-row values, from the codes ---------------------------------------------------
-    @cached_property
-    def in_truth(self) -> np.ndarray:
-        """Per row: the item is in the user's test set."""
-        return self.code > 0
-
+    # -- per-row values, from the codes (for the hits of metrics of your own) ----------
     @cached_property
     def rating(self) -> np.ndarray:
         """Per row: the item's test rating (0 where not in the test set)."""
@@ -207,141 +201,6 @@ class HitTable:
     def truth_rank(self) -> np.ndarray:
         """Test rows in ideal order: 1-based position in the user's ideal list."""
         return self._ideal[2]
-
-    # -- tie groups ----------------------------------------------------------------------
-    @cached_property
-    def group(self) -> np.ndarray:
-        """Tie group id of each position (each position alone when no ties)."""
-        if self.tie_group is None:
-            return np.arange(self.pos.size)
-        return self.tie_group
-
-    @cached_property
-    def group_size(self) -> np.ndarray:
-        """Per group: number of positions."""
-        if self.tie_group is None:
-            return np.ones(self.pos.size, dtype=np.int64)
-        return np.bincount(self.tie_group)
-
-    @cached_property
-    def _first_of_group(self) -> np.ndarray:
-        if self.tie_group is None:
-            return np.arange(self.pos.size)
-        return np.concatenate([[0], np.cumsum(self.group_size)[:-1]]).astype(np.int64)
-
-    @cached_property
-    def group_start(self) -> np.ndarray:
-        """Per group: first position."""
-        if self.pos.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        return self.pos[self._first_of_group]
-
-    @cached_property
-    def group_user(self) -> np.ndarray:
-        """Per group: user code."""
-        if self.pos.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        return self.ucode[self._first_of_group]
-
-    # -- layout --------------------------------------------------------------------------
-    @cached_property
-    def _width(self) -> int:
-        """``L`` when every user has exactly the positions 1..L (a full rectangle), else 0."""
-        n_users = self.n_users
-        if n_users == 0 or self.pos.size == 0 or self.pos.size % n_users:
-            return 0
-        width = self.pos.size // n_users
-        if not np.all(self.n_per_user == width):
-            return 0
-        # ranks are unique and increasing within a user, so ending at L means exactly 1..L
-        if self.pos[0] != 1 or not np.all(self.pos[width - 1 :: width] == width):
-            return 0
-        return int(width)
-
-    def _cells(self, k: int, ideal: bool) -> tuple[np.ndarray | None, np.ndarray]:
-        """Rows at positions <= k (None: all) and their flat cells in an (n_users, k) matrix."""
-        cache = self.__dict__.setdefault("_cell_cache", {})
-        key = (k, ideal)
-        if key not in cache:
-            ucode, pos = (self.truth_ucode, self.truth_rank) if ideal else (self.ucode, self.pos)
-            sel = None if pos.size == 0 or pos.max() <= k else np.flatnonzero(pos <= k)
-            if sel is not None:
-                ucode, pos = ucode[sel], pos[sel]
-            cells = ucode.astype(np.int64) * k
-            cells += pos
-            cells -= 1
-            cache[key] = (sel, cells)
-        return cache[key]
-
-    def _scatter(self, values: np.ndarray, k: int, ideal: bool) -> np.ndarray:
-        sel, cells = self._cells(k, ideal)
-        out = np.zeros(self.n_users * k)
-        out[cells] = values if sel is None else values[sel]
-        return out.reshape(self.n_users, k)
-
-    # -- per-position values -------------------------------------------------------------
-    def effective(self, values: np.ndarray) -> np.ndarray:
-        """Values as the metrics see them: averaged over tie groups under ``ties="expected"``."""
-        if not self.expected:
-            return values
-        sums = np.bincount(self.group, weights=values, minlength=self.group_size.size)
-        return (sums / self.group_size)[self.group]
-
-    def dense(self, values: np.ndarray, k: int) -> np.ndarray:
-        """Per-position ``values`` as an ``(n_users, k)`` matrix (0 past the list).
-
-        The result may be a read-only view of ``values``; callers must not write to it.
-        """
-        width = self._width
-        if width and k <= width:
-            view = values.reshape(self.n_users, width)[:, :k]
-            view.flags.writeable = False
-            return view
-        return self._scatter(values, k, ideal=False)
-
-    def ideal(self, values: np.ndarray, k: int) -> np.ndarray:
-        """Scatter per-truth-row ``values`` (ideal order) into an ``(n_users, k)`` matrix."""
-        return self._scatter(values, k, ideal=True)
-
-    @cached_property
-    def first_hit_rows(self) -> np.ndarray:
-        """Row of each user's first relevant item, in list order (users without one: none)."""
-        hits = np.flatnonzero(self.rel > 0)
-        users = self.ucode[hits]  # sorted: rows are grouped by user
-        first = np.ones(hits.size, dtype=bool)
-        first[1:] = users[1:] != users[:-1]
-        return hits[first]
-
-    def first_relevant(self) -> np.ndarray:
-        """Per position: probability that it holds the user's first relevant item.
-
-        With deterministic ties this is 1 at the first hit and 0 elsewhere. Under
-        ``ties="expected"`` the first tie group holding a relevant item spreads it: with ``g``
-        items of which ``r`` are relevant, the first relevant one sits ``t`` places into the
-        group with probability ``C(g-1-t, r-1) / C(g, r)``.
-        """
-        out = np.zeros(self.pos.size)
-        if not self.expected:
-            out[self.first_hit_rows] = 1.0
-            return out
-        n_groups = self.group_size.size
-        r = np.bincount(self.group, weights=self.rel, minlength=n_groups)
-        with_rel = np.flatnonzero(r > 0)
-        _, first = np.unique(self.group_user[with_rel], return_index=True)
-        is_first = np.zeros(n_groups, dtype=bool)
-        is_first[with_rel[first]] = True
-        sel = np.flatnonzero(is_first[self.group])
-        g = self.group_size[self.group[sel]].astype(np.float64)
-        rr = np.rint(r[self.group[sel]])
-        t = (self.pos[sel] - self.group_start[self.group[sel]]).astype(np.float64)
-        ok = t <= g - rr
-        n1 = np.where(ok, g - 1 - t, 0.0)
-        log_p = (
-            gammaln(n1 + 1) - gammaln(rr) - gammaln(np.maximum(n1 - rr + 2, 1.0))
-            - (gammaln(g + 1) - gammaln(rr + 1) - gammaln(g - rr + 1))
-        )
-        out[sel] = np.where(ok, np.exp(log_p), 0.0)
-        return out
 
     def n_straddling(self, k: int) -> int:
         """Users with a group of tied scores that straddles cutoff ``k``."""

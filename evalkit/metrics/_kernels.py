@@ -1,18 +1,20 @@
 """Compiled per-user kernels for the hit table, the ranking reductions and the input checks.
 
-The array code in :mod:`._hits` and :mod:`._curves` states every metric as whole-array NumPy
-operations; at MovieLens-25M scale that is some sixty passes over arrays of 5-16 million
-entries, and memory traffic, not arithmetic, sets the time. The kernels here do the same work
-in one pass over each user's rows, keeping the user's few hundred values in cache:
+At MovieLens-25M scale a metric stated as whole-array NumPy operations is some sixty passes
+over arrays of 5-16 million entries, and memory traffic, not arithmetic, sets the time. The
+kernels here do the work in one pass over each user's rows, keeping the user's few hundred
+values in cache:
 
 - :func:`join` marks the hits: each user's test items are written into a small lookup array
   indexed by item code, the user's recommendations read their codes from it, and the entries
   are cleared again; a second array stamps each user's items, which finds a repeated one.
-- :func:`rank_reduce` walks each user's positions ``1..k_max`` once and produces P, R, F1,
-  HR, RR, AP, DCG and NDCG (rows named :data:`P` ... :data:`NDCG`) at the requested cutoffs
-  and their sums over users at every cutoff; gains and discounts come in as data, so graded
-  gains and half-life utility run through it too. Under ``ties="expected"`` it reads each
-  row's values averaged over its tie group from :func:`tied_values`.
+- :func:`rank_reduce` walks each user's positions once, up to the largest cutoff, and
+  produces P, R, F1, HR, RR, AP, DCG, NDCG and R-precision cut at k (rows named :data:`P`
+  ... :data:`RP`) at the requested cutoffs; :func:`rank_sums` produces their sums over users
+  at every cutoff ``1..k_max`` (the curves). Both read a hit table as one :class:`Lists`
+  and the gains, discounts and rules as one :class:`Scoring` (rules as the named constants
+  :data:`AP_MIN` ...); graded gains and half-life utility run through them as data. Under
+  ``ties="expected"`` each row reads its tie group's averages from :func:`tied_values`.
 - :func:`ordered_by_score`, :func:`score_positions` and :func:`order_by_group` check, position
   and sort lists ordered by score; :func:`group_rows` (a counting sort),
   :func:`group_starts` and :func:`offset_codes` serve the join, and
@@ -24,20 +26,20 @@ in one pass over each user's rows, keeping the user's few hundred values in cach
   most-popular baseline); :func:`in_sorted_rows` tells whether each sampled (user, item) pair
   is one of the user's excluded items (the sampled-candidates protocol's rejection step).
 
-They are compiled with numba on first use and cached on disk. At chosen cutoffs,
-:func:`rank_reduce` computes P, R, F1, HR, RR, AP, DCG and NDCG with the same floating-point
-operations, in the same order, as the NumPy forms in :mod:`._curves`. Other results can differ
-from those forms in the last bits: the sums over users for the curves multiply by reciprocals
-and add in another order, half-life utility divides by its discount where the NumPy form
-multiplies by a weight, and under ``ties="expected"`` :func:`tied_values` computes the
-tie-group averages its own way. Users run in chunks of a fixed :data:`CHUNK_USERS`, and chunk
-sums are added in chunk order, so results do not depend on the machine's thread count.
-``tests/metrics/test_curves_paths.py`` holds the kernel's results to
-:meth:`RankingCurves.metric` within 1e-12; ``tests/metrics/test_kernels.py`` holds the other
-kernels to plain NumPy and pandas statements.
+They are compiled with numba on first use and cached on disk. Large outputs are allocated by
+the caller with NumPy (whose large arrays get huge pages; numba's page faults would cost as
+much as the pass). Users run in chunks of a fixed :data:`CHUNK_USERS`, and chunk sums are
+added in chunk order, so results do not depend on the machine's thread count.
+``tests/metrics/test_curves_paths.py`` holds the ranking kernels' results to a second
+oracle, the dense-matrix forms of ``tests/metrics/matrix_forms.py``, within 1e-12 (the sums
+over users multiply by reciprocals and add in another order, so they can differ in the last
+bits); ``tests/metrics/test_kernels.py`` holds the other kernels to plain NumPy and pandas
+statements.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -45,20 +47,26 @@ from numba import njit
 from .._duplicates import grouped_duplicates
 from .._parallel import available_threads, run_parallel
 
-__all__ = ["AT_METRICS", "INCREMENTS", "group_rows", "group_starts", "grouped_duplicates",
-           "join", "offset_codes", "order_by_group", "ordered_by_score", "over_users",
-           "in_global_top", "in_sorted_rows", "pair_counts", "rank_reduce", "score_positions",
-           "tied_values"]
+__all__ = ["AT_METRICS", "INCREMENTS", "Lists", "Scoring", "group_rows", "group_starts",
+           "grouped_duplicates", "join", "offset_codes", "order_by_group", "ordered_by_score",
+           "over_users", "in_global_top", "in_sorted_rows", "pair_counts", "rank_reduce",
+           "rank_sums", "score_positions", "tied_values"]
 
 # Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
 # AP per user), and their indices, named for the kernels (numba reads them as constants).
-AT_METRICS = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg")
-P, R, F1, HR, RR, AP, DCG, NDCG = range(len(AT_METRICS))
-#: The rows of the kernel's sums that hold increments per position, cumulated by the caller
+AT_METRICS = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg",
+              "r_precision_at_k")
+P, R, F1, HR, RR, AP, DCG, NDCG, RP = range(len(AT_METRICS))
+#: The rows of :func:`rank_sums` that hold increments per position, cumulated by the caller
 #: (recall's only when its denominator is the number of relevant items).
 INCREMENTS = (P, R, HR, RR, DCG)
+#: The rules, named for the kernels (numba reads module constants as compile-time values);
+#: the tuples give each definition's value its constant by position.
+AP_MIN, AP_RELEVANT, AP_HITS, AP_K = range(4)
 AP_RULES = ("min", "relevant", "hits", "k")
+RECALL_RELEVANT, RECALL_MIN = range(2)
 RECALL_RULES = ("relevant", "min")
+IDEAL_TRUTH, IDEAL_K = range(2)
 IDEAL_RULES = ("truth", "k")
 
 _OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
@@ -245,20 +253,27 @@ def ordered_by_score(user, score, key, by_key):  # pragma: no cover - compiled
 
 
 @njit(**_OPTIONS)
-def score_positions(r_start, score):  # pragma: no cover - compiled
-    """Lists ordered by score (rows grouped by user, ``r_start``): each row's 1-based
-    position and its tie group, numbered 0, 1, ... over all rows (a group is a run of equal
-    scores within a user)."""
-    n = score.size
-    pos = np.empty(n, np.int64)
-    tie = np.empty(n, np.int64)
-    group = -1
-    for u in range(r_start.size - 1):
-        for row in range(r_start[u], r_start[u + 1]):
-            if row == r_start[u] or score[row] != score[row - 1]:
-                group += 1
-            pos[row] = row - r_start[u] + 1
+def _score_positions(r_start, score, pos, tie, u0, u1):  # pragma: no cover - compiled
+    for u in range(u0, u1):
+        first = r_start[u]
+        group = first
+        for row in range(first, r_start[u + 1]):
+            if row > first and score[row] != score[row - 1]:
+                group = row
+            pos[row] = row - first + 1
             tie[row] = group
+
+
+def score_positions(r_start: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lists ordered by score (rows grouped by user, ``r_start``): each row's 1-based
+    position and its tie group, named by the group's first row (a group is a run of equal
+    scores within a user), users in parallel chunks. The arrays are allocated here, by
+    NumPy, whose large arrays get huge pages (numba's do not, and their page faults cost as
+    much as the pass)."""
+    pos = np.empty(score.size, np.int64)
+    tie = np.empty(score.size, np.int64)
+    over_users(r_start.size - 1, lambda u0, u1: _score_positions(r_start, score, pos, tie,
+                                                                 u0, u1))
     return pos, tie
 
 
@@ -330,6 +345,37 @@ def join(t_start, t_item, t_code, r_start, r_item, low, n_items, rel_of, out, n_
     return repeats
 
 
+class Lists(NamedTuple):
+    """One hit table as :func:`rank_reduce` and :func:`rank_sums` read it (users
+    ``0..n_users-1``)."""
+
+    r_start: np.ndarray  #: per user: its first recommendation row (``n_users + 1`` entries)
+    pos: np.ndarray  #: per row: its 1-based rank, increasing within a user
+    code: np.ndarray  #: per row: its item's code in the user's test set (0: not in it)
+    t_start: np.ndarray  #: per user: its first test row (``n_users + 1`` entries)
+    t_code: np.ndarray  #: per test row: its code
+    n_rel: np.ndarray  #: per user: relevant test items
+    tie: np.ndarray  #: per row: its tie group under ``ties="expected"``; else empty
+
+
+class Scoring(NamedTuple):
+    """What each row is worth, and the rules that define the metrics."""
+
+    gain_of: np.ndarray  #: per code: the gain (0 for code 0)
+    rel_of: np.ndarray  #: per code: the relevance (0 for code 0)
+    monotone: bool  #: gains grow with the code (rating levels): ideal lists by counting
+    #: the discount at positions ``1..len(disc)``: every position within the largest cutoff
+    #: that holds a recommendation or an item of an ideal list
+    disc: np.ndarray
+    #: with ``ideal == IDEAL_K``: the ideal DCG of k items of gain 1 at each cutoff reported
+    #: (the requested cutoffs, or ``1..k_max`` for :func:`rank_sums`); else empty
+    unit_ideal: np.ndarray
+    ap: int  #: AP's denominator: :data:`AP_MIN`, :data:`AP_RELEVANT`, ...
+    recall: int  #: recall's denominator: :data:`RECALL_RELEVANT` or :data:`RECALL_MIN`
+    ideal: int  #: the ideal list: :data:`IDEAL_TRUTH` or :data:`IDEAL_K`
+    expected: bool  #: ``ties="expected"``: rows read their tie group's averages
+
+
 @njit(**_OPTIONS)
 def _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal):  # pragma: no cover
     """The ``m`` largest gains of test rows ``a:b``, in decreasing order, into ``ideal``."""
@@ -356,27 +402,59 @@ def _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal):  #
 
 
 @njit(**_OPTIONS)
-def _emit(at, idcg_at, u, q, k, hits, nr, hr, rr, ap, dcg, idcg, ap_rule,
+def _ideal_dcg(a, b, depth, t_code, gain_of, monotone, disc, counts, scratch, ideal,
+               icum):  # pragma: no cover - compiled
+    """The cumulative ideal DCG of test rows ``a:b`` at positions ``1..m`` into ``icum``;
+    returns ``m``."""
+    m = min(b - a, depth)
+    _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal)
+    running = 0.0
+    for i in range(m):
+        running += ideal[i] / disc[i]
+        icum[i] = running
+    return m
+
+
+@njit(**_OPTIONS)
+def _scratch(lists, scoring, u0, u1, depth, tied):  # pragma: no cover - compiled
+    """Per-chunk work arrays: code counts, a sort buffer, the ideal gains and their
+    cumulative DCG; under ``ties="expected"`` the rows' :func:`tied_values` are written into
+    ``tied`` (allocated by the caller: NumPy's large arrays get huge pages, numba's do not,
+    and page faults would double the time)."""
+    longest = 0
+    for u in range(u0, u1):
+        longest = max(longest, lists.t_start[u + 1] - lists.t_start[u])
+    if scoring.expected:  # the chunk's rows averaged over their tie groups
+        tied_values(lists.r_start, lists.pos, lists.code, scoring.rel_of, scoring.gain_of,
+                    lists.tie, u0, u1, tied)
+    return (np.zeros(scoring.gain_of.size, np.int64),
+            np.empty(0 if scoring.monotone else longest), np.zeros(depth), np.zeros(depth))
+
+
+@njit(**_OPTIONS)
+def _emit(at, idcg_at, u, q, k, hits, hits_r, nr, hr, rr, ap, dcg, idcg, ap_rule,
           recall_rule):  # pragma: no cover - compiled
-    """Write user ``u``'s metrics at cutoff ``k`` (column ``q``), as the NumPy forms do."""
+    """Write user ``u``'s metrics at cutoff ``k`` (column ``q``)."""
     precision = hits / k
-    recall = hits / (min(float(k), nr) if recall_rule == 1 else nr)
+    recall = hits / (min(float(k), nr) if recall_rule == RECALL_MIN else nr)
     total = precision + recall
     at[P, u, q] = precision
     at[R, u, q] = recall
     at[F1, u, q] = (2 * precision) * recall / total if total > 0 else 0.0
     at[HR, u, q] = hr
     at[RR, u, q] = rr
-    if ap_rule == 0:
+    rule = ap_rule
+    if rule == AP_MIN:
         at[AP, u, q] = ap / min(float(k), nr) if nr > 0 else 0.0
-    elif ap_rule == 1:
+    elif rule == AP_RELEVANT:
         at[AP, u, q] = ap / nr if nr > 0 else 0.0
-    elif ap_rule == 2:
+    elif rule == AP_HITS:
         at[AP, u, q] = ap / hits if hits > 0 else 0.0
     else:
         at[AP, u, q] = ap / k if nr > 0 else 0.0
     at[DCG, u, q] = dcg
     at[NDCG, u, q] = dcg / idcg if idcg > 0 else 0.0
+    at[RP, u, q] = hits_r / nr if nr > 0 else 0.0
     idcg_at[u, q] = idcg
 
 
@@ -428,112 +506,133 @@ def tied_values(r_start, pos, code, rel_of, gain_of, tie, u0, u1, out):  # pragm
 
 
 @njit(**_OPTIONS)
-def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, n_rel, disc,
-                tied, ks, k_max, ap_rule, recall_rule, ideal_rule, at, idcg_at, curves, sums,
-                ndcg_count, u0, u1):  # pragma: no cover - compiled
-    """Per-user ranking metrics at cutoffs ``ks``, or their sums over users at ``1..k_max``.
+def rank_reduce(lists, scoring, ks, at, idcg_at, tied, u0, u1):  # pragma: no cover - compiled
+    """Per-user ranking metrics at the increasing cutoffs ``ks``, for users ``u0..u1-1``.
 
-    Parameters (arrays; users are ``0..n_users-1``)
-        r_start, pos, code: each user's recommendations (rows ``r_start[u]:r_start[u+1]``),
-            their 1-based ranks (increasing) and codes; ``gain_of[code]`` and ``rel_of[code]``
-            give a row's gain and relevance (code 0: not in the test set, gain 0).
-        t_start, t_code: each user's test items, by code. With ``monotone`` the gains grow
-            with the code (rating levels), so the ideal list is read from a count per code;
-            otherwise it is sorted.
-        n_rel: relevant test items per user. disc: the discount at positions ``1..k_max``.
-        tied: under ``ties="expected"``, the :func:`tied_values` of the rows of users
-            ``u0..u1-1`` (read in place of the codes' values), else empty.
-        ks: increasing cutoffs, each ``<= k_max``. ap_rule: the index of the AP denominator
-            in :data:`AP_RULES`; recall_rule: of recall's in :data:`RECALL_RULES` (with "min"
-            the recall sums are per-position values, not increments); ideal_rule: 1 makes the
-            ideal list k relevant items of gain 1 for users with a relevant item.
+    One walk over each user's rows up to the largest cutoff. A cutoff may exceed
+    ``len(scoring.disc)`` (the positions that hold anything): P@k still divides by k, AP by
+    ``min(k, |R_u|)`` or k, and the ideal DCG of :data:`IDEAL_K` is ``scoring.unit_ideal``.
+
+    ``tied``: under ``ties="expected"``, a ``(4, rows of the chunk)`` buffer for the rows'
+    :func:`tied_values`; else unused.
 
     Outputs (filled in)
-        at: ``(8, n_users, len(ks))``, rows in :data:`AT_METRICS` order, computed with the
-            operations of the NumPy forms; undefined values are 0, except recall's ``0/0``
-            (NaN). idcg_at: ``(n_users, len(ks))`` ideal DCG (NDCG is undefined where 0).
-        With ``curves``: sums: ``(8, k_max)`` sums over users of F1, AP and NDCG (rows
-            ``F1``, ``AP``, ``NDCG``) at every cutoff, over the users for whom each is defined,
-            and of the increments at each position of the others (rows :data:`INCREMENTS`, to
-            be cumulated: hits, recall, HR, RR, DCG), and
-            ndcg_count: users with a defined NDCG at every cutoff. Ratios here multiply by
-            reciprocals, so sums may differ from the NumPy forms in the last bits.
+        at: ``(len(AT_METRICS), n_users, len(ks))``, rows in :data:`AT_METRICS` order;
+            undefined values are 0, except recall's ``0/0`` (NaN).
+        idcg_at: ``(n_users, len(ks))`` ideal DCG (NDCG is undefined where it is 0).
 
-    Only users ``u0..u1-1`` are computed (and added to ``sums``).
-
-    Under ``ties="expected"`` AP's summands are their exact expectations (``E[rel * hits]``)
-    except with the "hits" denominator, where AP takes the expected relevances.
+    Under ``ties="expected"`` each row reads its tie group's averages (:func:`tied_values`),
+    and AP's summands are their exact expectations (``E[rel * hits]``) except with the "hits"
+    denominator, where AP takes the expected relevances.
     """
-    depth = k_max if curves else (ks[-1] if ks.size else 0)
-    expected = tied.shape[1] > 0
-    exact_ap = expected and ap_rule != 2
+    if ks.size == 0 or u1 <= u0:
+        return
+    last = ks[-1]
+    depth = scoring.disc.size
+    expected = scoring.expected
+    exact_ap = expected and scoring.ap != AP_HITS
+    unit = scoring.ideal == IDEAL_K
+    ap_rule, recall_rule, unit_ideal = scoring.ap, scoring.recall, scoring.unit_ideal
+    code, pos, n_rel, r_start = lists.code, lists.pos, lists.n_rel, lists.r_start
+    t_start, t_code, monotone = lists.t_start, lists.t_code, scoring.monotone
+    rel_of, gain_of, disc = scoring.rel_of, scoring.gain_of, scoring.disc
+    counts, scratch, ideal, icum = _scratch(lists, scoring, u0, u1, depth, tied)
     base = r_start[u0]
-    counts = np.zeros(gain_of.size, np.int64)
-    ideal = np.zeros(depth)
-    icum = np.zeros(depth)  # the user's cumulative ideal DCG
-    longest = 0
-    max_rel = 0
     for u in range(u0, u1):
-        longest = max(longest, t_start[u + 1] - t_start[u])
-        max_rel = max(max_rel, int(n_rel[u]))
-    scratch = np.empty(0 if monotone else longest)
-    # per-position increments summed over users (cumulated by the caller)
-    rel_col, rec_col, first_col, rr_col, dcg_col = sums[P], sums[R], sums[HR], sums[RR], sums[DCG]
-    inv_p = np.zeros(k_max + max_rel + 1)
-    for i in range(1, inv_p.size):
-        inv_p[i] = 1.0 / i
-    for u in range(u0, u1):
-        a, b = t_start[u], t_start[u + 1]
         nr = n_rel[u]
-        if ideal_rule == 1:
-            m = depth if nr > 0 else 0
-            ideal[:m] = 1.0
-        else:
-            m = min(b - a, depth)
-            _ideal_gains(a, b, m, t_code, gain_of, monotone, counts, scratch, ideal)
-        running = 0.0
-        for i in range(m):
-            running += ideal[i] / disc[i]
-            icum[i] = running
+        m = 0 if unit else _ideal_dcg(t_start[u], t_start[u + 1], depth, t_code, gain_of,
+                                      monotone, disc, counts, scratch, ideal, icum)
         hits = 0.0
+        hits_r = 0.0  # hits within the first |R_u| positions
         ap = 0.0
         dcg = 0.0
         hr = 0.0  # chance that a relevant item is shown (1 or 0 without expected ties)
         rr = 0.0  # reciprocal rank of the first one (expected)
         row, end = r_start[u], r_start[u + 1]
-        if not curves:
-            q = 0
-            while row < end and pos[row] <= depth:
-                p = pos[row]
-                while q < ks.size and ks[q] < p:
-                    _emit(at, idcg_at, u, q, ks[q], hits, nr, hr, rr, ap, dcg,
-                          icum[min(ks[q], m) - 1] if m else 0.0, ap_rule, recall_rule)
-                    q += 1
-                if expected:
-                    i = row - base
-                    rel, g, both, first = tied[0, i], tied[1, i], tied[2, i], tied[3, i]
-                else:
-                    c = code[row]
-                    row += 1
-                    if c == 0:
-                        continue
-                    rel, g, both = rel_of[c], gain_of[c], 0.0
-                    first = 1.0 if rel > 0 and hr == 0 else 0.0
-                if rel > 0:
-                    hits += rel
-                    ap += (both if exact_ap else rel * hits) / p
-                if first > 0:
-                    hr += first
-                    rr += first / p
-                if g != 0:
-                    dcg += g / disc[p - 1]
-                if expected:
-                    row += 1
-            while q < ks.size:
-                _emit(at, idcg_at, u, q, ks[q], hits, nr, hr, rr, ap, dcg,
-                      icum[min(ks[q], m) - 1] if m else 0.0, ap_rule, recall_rule)
+        q = 0
+        while row < end and pos[row] <= last:
+            p = pos[row]
+            while q < ks.size and ks[q] < p:
+                idcg = (unit_ideal[q] if nr > 0 else 0.0) if unit else \
+                    (icum[min(ks[q], m) - 1] if m else 0.0)
+                _emit(at, idcg_at, u, q, ks[q], hits, hits_r, nr, hr, rr, ap, dcg, idcg,
+                      ap_rule, recall_rule)
                 q += 1
-            continue
+            if expected:
+                i = row - base
+                rel, g, both, first = tied[0, i], tied[1, i], tied[2, i], tied[3, i]
+            else:
+                c = code[row]
+                if c == 0:
+                    row += 1
+                    continue
+                rel, g, both = rel_of[c], gain_of[c], 0.0
+                first = 1.0 if rel > 0 and hr == 0 else 0.0
+            row += 1
+            if rel > 0:
+                hits += rel
+                if p <= nr:
+                    hits_r += rel
+                ap += (both if exact_ap else rel * hits) / p
+            if first > 0:
+                hr += first
+                rr += first / p
+            if g != 0:
+                dcg += g / disc[p - 1]
+        while q < ks.size:
+            idcg = (unit_ideal[q] if nr > 0 else 0.0) if unit else \
+                (icum[min(ks[q], m) - 1] if m else 0.0)
+            _emit(at, idcg_at, u, q, ks[q], hits, hits_r, nr, hr, rr, ap, dcg, idcg, ap_rule,
+                  recall_rule)
+            q += 1
+
+
+@njit(**_OPTIONS)
+def rank_sums(lists, scoring, tied, u0, u1):  # pragma: no cover - compiled
+    """Sums over users ``u0..u1-1`` of the ranking metrics at every cutoff
+    ``1..k_max = len(scoring.disc)``: ``(sums, ndcg_count)`` (``tied``: as for
+    :func:`rank_reduce`).
+
+    sums: ``(len(AT_METRICS), k_max)``: rows F1, AP, NDCG and RP hold the sums of the values
+        at each cutoff over the users for whom each is defined; the rows :data:`INCREMENTS`
+        (hits, recall, HR, RR, DCG) hold the sums of each position's increments, to be
+        cumulated by the caller (recall's are values, not increments, under
+        :data:`RECALL_MIN`). Ratios multiply by reciprocals.
+    ndcg_count: per cutoff, the users with a defined NDCG.
+    """
+    k_max = scoring.disc.size
+    sums = np.zeros((len(AT_METRICS), k_max))
+    ndcg_count = np.zeros(k_max, dtype=np.int64)
+    if u1 <= u0:
+        return sums, ndcg_count
+    expected = scoring.expected
+    exact_ap = expected and scoring.ap != AP_HITS
+    unit = scoring.ideal == IDEAL_K
+    recall_min = scoring.recall == RECALL_MIN
+    rule, unit_ideal = scoring.ap, scoring.unit_ideal
+    code, pos, n_rel, r_start = lists.code, lists.pos, lists.n_rel, lists.r_start
+    t_start, t_code, monotone = lists.t_start, lists.t_code, scoring.monotone
+    rel_of, gain_of, disc = scoring.rel_of, scoring.gain_of, scoring.disc
+    counts, scratch, ideal, icum = _scratch(lists, scoring, u0, u1, k_max, tied)
+    base = r_start[u0]
+    max_rel = 0
+    for u in range(u0, u1):
+        max_rel = max(max_rel, int(n_rel[u]))
+    inv_p = np.zeros(k_max + max_rel + 1)
+    for i in range(1, inv_p.size):
+        inv_p[i] = 1.0 / i
+    # per-position increments summed over users (cumulated by the caller)
+    rel_col, rec_col, first_col, rr_col, dcg_col = sums[P], sums[R], sums[HR], sums[RR], sums[DCG]
+    for u in range(u0, u1):
+        nr = n_rel[u]
+        m = 0 if unit else _ideal_dcg(t_start[u], t_start[u + 1], k_max, t_code, gain_of,
+                                      monotone, disc, counts, scratch, ideal, icum)
+        hits = 0.0
+        hits_r = 0.0
+        ap = 0.0
+        dcg = 0.0
+        hr = 0.0
+        row, end = r_start[u], r_start[u + 1]
         inv_nr = 1.0 / nr if nr > 0 else 0.0
         inv_hits = 0.0
         inv_idcg = 0.0
@@ -548,10 +647,12 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
                     first = 1.0 if rel > 0 and hr == 0 else 0.0
                 if rel > 0:
                     hits += rel
+                    if p <= nr:
+                        hits_r += rel
                     inv_hits = 1.0 / hits
                     ap += (both if exact_ap else rel * hits) / p
                     rel_col[p - 1] += rel
-                    if recall_rule == 0:
+                    if not recall_min:
                         rec_col[p - 1] += rel * inv_nr
                 if first > 0:
                     hr += first
@@ -563,21 +664,25 @@ def rank_reduce(r_start, pos, code, gain_of, rel_of, t_start, t_code, monotone, 
                     dcg_col[p - 1] += step
                 row += 1
             if nr > 0:
-                if recall_rule == 1 and hits > 0:
-                    rec_col[p - 1] += hits * (inv_p[p] if p < nr else inv_nr)
                 if hits > 0:
-                    d = int(nr) if recall_rule == 0 else min(p, int(nr))
+                    if recall_min:
+                        rec_col[p - 1] += hits * (inv_p[p] if p < nr else inv_nr)
+                    d = min(p, int(nr)) if recall_min else int(nr)
                     sums[F1, p - 1] += 2 * hits * inv_p[p + d]
-                if ap_rule == 0:
+                    sums[RP, p - 1] += hits_r * inv_nr
+                if rule == AP_MIN:
                     sums[AP, p - 1] += ap * (inv_p[p] if p < nr else inv_nr)
-                elif ap_rule == 1:
+                elif rule == AP_RELEVANT:
                     sums[AP, p - 1] += ap * inv_nr
-                elif ap_rule == 2:
+                elif rule == AP_HITS:
                     sums[AP, p - 1] += ap * inv_hits
                 else:
                     sums[AP, p - 1] += ap * inv_p[p]
-            if p <= m:  # past the ideal list the ideal DCG stays as it is
+            if unit:
+                inv_idcg = 1.0 / unit_ideal[p - 1] if nr > 0 else 0.0
+            elif p <= m:  # past the ideal list the ideal DCG stays as it is
                 inv_idcg = 1.0 / icum[p - 1] if icum[p - 1] > 0 else 0.0
             if inv_idcg > 0:
                 sums[NDCG, p - 1] += dcg * inv_idcg
                 ndcg_count[p - 1] += 1
+    return sums, ndcg_count

@@ -7,8 +7,8 @@ labels of tables and plots, the curves drawn, the reports' ``METRICS`` and the c
 ``--metrics``, the fields each per-user function accepts, and the family-wide tests (bounds,
 direction, whether a user without relevant items has a value).
 
-A built-in ranking metric is computed by the engine (``kernel=True``: a method of its name on
-:class:`~evalkit.metrics._curves.RankingCurves`) or from each user's hits (``per_user``, as
+A built-in ranking metric is computed by the engine's compiled reductions (``kernel=True``:
+a row of :data:`evalkit.metrics._kernels.AT_METRICS`) or from each user's hits (``per_user``, as
 :data:`first_relevant_rank <RANKING_METRICS>` and metrics of your own are). Its reference
 implementation lives in ``tests/metrics/naive.py``; the reference and card tests fail until
 it has one.

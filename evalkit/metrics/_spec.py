@@ -21,7 +21,7 @@ import pandas as pd
 
 from .._checks import InvalidParameterError
 from ..definitions import OPTION_NAMES, Definitions
-from ._curves import RankingCurves
+from ._curves import gains, truth_gains
 from ._hits import HitTable
 
 __all__ = ["Hits", "Metric", "from_hits", "hits_of"]
@@ -279,19 +279,18 @@ def hits_of(table: HitTable, k: int, definitions: Definitions, *, metric: str,
             "the tied items and has no expectation over their orders, so it cannot take "
             "ties='expected'; use ties='deterministic', 'optimistic' or 'pessimistic'.")
     t = table
-    curves = RankingCurves(t, 1, definitions)
     hit = (t.rel > 0) & (t.pos <= k)
     rows = np.flatnonzero(hit)
     n_users = t.n_users
     offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(np.bincount(t.ucode[rows], minlength=n_users), out=offsets[1:])
     every = np.ones(rows.size, dtype=bool)
-    gain = curves._gain(t.rating[rows], every, every).astype(np.float64)
+    gain = gains(definitions, t.rating[rows], every, every).astype(np.float64)
     ideal_offsets = np.searchsorted(t.truth_ucode, np.arange(n_users + 1)).astype(np.int64)
     listed = np.bincount(t.ucode[t.pos <= k], minlength=n_users).astype(np.int64)
     return Hits(t.users, int(k), offsets, t.pos[rows].astype(np.int64), gain,
                 np.rint(t.n_rel).astype(np.int64), listed, ideal_offsets,
-                np.asarray(curves._gain_of_truth(), dtype=np.float64), definitions)
+                np.asarray(truth_gains(t, definitions), dtype=np.float64), definitions)
 
 
 def from_hits(metric: Metric, hits: Hits, *, func: str) -> tuple[np.ndarray, np.ndarray]:

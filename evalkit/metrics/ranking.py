@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 import pandas as pd
 
 from .._checks import (
@@ -213,33 +212,12 @@ def _per_user(
     k = check_positive_int(k, func=func, arg="k")
     table = prepare(truth, recs, definitions, func=func, train=train, stacklevel=6)
     n_tied = tie_check(table, k, definitions, func=func, stacklevel=5)
-    # Past the longest list and the largest test set nothing changes but P@k's divisor, so
-    # the matrices stop there: memory does not grow with k.
-    width = min(k, max(1, int(table.pos.max()) if table.pos.size else 1,
-                       int(table.n_truth.max()) if table.n_truth.size else 1))
-    curves = RankingCurves(table, width, definitions)
+    curves = RankingCurves(table, k, definitions)
     if name in ("dcg", "ndcg"):
         curves.check_gains(func=func)
-    values, undefined = curves.at(name, [width])
-    column = values[:, 0]
-    if width < k and name in ("precision", "f1"):
-        precision = curves.hits[:, width - 1] / k
-        if name == "precision":
-            column = precision
-        else:
-            recall = curves.at("recall", [width])[0][:, 0]
-            total = precision + recall
-            with np.errstate(divide="ignore", invalid="ignore"):
-                column = np.where(total > 0, 2 * precision * recall / total, 0.0)
-    elif width < k and name == "map" and definitions.ap_denominator == "k":
-        column = column * (width / k)  # the divisor is k, not the width computed
-    elif width < k and name == "ndcg" and definitions.ideal == "k":
-        # the ideal list is k items long whatever the user has: rescale its DCG
-        positions = np.arange(1, k + 1, dtype=np.float64)
-        ideal = np.cumsum(1.0 / curves._discount(positions))
-        column = column * (ideal[width - 1] / ideal[k - 1])
+    values, undefined = curves.at(name, [k])
     series = finish_per_user(
-        column,
+        values[:, 0],
         table.users,
         name=name,
         undefined=None if undefined is None else undefined[:, 0],

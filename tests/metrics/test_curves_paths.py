@@ -1,19 +1,17 @@
-"""``RankingCurves.at`` and ``RankingCurves.means`` against the full matrices of ``metric``.
+"""The engine's reductions (``RankingCurves.at``, ``.means``, ``.r_precision``: the compiled
+kernels) against the second oracle, the dense matrices of ``tests/metrics/matrix_forms.py``.
 
-``metric(name)`` builds every per-user value at every cutoff with whole-array NumPy
-operations; it is the reference form. ``at`` (the chosen cutoffs, used by ``evaluate`` and the
-per-user functions) and ``means`` (the column means, used by ``ranking_curves``) take cheaper
-routes: the compiled kernel, one walk over each user's positions, for P, R, F1, HR, RR, AP,
-DCG, NDCG and half-life utility under every tie policy; for R-precision at k, ``at`` sums
-over the scoring rows and ``means`` takes the mean of ``metric``. The naive reference
-(``test_ranking_reference.py``) checks the per-user functions and ``ranking_curves``, which
-go through ``at`` and ``means``.
+The matrix forms build every per-user value at every cutoff with whole-array NumPy
+operations on the same hit table; the engine walks each user's positions once. ``at`` gives
+the per-user values at chosen cutoffs (``evaluate`` and the per-user functions), ``means``
+the column means (``ranking_curves``). The naive reference (``test_ranking_reference.py``)
+checks the per-user functions and ``ranking_curves`` from the frames, without the hit table.
 
-The tests cover every metric with a cutoff (all but ``r_precision``), every combination of
-the options in ``GRID`` (threshold, gain, discount, AP denominator, ties, ``empty``) and
-several layouts (full rectangles, ragged lists, ranks with gaps, ties, users with nothing
-relevant). Values must agree to ``TOL`` (1e-12, relative and absolute), and the undefined
-masks exactly.
+The tests cover every compiled metric, every combination of the options in ``GRID``
+(threshold, gain, discount, AP denominator, ties, ``empty``), several layouts (full
+rectangles, ragged lists, ranks with gaps, ties, users with nothing relevant) and cutoffs
+past every list. Values must agree to ``TOL`` (1e-12, relative and absolute), and the
+undefined masks exactly.
 """
 
 from __future__ import annotations
@@ -28,13 +26,14 @@ from hypothesis import strategies as st
 
 from evalkit.metrics import RANKING_METRICS
 from evalkit.metrics._common import check_recs, check_truth
-from evalkit.metrics._curves import RankingCurves, mean_over_users
+from evalkit.metrics._curves import RankingCurves
 from evalkit.metrics._hits import build_hits
 from evalkit.metrics.ranking import make_definitions
+from tests.metrics.matrix_forms import MatrixForms, mean_over_users
 from tests.metrics.naive import cases, random_frames
 
 TOL = 1e-12
-#: The metrics of the engine's reductions (a metric from hits has no RankingCurves method).
+#: The metrics of the engine's reductions with a cutoff (R-precision has none).
 CURVE_NAMES = [name for name, m in RANKING_METRICS.items() if m.at_k and m.kernel]
 
 GRID = {
@@ -90,9 +89,10 @@ def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dic
 
 
 def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object) -> None:
-    # means before and after `at`: `at` caches intermediates that `means` then reuses
+    # means before and after `at`: each caches its kernel call
     means_first = curves.means(name)
-    full, full_undefined = curves.metric(name)
+    full, full_undefined = MatrixForms(curves.table, curves.k_max, curves.definitions
+                                       ).metric(name)
     cols = np.asarray(ks) - 1
     got, got_undefined = curves.at(name, ks)
     np.testing.assert_allclose(got, full[:, cols], rtol=TOL, atol=TOL, err_msg=str(context))
@@ -144,3 +144,55 @@ def test_no_users_gives_nan_means() -> None:
     for name in CURVE_NAMES:
         assert np.isnan(curves.means(name)).all(), name
         assert curves.at(name, [1, 3])[0].shape == (0, 2), name
+
+
+#: The rules ``GRID`` leaves out, each with expected ties, graded gains and empty="zero"
+#: too (half-life utility's parameters among them).
+OTHER_RULES = [
+    {"ideal": "k", "gain": "binary"},
+    {"ideal": "k", "gain": "binary", "discount": ("breese", 2.0), "threshold": None},
+    {"recall_denominator": "min"},
+    {"ap_denominator": "k"},
+    {"precision_users": "relevant"},
+    {"gain_scope": "relevant", "gain": "linear"},
+    {"neutral": 2.0, "half_life": 3.0},
+]
+
+
+@pytest.mark.parametrize("rules", OTHER_RULES, ids=lambda r: "-".join(map(str, r.values())))
+@pytest.mark.parametrize("ties", ["deterministic", "expected"])
+def test_the_other_rules_and_cutoffs_past_every_list(rules: dict, ties: str) -> None:
+    """Every compiled metric under the rules outside ``GRID``, at cutoffs inside the lists
+    and far past them (precision and AP's ``k`` still divide by k; ``ideal="k"`` is k items
+    long whatever the user has): the engine at ``k`` equals the matrices built to ``k``."""
+    truth, recs = DATA["score"]
+    options = {"ties": ties, "empty": "zero", **rules}
+    past = [1, 4, 30, 250]  # the longest list holds at most 12 items
+    for name in CURVE_NAMES:
+        engine = curves_for(truth, recs, 250, options)
+        assert_same(engine, name, past, (name, options))
+        # a table built to the cutoff asked: nothing past the lists is computed
+        small = curves_for(truth, recs, 1, options)
+        got, _ = small.at(name, [250])
+        np.testing.assert_allclose(got[:, 0], engine.at(name, [250])[0][:, 0], rtol=TOL,
+                                   atol=TOL, err_msg=name)
+
+
+@pytest.mark.parametrize("ties", ["deterministic", "optimistic", "expected"])
+@pytest.mark.parametrize("layout", list(DATA))
+def test_r_precision_is_r_precision_cut_past_every_relevant_item(layout: str,
+                                                                 ties: str) -> None:
+    truth, recs = DATA[layout]
+    if layout != "score" and ties != "deterministic":
+        return  # ties only matter for score-only lists
+    for threshold in (4.0, None):
+        engine = curves_for(truth, recs, 1, {"ties": ties, "threshold": threshold})
+        t = engine.table
+        oracle = MatrixForms(t, int(max(t.n_rel.max(), t.n_truth.max(), 1)),
+                             engine.definitions)
+        want, want_undefined = oracle.r_precision()
+        got, got_undefined = engine.r_precision()
+        np.testing.assert_allclose(got, want[:, 0], rtol=TOL, atol=TOL)
+        np.testing.assert_array_equal(got_undefined, want_undefined[:, 0])
+        assert (got > 0).any() and (got < 1).any()  # the case is exercised
+        assert got_undefined.any() == (threshold is not None)

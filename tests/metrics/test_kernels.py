@@ -1,6 +1,7 @@
 """The compiled kernels against plain NumPy and pandas statements of what they compute.
 
-The metric values themselves are held to the array forms in ``test_curves_paths.py`` and to
+The metric values themselves are held to the dense-matrix forms (``matrix_forms.py``) in
+``test_curves_paths.py`` and to
 the naive per-user reference in ``test_ranking_reference.py``; here each building block is
 checked on its own, including the chunk edges and thread counts the parallel runs create.
 """
@@ -16,9 +17,10 @@ from hypothesis import strategies as st
 from evalkit import _duplicates
 from evalkit.metrics import _kernels
 from evalkit.metrics._common import check_recs, check_truth
-from evalkit.metrics._curves import RankingCurves, mean_over_users
+from evalkit.metrics._curves import RankingCurves
 from evalkit.metrics._hits import build_hits
 from evalkit.metrics.ranking import make_definitions
+from tests.metrics.matrix_forms import MatrixForms, mean_over_users
 from tests.metrics.naive import random_frames
 
 codes = st.lists(st.integers(0, 6), max_size=60).map(lambda v: np.array(v, dtype=np.int32))
@@ -83,7 +85,9 @@ def test_ordered_by_score_and_positions(rows: list) -> None:
     starts = np.searchsorted(frame["user"].to_numpy(), np.arange(6))
     pos, tie = _kernels.score_positions(starts, frame["score"].to_numpy(dtype=float))
     np.testing.assert_array_equal(pos, frame.groupby("user").cumcount().to_numpy() + 1)
-    np.testing.assert_array_equal(tie, frame.groupby(["user", "score"], sort=False).ngroup())
+    first_row = pd.Series(np.arange(len(frame))).groupby(
+        [frame["user"], frame["score"]], sort=False).transform("min")
+    np.testing.assert_array_equal(tie, first_row.to_numpy())  # a group: its first row
 
 
 @pytest.mark.parametrize("ap_denominator", ["min", "hits"])
@@ -93,18 +97,19 @@ def test_tied_values_are_the_array_forms_averages(ap_denominator: str) -> None:
                      ap_denominator=ap_denominator)
     t = curves.table
     assert t.expected and np.bincount(t.tie_group).max() > 2  # groups of several rows
-    gain = curves._gain(t.rating, t.rel > 0, t.in_truth)
+    oracle = MatrixForms(t, 6, curves.definitions)
+    gain = oracle._gain(t.rating, t.rel > 0, t.code > 0)
     got = np.empty((4, t.pos.size))
     for u0, u1 in [(0, 30), (30, 31), (31, t.n_users)]:  # chunks: rows offset by the first
         part = got[:, t.row_start[u0]:t.row_start[u1]]
         _kernels.tied_values(t.row_start, t.pos, t.code, t.code_rel,
-                             curves._gain(t.code_rating, t.code_rel > 0,
+                             oracle._gain(t.code_rating, t.code_rel > 0,
                                           np.arange(t.code_rating.size) > 0),
                              t.tie_group, u0, u1, part)
-    np.testing.assert_allclose(got[0], t.effective(t.rel), rtol=1e-13)
-    np.testing.assert_allclose(got[1], t.effective(gain), rtol=1e-13)
-    np.testing.assert_allclose(got[2], curves._expected_rel_times_hits(), rtol=1e-13)
-    np.testing.assert_allclose(got[3], t.first_relevant(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got[0], oracle.effective(t.rel), rtol=1e-13)
+    np.testing.assert_allclose(got[1], oracle.effective(gain), rtol=1e-13)
+    np.testing.assert_allclose(got[2], oracle.expected_rel_times_hits(), rtol=1e-13)
+    np.testing.assert_allclose(got[3], oracle.first_relevant(), rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("chunk_rows", [1 << 21, 7, 2])
@@ -188,7 +193,7 @@ def test_negative_and_zero_gains_keep_ndcg_defined_only_where_ideal_dcg_is_posit
                          "rank": [1, 2, 1, 2, 1, 1, 2]})
     for empty in ("drop", "zero", "nan"):
         compiled = _curves(truth, recs, threshold=None, empty=empty)
-        full, undefined = compiled.metric("ndcg")
+        full, undefined = MatrixForms(compiled.table, 6, compiled.definitions).metric("ndcg")
         got, got_undefined = compiled.at("ndcg", [1, 2, 6])
         np.testing.assert_allclose(got, full[:, [0, 1, 5]], rtol=1e-13)
         np.testing.assert_array_equal(got_undefined, undefined[:, [0, 1, 5]])
