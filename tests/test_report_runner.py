@@ -129,6 +129,24 @@ def test_an_interrupted_run_leaves_the_earlier_reports_whole(earlier, monkeypatc
     assert not list(out.glob(".staging-*"))
 
 
+def test_an_interruption_before_the_run_starts_leaves_no_staging_folder(earlier,
+                                                                        monkeypatch) -> None:
+    """Ctrl-C just after the staging folder is made (as the manifest is written) removes it;
+    a staging folder that a run killed outright left behind goes with the next run."""
+    out, notebooks = earlier
+    left = out / ".staging-killed"
+    left.mkdir()
+    (left / "01-echo.html").write_text("half")
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_runner, "atomic_write_text", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        run_reports("sample", out=out, notebooks=notebooks, parameters={"K": 9}, progress=False)
+    assert not list(out.glob(".staging-*"))
+
+
 def test_a_second_run_into_the_same_folder_is_refused(earlier) -> None:
     out, notebooks = earlier
     lock = out / ".evalkit-report.lock"

@@ -601,13 +601,15 @@ def run_reports(
     manifest = _manifest(params, found, spark=bool(spark), show_code=show_code)
     with _Lock(out):
         done = _resumable(out, manifest, found, skipped) if resume else []
+        for left in out.glob(".staging-*"):  # a run killed outright (the lock is ours now)
+            shutil.rmtree(left, ignore_errors=True)
         staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
-        atomic_write_text(staging / _RUN, json.dumps(manifest, indent=1, sort_keys=True))
-        for notebook in done:  # the pages the failed run finished, as they are
-            for name in (notebook.name, f"{notebook.stem}.html", f"{notebook.stem}.json"):
-                if (out / ".failed" / name).exists():
-                    shutil.copy2(out / ".failed" / name, staging / name)
         try:
+            atomic_write_text(staging / _RUN, json.dumps(manifest, indent=1, sort_keys=True))
+            for notebook in done:  # the pages the failed run finished, as they are
+                for name in (notebook.name, f"{notebook.stem}.html", f"{notebook.stem}.json"):
+                    if (out / ".failed" / name).exists():
+                        shutil.copy2(out / ".failed" / name, staging / name)
             names, seconds = _run_all(found, declared, params, staging, out,
                                       show_code=show_code, progress=progress, data=data,
                                       jobs=jobs, skipped=skipped, notes=notes, done=done)
