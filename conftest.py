@@ -34,11 +34,10 @@ _SCOPE_SECONDS = {
     "tests/test_spark.py": 100, "tests/test_report_runner.py": 85, "tests/test_reports.py": 69,
     "tests/test_notebook_grid.py::TestNotebook09": 31, "tests/test_readme_commands.py": 27,
     "notebooks/09-at-scale.ipynb": 22, "tests/test_profiles.py": 19,
-    "tests/test_benchmarks.py": 18, "tests/test_notebook_grid.py::TestNotebook05": 18,
+    "tests/test_notebook_grid.py::TestNotebook05": 18,
     "notebooks/07-model-comparison.ipynb": 17, "tests/test_packaging.py": 17,
     "tests/test_models.py": 16, "tests/test_notebook_grid.py::TestNotebook06": 15,
-    "tests/metrics/test_curves_paths.py": 15, "tests/test_report_plan.py": 15,
-    "tests/metrics/test_ranking_crosscheck.py": 13,
+    "tests/test_report_plan.py": 15,
     "tests/test_notebook_grid.py::TestNotebook01": 13,
     "tests/test_notebook_grid.py::TestNotebook07": 11,
 }

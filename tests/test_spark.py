@@ -797,13 +797,13 @@ def test_the_spark_benchmark_script_runs_and_agrees(spark, tmp_path, monkeypatch
     script uses a running session and leaves it running; RankingEvaluator's agreement with
     the spark profile is tested above; RePlay is not installed): its means equal in-memory
     evalkit's."""
-    from tests.test_benchmarks import load_script
+    from tests.test_benchmarks import run_main
 
     for name in ("PYSPARK_SUBMIT_ARGS", "PYSPARK_PYTHON"):  # the script sets them
         monkeypatch.setenv(name, os.environ.get(name, ""))
     out = tmp_path / "spark.json"
     try:
-        code = load_script("spark").main([
+        code = run_main("spark", [
             "--scale", "tiny", "--inline", "--repeats", "1", "--systems", "evalkit",
             "--partitions", "2", "--out", str(out)])
     finally:

@@ -88,51 +88,64 @@ def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dic
     return RankingCurves(tables[key], k_max, o)
 
 
-def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object) -> None:
+def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object,
+                oracle: MatrixForms | None = None) -> None:
+    """The engine's ``at`` and ``means`` of ``name`` equal the oracle's matrices (one oracle
+    may serve every metric of one table and definitions)."""
     # means before and after `at`: each caches its kernel call
     means_first = curves.means(name)
-    full, full_undefined = MatrixForms(curves.table, curves.k_max, curves.definitions
-                                       ).metric(name)
+    if oracle is None:
+        oracle = MatrixForms(curves.table, curves.k_max, curves.definitions)
+    full, full_undefined = oracle.metric(name)
     cols = np.asarray(ks) - 1
     got, got_undefined = curves.at(name, ks)
-    np.testing.assert_allclose(got, full[:, cols], rtol=TOL, atol=TOL, err_msg=str(context))
+    np.testing.assert_allclose(got, full[:, cols], rtol=TOL, atol=TOL,
+                               err_msg=str((name, context)))
     if full_undefined is None:
-        assert got_undefined is None or not np.any(got_undefined), context
+        assert got_undefined is None or not np.any(got_undefined), (name, context)
     else:
         np.testing.assert_array_equal(np.asarray(got_undefined),
-                                      np.asarray(full_undefined)[:, cols], err_msg=str(context))
+                                      np.asarray(full_undefined)[:, cols],
+                                      err_msg=str((name, context)))
     want = mean_over_users(full, full_undefined, curves.definitions.empty)
     for means in (means_first, curves.means(name)):
         np.testing.assert_allclose(means, want, rtol=TOL, atol=TOL, equal_nan=True,
-                                   err_msg=str(context))
+                                   err_msg=str((name, context)))
 
 
-@pytest.mark.parametrize("layout", list(DATA))
-@pytest.mark.parametrize("name", CURVE_NAMES)
-def test_at_and_means_equal_the_full_matrices(layout: str, name: str) -> None:
+#: Ties only matter for score-only lists.
+LAYOUT_TIES = [(layout, ties) for layout in DATA
+               for ties in (GRID["ties"] if layout == "score" else ["deterministic"])]
+
+
+@pytest.mark.parametrize(("layout", "ties"), LAYOUT_TIES)
+def test_at_and_means_equal_the_full_matrices(layout: str, ties: str) -> None:
+    """Every compiled metric, every combination of ``GRID``'s other options: one engine and
+    one oracle per combination, shared by the metrics as ``evaluate`` shares them."""
     truth, recs = DATA[layout]
-    keys = list(GRID)
+    keys = [key for key in GRID if key != "ties"]
     tables: dict = {}
     for values in itertools.product(*(GRID[key] for key in keys)):
-        options = dict(zip(keys, values))
-        if layout != "score" and options["ties"] != "deterministic":
-            continue  # ties only matter for score-only lists
+        options = {**dict(zip(keys, values)), "ties": ties}
         curves = curves_for(truth, recs, 7, options, tables)
-        assert_same(curves, name, [1, 3, 7], (layout, options))
-        # cutoffs in any order, repeated: the columns follow the request
-        assert_same(curves, name, [7, 1, 7, 3], (layout, options))
+        oracle = MatrixForms(curves.table, curves.k_max, curves.definitions)
+        for name in CURVE_NAMES:
+            assert_same(curves, name, [1, 3, 7], (layout, options), oracle)
+            # cutoffs in any order, repeated: the columns follow the request
+            assert_same(curves, name, [7, 1, 7, 3], (layout, options), oracle)
 
 
-@pytest.mark.parametrize("name", CURVE_NAMES)
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_at_and_means_on_random_cases(name: str, data: st.DataObject) -> None:
+def test_at_and_means_on_random_cases(data: st.DataObject) -> None:
     truth, recs = data.draw(cases(), label="frames")
     options = {key: data.draw(st.sampled_from(values), label=key) for key, values in GRID.items()}
     k_max = data.draw(st.integers(1, 12), label="k_max")
     ks = sorted(data.draw(st.sets(st.integers(1, k_max), min_size=1, max_size=3), label="ks"))
-    assert_same(curves_for(truth, recs, k_max, options), name, ks,
-                (options, k_max, ks))
+    curves = curves_for(truth, recs, k_max, options)
+    oracle = MatrixForms(curves.table, k_max, curves.definitions)
+    for name in CURVE_NAMES:
+        assert_same(curves, name, ks, (options, k_max, ks), oracle)
 
 
 def test_no_users_gives_nan_means() -> None:
@@ -168,11 +181,12 @@ def test_the_other_rules_and_cutoffs_past_every_list(rules: dict, ties: str) -> 
     truth, recs = DATA["score"]
     options = {"ties": ties, "empty": "zero", **rules}
     past = [1, 4, 30, 250]  # the longest list holds at most 12 items
+    engine = curves_for(truth, recs, 250, options)
+    oracle = MatrixForms(engine.table, 250, engine.definitions)
+    small = curves_for(truth, recs, 1, options)
     for name in CURVE_NAMES:
-        engine = curves_for(truth, recs, 250, options)
-        assert_same(engine, name, past, (name, options))
-        # a table built to the cutoff asked: nothing past the lists is computed
-        small = curves_for(truth, recs, 1, options)
+        assert_same(engine, name, past, options, oracle)
+        # a table built for one cutoff: nothing past the lists is computed
         got, _ = small.at(name, [250])
         np.testing.assert_allclose(got[:, 0], engine.at(name, [250])[0][:, 0], rtol=TOL,
                                    atol=TOL, err_msg=name)

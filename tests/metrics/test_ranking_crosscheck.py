@@ -361,15 +361,15 @@ def test_sklearn_ndcg_averages_ties_like_expected(split, tied_recs, candidates,
 def test_the_timing_scripts_ranx_runner_agrees(ranx_results, tmp_path) -> None:
     """benchmarks/run.py with evalkit and ranx at the tiny scale, in this process (after the
     ranx tests above, which compiled ranx's typed dictionaries here): its per-user values
-    agree (tests/test_benchmarks.py runs the script as a command with the other systems)."""
+    agree (tests/test_benchmarks.py runs the script with the other systems)."""
     import json
 
-    from tests.test_benchmarks import load_script
+    from tests.test_benchmarks import run_main
 
     out = tmp_path / "results.json"
-    code = load_script("run").main(["--scale", "tiny", "--inline", "--repeats", "1",
-                                    "--n-resamples", "2", "--check-users", "300",
-                                    "--systems", "evalkit,ranx", "--out", str(out)])
+    code = run_main("run", ["--scale", "tiny", "--inline", "--repeats", "1",
+                            "--n-resamples", "2", "--check-users", "300",
+                            "--systems", "evalkit,ranx", "--out", str(out)])
     assert code == 0
     diffs = json.loads(out.read_text())["agreement"]["ranx"]
     assert len(diffs) >= 9  # P, R, AP, RR, NDCG compared at both cutoffs
