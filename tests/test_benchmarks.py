@@ -115,3 +115,23 @@ def test_timing_script_runs_and_systems_agree(tmp_path: Path) -> None:
         assert max(diffs.values()) < 1e-9, (system, diffs)
     means = record["results"]["evalkit"]["means"]
     assert 0 < means["precision@10"] < 1
+
+
+def test_the_ab_script_times_both_checkouts_in_turn(tmp_path: Path) -> None:
+    """benchmarks/ab.py with this checkout on both sides, one round of one call each, at 300
+    users: every call of run.py's options is timed on both sides."""
+    import subprocess
+
+    out = tmp_path / "ab.json"
+    root = BENCH.parent
+    done = subprocess.run([sys.executable, str(BENCH / "ab.py"), "--a", str(root), "--b",
+                           str(root), "--rounds", "1", "--repeats", "1", "--users", "300",
+                           "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = json.loads(out.read_text())
+    assert set(record["summary"]) == {"evaluate", "suite_plus_curves", "ties_expected",
+                                      "ties_expected_tied_scores", "exponential_gain",
+                                      "half_life_utility", "every_metric"}
+    for side in ("a", "b"):
+        assert all(len(times) == 1 and times[0] > 0 for times in record["runs"][side].values())
+    assert "B/A" in done.stdout
