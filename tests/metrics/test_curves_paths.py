@@ -210,3 +210,21 @@ def test_r_precision_is_r_precision_cut_past_every_relevant_item(layout: str,
         np.testing.assert_array_equal(got_undefined, want_undefined[:, 0])
         assert (got > 0).any() and (got < 1).any()  # the case is exercised
         assert got_undefined.any() == (threshold is not None)
+
+
+def test_the_compiled_metrics_are_the_declared_ones() -> None:
+    """The kernels' rows are exactly the metrics the registry declares ``kernel=True``, and
+    the engine leaves out of a mean the users its declarations say have no value: without a
+    relevant item (ideal-DCG ratios: where the ideal is 0), and for precision and hit rate
+    only under ``precision_users="relevant"``, the field they read."""
+    from evalkit.metrics._curves import COMPILED
+
+    declared = {name for name, m in RANKING_METRICS.items() if m.kernel}
+    assert declared == set(COMPILED)
+    ratios = {"ndcg", "half_life_utility", "r_precision"}  # undefined by their own rule
+    for users in ("all", "relevant"):
+        engine = curves_for(*DATA["rank"], 3, {"precision_users": users})
+        want = {name for name in declared - ratios
+                if not RANKING_METRICS[name].defined_without_relevant
+                or (users == "relevant" and "precision_users" in RANKING_METRICS[name].reads)}
+        assert set(engine._undefined_without_relevant) == want, users
