@@ -16,6 +16,7 @@ on dense matrices; ``tests/metrics/test_curves_paths.py`` holds the two to 1e-12
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 
@@ -89,7 +90,7 @@ class RankingCurves:
         self.definitions = definitions
         self._cache: dict[tuple, object] = {}
 
-    @property
+    @cached_property
     def _longest(self) -> int:
         """The last position that holds a recommendation or an item of an ideal list."""
         t = self.table
