@@ -257,16 +257,22 @@ def check_choice(value: object, *, func: str, arg: str, choices: Iterable[str]) 
 
 
 def check_rng(value: object, *, func: str, arg: str = "rng") -> object:
-    """Check that ``value`` is a non-negative integer seed, a ``np.random.Generator`` or None."""
+    """Check that ``value`` is a seed (an integer >= 0), a ``np.random.Generator`` or None.
+
+    The one check of the ``rng`` (or seed) of every public function that draws at random, at
+    its boundary, so that a bad value is named there rather than by numpy's
+    ``default_rng``::
+
+        cross_validate: 'rng' must be an integer >= 0, a numpy.random.Generator or None;
+        got 'x'.
+    """
     if value is None or isinstance(value, np.random.Generator):
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise InvalidParameterError(
-            f"{func}: '{arg}' must be an int seed, a numpy Generator or None; got "
+            f"{func}: '{arg}' must be an integer >= 0, a numpy.random.Generator or None; got "
             f"{describe(value)}."
         )
-    if value < 0:
-        raise InvalidParameterError(f"{func}: '{arg}' seed must be non-negative; got {int(value)}.")
     return value
 
 

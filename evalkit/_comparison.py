@@ -4,7 +4,6 @@ and cross-validate a model factory."""
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
@@ -20,6 +19,7 @@ from ._checks import (
     check_rng,
     describe,
 )
+from ._display import DIGITS, format_pvalue
 from ._display import progress as show_progress
 from ._evaluation import Evaluation, evaluate
 from ._paired import PairedSums, paired_results, paired_sums
@@ -80,17 +80,20 @@ class Comparison(pd.DataFrame):
         """Every column, as a plain DataFrame (a copy)."""
         return pd.DataFrame(self, copy=True)
 
-    def readable(self, *, digits: int = 3) -> pd.DataFrame:
+    def readable(self, *, digits: int = DIGITS) -> pd.DataFrame:
         """One row per tested pair and metric: ``system``, ``against``, ``metric`` (marked
         "lower is better" where it is), the ``difference`` (system minus against) and Cohen's
         ``d_z`` with their intervals, the Holm-adjusted randomization ``p (Holm)``
-        (``< bound`` at the test's floor), ``significant``, the ``better`` system where the
+        (:func:`evalkit.format_pvalue`: ``< 0.001`` below 0.001, ``< bound`` at the test's
+        floor, see :meth:`reading`), ``significant``, the ``better`` system where the
         difference is significant, the smallest difference the test could detect
-        (``detectable``, the table's ``mde``) and the ``users`` shared; text, for display."""
+        (``detectable``, the table's ``mde``) and the ``users`` shared; text, for display.
+        Differences and ``detectable`` show ``digits`` decimals, ``d_z`` (in standard
+        deviations) two."""
         rows = self[self["against"].notna()]
-        fmt = f"{{:+.{digits}f}}"
 
-        def interval(mean, low, high) -> list[str]:
+        def interval(mean, low, high, decimals: int = digits) -> list[str]:
+            fmt = f"{{:+.{decimals}f}}"
             return [fmt.format(m) + (f" [{fmt.format(lo)}, {fmt.format(hi)}]"
                                      if np.isfinite(lo) and np.isfinite(hi) else "")
                     if np.isfinite(m) else "" for m, lo, hi in zip(mean, low, high)]
@@ -106,7 +109,7 @@ class Comparison(pd.DataFrame):
             "metric": labels,
             "difference": interval(rows["diff"], rows["diff_ci_low"], rows["diff_ci_high"]),
             "d_z": interval(rows["effect_size"], rows["effect_size_ci_low"],
-                            rows["effect_size_ci_high"]),
+                            rows["effect_size_ci_high"], 2),
             "p (Holm)": [format_pvalue(p, at_floor=bool(f)) for p, f in
                          zip(pvalues, rows["p_at_floor"])],
             "significant": ["yes" if sig else "no" if np.isfinite(p) else "not tested"
@@ -131,7 +134,20 @@ class Comparison(pd.DataFrame):
                 "bootstrap interval of that one comparison; the p-values (randomization test) "
                 f"are Holm-adjusted over all {tested} tests, and significance{at} is decided "
                 "by them, so an interval that excludes 0 can stand beside a non-significant "
-                "p-value. Every column: .table.")
+                f"p-value.{self._floor_note()} Every column, at full precision: .table.")
+
+    def _floor_note(self) -> str:
+        """What a ``< bound`` p-value means, where one is shown: the smallest p-value the
+        randomization test can give, and the correction that multiplied it."""
+        floor = self["p_at_floor"].fillna(False).astype(bool) if "p_at_floor" in self else []
+        if not len(floor) or not floor.any():
+            return ""
+        smallest = float(self.loc[floor, "permutation_pvalue"].max())
+        flips = round(1 / smallest) - 1
+        return (f" A p-value shown as '< bound' is at the floor of the test: the observed "
+                f"difference beat all {flips:,} random sign flips, and {flips:,} flips give no "
+                f"p-value below 1/{flips + 1:,}; the bound is that floor after the Holm "
+                "correction, rounded up.")
 
     def __repr__(self) -> str:
         if "against" not in self.columns or not self["against"].notna().any():
@@ -367,6 +383,7 @@ def compare_evaluations(
     3      c       b   0.0
     """
     func = "compare_evaluations"
+    check_rng(rng, func=func)
     names = check_systems(evaluations, func=func, arg="evaluations")
     for name in names:
         if not isinstance(evaluations[name], Evaluation):
@@ -565,31 +582,6 @@ def _better(table: pd.DataFrame) -> list:
     return out
 
 
-def format_pvalue(pvalue: float, *, at_floor: bool = False) -> str:
-    """A p-value for display: ``< bound`` when the randomization test is at its floor
-    (``p_at_floor`` of a comparison table), for the tables and plots of reports.
-
-    At the floor (the observed statistic beat every random sign flip) the value is an
-    upper bound of the true p-value, so it is shown as ``< bound``, with the bound rounded up
-    to two significant digits (``1/10001`` shows as ``< 0.0001``); other values show with two
-    significant digits. NaN (no test) shows as an empty string.
-
-    Examples
-    --------
-    >>> format_pvalue(1 / 10001, at_floor=True), format_pvalue(8 / 10001, at_floor=True)
-    ('< 0.0001', '< 0.0008')
-    >>> format_pvalue(0.03456), format_pvalue(1.0), format_pvalue(float("nan"))
-    ('0.035', '1', '')
-    """
-    if pvalue is None or not np.isfinite(pvalue):
-        return ""
-    if not at_floor:
-        return f"{pvalue:.2g}"
-    exponent = math.floor(math.log10(pvalue)) - 1
-    bound = math.ceil(round(pvalue / 10.0**exponent, 9)) * 10.0**exponent
-    return "< " + f"{bound:.{max(0, -exponent)}f}".rstrip("0").rstrip(".")
-
-
 class CrossValidation:
     """The result of :func:`cross_validate`.
 
@@ -679,6 +671,7 @@ def cross_validate(
             f"{func}: 'model_factory' must be callable; got {type(model_factory).__name__}.")
     confidence = check_fraction(confidence, func=func, arg="confidence")
     ks = check_ks(k, func=func)
+    check_rng(rng, func=func)
     generator = np.random.default_rng(rng)
     splits = kfold_split(data, folds=folds, rng=generator)
     results = []

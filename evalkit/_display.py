@@ -5,19 +5,124 @@ JupyterLab shows a DataFrame through pandas' HTML, which cuts every cell at
 ``display.max_colwidth`` (50 characters), and a string as its quoted ``repr``; a text
 progress bar written to stderr stays in the cell as a pink block. The classes here keep the
 objects what they are (a DataFrame, a str) and change only how they are shown.
+
+Numbers show the same way everywhere: floats at :data:`DIGITS` decimals in a displayed table
+(:class:`CompactTable`: its values, and ``.table``, keep full precision), p-values through
+:func:`format_pvalue` (``"< 0.001"`` below 0.001).
 """
 
 from __future__ import annotations
 
+import html
+import math
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 import pandas as pd
 
-__all__ = ["Record", "Text", "WideTable", "progress"]
+__all__ = ["DIGITS", "SMALLEST_P", "CompactTable", "Record", "Text", "WideTable",
+           "format_pvalue", "progress"]
 
 T = TypeVar("T")
+
+#: Decimals of the floats in a displayed table (the values themselves keep full precision).
+DIGITS = 4
+
+#: The smallest p-value shown as a number; a smaller one shows as ``"< 0.001"``.
+SMALLEST_P = 0.001
+
+
+def format_pvalue(pvalue: float | None, *, at_floor: bool = False) -> str:
+    """A p-value as evalkit's tables, Markdown and plots show it.
+
+    Parameters
+    ----------
+    pvalue : float or None
+        The p-value (NaN or None: no test).
+    at_floor : bool, default False
+        Whether ``pvalue`` is the smallest the test can give (a randomization test whose
+        observed statistic beat every random sign flip, ``p_at_floor`` of a comparison
+        table), possibly multiplied by a correction: then it is an upper bound of the
+        p-value, not an estimate.
+
+    Returns
+    -------
+    str
+        Two significant digits, never in scientific notation (``"0.035"``, ``"0.0012"``,
+        ``"1"``); ``"< 0.001"`` below 0.001; an upper bound as ``"< b"``, ``b`` the bound
+        rounded up to one significant digit and at least 0.001 (``11/10001``, the floor of
+        10,000 sign flips after a Holm correction over 11 tests, shows as ``"< 0.002"``);
+        ``""`` for NaN.
+
+    Notes
+    -----
+    A bound is rounded up, never down, so that ``"< b"`` stays true. The reason for a
+    bound (how many flips or resamples the test drew) belongs in a note beside the table.
+
+    Examples
+    --------
+    >>> format_pvalue(0.03456), format_pvalue(1.0), format_pvalue(6.5e-23)
+    ('0.035', '1', '< 0.001')
+    >>> format_pvalue(1 / 10001, at_floor=True), format_pvalue(11 / 10001, at_floor=True)
+    ('< 0.001', '< 0.002')
+    >>> format_pvalue(float("nan"))
+    ''
+    """
+    if pvalue is None or not math.isfinite(pvalue):
+        return ""
+    if pvalue < SMALLEST_P or (at_floor and pvalue <= SMALLEST_P):
+        return f"< {SMALLEST_P:g}"
+    if at_floor:
+        exponent = math.floor(math.log10(pvalue))
+        bound = math.ceil(round(pvalue / 10.0**exponent, 9)) * 10.0**exponent
+        return "< " + f"{bound:.{max(0, -exponent)}f}".rstrip("0").rstrip(".")
+    return f"{pvalue:.2g}"  # from 0.001 up, never in scientific notation
+
+
+def _float_text(digits: int) -> Callable[[float], str]:
+    return f"{{:.{digits}f}}".format
+
+
+class CompactTable(pd.DataFrame):
+    """A DataFrame that a notebook shows compactly and whole: floats at :data:`DIGITS`
+    decimals, every row, the columns of :meth:`compact`, and a line saying what the display
+    leaves out. The values keep full precision; :attr:`table` is every column as a plain
+    DataFrame, and anything derived from one (``t[t["mean"] > 0]``, ``t.copy()``) is a plain
+    DataFrame too. To compare one with a plain DataFrame, pass ``check_frame_type=False`` to
+    ``pandas.testing.assert_frame_equal``."""
+
+    @property
+    def _constructor(self) -> type:
+        return pd.DataFrame
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """Every column at full precision, as a plain DataFrame (a copy)."""
+        return pd.DataFrame(self, copy=True)
+
+    def compact(self) -> pd.DataFrame:
+        """The columns the display shows (here: every one), as a plain DataFrame."""
+        return pd.DataFrame(self)
+
+    def note(self) -> str:
+        """The line under the displayed table: the rounding, and the columns left out."""
+        shown = self.compact()
+        hidden = [str(c) for c in self.columns if c not in shown.columns]
+        return (f"Rounded to {DIGITS} decimals for display; .table holds every column"
+                + (f" ({', '.join(hidden)} too)" if hidden else "") + " at full precision.")
+
+    def _repr_html_(self) -> str | None:
+        with pd.option_context("display.float_format", _float_text(DIGITS),
+                               "display.max_rows", None, "display.max_columns", None):
+            shown = self.compact()._repr_html_()
+        return (f"{shown}<p style='font-size:smaller'>{html.escape(self.note())}</p>")
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.float_format", _float_text(DIGITS),
+                               "display.max_rows", None, "display.max_columns", None,
+                               "display.width", 100):
+            return f"{self.compact().__repr__()}\n{self.note()}"
 
 
 class WideTable(pd.DataFrame):
@@ -33,7 +138,8 @@ class WideTable(pd.DataFrame):
             return pd.DataFrame(self)._repr_html_()
 
     def __repr__(self) -> str:
-        with pd.option_context("display.max_colwidth", None, "display.width", 250):
+        with pd.option_context("display.max_colwidth", None, "display.width", 250,
+                               "display.max_columns", None):
             return pd.DataFrame(self).__repr__()
 
 
@@ -50,16 +156,25 @@ class Text(str):
 
 class Record(dict):
     """A dict (of an evaluation's definitions) that a notebook shows as a table: one row per
-    entry with its value and, where ``meaning`` has it, what it means."""
+    entry with its value; where ``defaults`` is given and some value differs from its
+    default, the default of each such entry (column ``default``, empty where the value is the
+    default); and, where ``meaning`` has it, what it means."""
 
-    def __init__(self, data: object = (), meaning: dict[str, str] | None = None) -> None:
+    def __init__(self, data: object = (), meaning: dict[str, str] | None = None,
+                 defaults: dict[str, object] | None = None) -> None:
         super().__init__(data)
         self._meaning = dict(meaning or {})
+        self._defaults = None if defaults is None else dict(defaults)
 
     def _rows(self) -> pd.DataFrame:
-        return pd.DataFrame({"value": [repr(v) for v in self.values()],
-                             "meaning": [self._meaning.get(k, "") for k in self]},
-                            index=pd.Index(list(self), name="definition"))
+        columns = {"value": [repr(v) for v in self.values()]}
+        if self._defaults is not None:
+            changed = ["" if k not in self._defaults or v == self._defaults[k]
+                       else repr(self._defaults[k]) for k, v in self.items()]
+            if any(changed):
+                columns["default"] = changed
+        columns["meaning"] = [self._meaning.get(k, "") for k in self]
+        return pd.DataFrame(columns, index=pd.Index(list(self), name="definition"))
 
     def _repr_html_(self) -> str:
         with pd.option_context("display.max_colwidth", None, "display.max_rows", None):

@@ -14,13 +14,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._checks import check_fraction, check_resamples, check_rng
+from ._checks import InvalidParameterError, check_fraction, check_resamples, check_rng
+from ._display import CompactTable
 from ._version import __version__
 from .definitions import Definitions, takes_definitions
-from .metrics import rank
+from .metrics import parse_column, rank
 from .stats import bootstrap_ci_frame
 
-__all__ = ["Evaluation", "evaluate", "load_evaluation", "metric_column"]
+__all__ = ["Evaluation", "Summary", "evaluate", "load_evaluation", "metric_column"]
 
 
 #: The bootstrap settings as a single mapping with the definitions names them, and as
@@ -44,6 +45,28 @@ def metric_column(name: str, k: int | None) -> str:
     return name if k is None else f"{name}@{k}"
 
 
+class Summary(CompactTable):
+    """An evaluation's summary: a DataFrame, one row per ``metric@k`` (see
+    :attr:`Evaluation.summary` for its columns), that a notebook shows compactly.
+
+    Shown in a notebook or printed, it gives each row's ``mean``, ``ci_low``, ``ci_high``,
+    ``n_users``, ``dropped_undefined`` and ``tied_users`` (and ``undefined`` where it differs
+    from ``dropped_undefined``) at 4 decimals, every row, with a line naming what the
+    display leaves out; ``metric``, ``k`` and ``label`` are in the row names (``ndcg@10``).
+    The values keep full precision (``summary["mean"]``, ``summary.loc["ndcg@10"]``), and
+    :attr:`table` is every column as a plain DataFrame.
+    """
+
+    def compact(self) -> pd.DataFrame:
+        """The columns the display shows."""
+        shown = [c for c in ("mean", "ci_low", "ci_high", "n_users", "dropped_undefined",
+                             "undefined", "tied_users") if c in self.columns]
+        if {"undefined", "dropped_undefined"} <= set(shown) and \
+                self["undefined"].equals(self["dropped_undefined"]):
+            shown.remove("undefined")
+        return pd.DataFrame(self)[shown]
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """The result of :func:`evaluate`.
@@ -53,11 +76,14 @@ class Evaluation:
     per_user : pd.DataFrame
         One row per evaluated user (index ``user_id``), one column per ``metric@k``. A user for
         whom a metric is undefined holds NaN there (``empty="drop"`` or ``"nan"``).
-    summary : pd.DataFrame
-        One row per ``metric@k``: ``metric``, ``k``, ``label``, ``mean``, ``ci_low``,
-        ``ci_high``, ``n_users`` (users averaged), ``dropped_undefined`` (users for whom the
-        metric is undefined and that ``empty="drop"`` left out), ``tied_users`` (users whose
-        tied scores straddle ``k``).
+    summary : Summary
+        A DataFrame, one row per ``metric@k``: ``metric``, ``k``, ``label``, ``mean``,
+        ``ci_low``, ``ci_high``, ``n_users`` (users averaged), ``dropped_undefined`` (users
+        for whom the metric is undefined and that ``empty="drop"`` left out), ``undefined``
+        (users for whom it is undefined), ``tied_users`` (users whose tied scores straddle
+        ``k``). A notebook shows it rounded to 4 decimals, without the columns the row names
+        repeat; the values keep full precision, and ``summary.table`` is every column as a
+        plain DataFrame.
     definitions : Definitions
         The definitions used (gain, discount, log base, AP denominator, ties, empty policy,
         threshold, half-life parameters, ...; a notebook shows them as a table with each
@@ -93,6 +119,8 @@ class Evaluation:
                 if key in defs:
                     boot.setdefault(name, defs.pop(key))
             defs = Definitions.from_dict(defs, func="Evaluation")
+        if not isinstance(self.summary, Summary):
+            object.__setattr__(self, "summary", Summary(self.summary))
         object.__setattr__(self, "definitions", defs)
         object.__setattr__(self, "bootstrap", boot)
 
@@ -197,8 +225,19 @@ class Evaluation:
                                name=name, overwrite=overwrite, lists=lists)
 
     def mean(self, metric: str, k: int | None = None) -> float:
-        """The summary mean of ``metric`` at ``k`` (``evaluation.mean("ndcg", 10)``)."""
-        return float(self.summary.loc[metric_column(metric, k), "mean"])
+        """The summary mean of ``metric`` at ``k``: ``evaluation.mean("ndcg", 10)``, or by
+        label or column, ``mean("NDCG", 10)``, ``mean("NDCG@10")`` (read as
+        :func:`evalkit.metrics.parse_column` reads it)."""
+        if metric not in self.summary.index:  # a saved run's own column needs no registry
+            spec, at = parse_column(metric, func="Evaluation.mean", arg="metric")
+            if at is not None and k is not None and at != k:
+                raise InvalidParameterError(
+                    f"Evaluation.mean: 'metric' {metric!r} names the cutoff {at} and 'k' is "
+                    f"{k}; give the cutoff once.")
+            metric = metric_column(spec.name, at if at is not None else k)
+        elif k is not None:
+            metric = metric_column(metric, k)
+        return float(self.summary.loc[metric, "mean"])
 
     def to_dict(self) -> dict:
         """A JSON-ready dict: summary rows, definitions, bootstrap settings, counts, evalkit's
@@ -325,8 +364,9 @@ def evaluate(
     k : int or list of int, default 10
         Cutoff(s). Every metric is computed at each.
     metrics : list of str, optional
-        Registry names (``evalkit.metrics.RANKING_METRICS``); default: all of them, or under a
-        profile those it reproduces.
+        Registry names (``evalkit.metrics.RANKING_METRICS``) or the labels tables print
+        (``"ndcg"`` or ``"NDCG"``, case-sensitive; see :func:`evalkit.metrics.get_metric`);
+        default: all of them, or under a profile those it reproduces.
     train : pd.DataFrame, optional
         Training interactions; needed only by ``unknown_items="drop"``.
     definitions : Definitions or str, optional

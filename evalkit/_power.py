@@ -261,6 +261,7 @@ def power(effect: float, *, diffs: object = None, sd: float | None = None,
     0.808
     """
     func = "power"
+    check_rng(rng, func=func)  # refused even where method="t" draws nothing
     method = check_choice(method, func=func, arg="method", choices=METHODS)
     alternative = check_choice(alternative, func=func, arg="alternative", choices=ALTERNATIVES)
     level = _level(alpha, n_tests, func=func)
@@ -271,7 +272,6 @@ def power(effect: float, *, diffs: object = None, sd: float | None = None,
     values = _need_diffs(values, func=func)
     test = check_choice(test, func=func, arg="test", choices=TESTS)
     n_simulations = check_positive_int(n_simulations, func=func, arg="n_simulations")
-    check_rng(rng, func=func)
     _reachable(test, level, func=func)
     return float(_simulated(values, np.array([effect]), n, level, alternative, test,
                             n_simulations, rng)[0])
@@ -334,6 +334,7 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
     0.0136
     """
     func = "mde"
+    check_rng(rng, func=func)  # refused even where method="t" draws nothing
     target = check_fraction(power, func=func, arg="power")
     method = check_choice(method, func=func, arg="method", choices=METHODS)
     alternative = check_choice(alternative, func=func, arg="alternative", choices=ALTERNATIVES)
@@ -349,8 +350,6 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
         values = _need_diffs(values, func=func)
         test = check_choice(test, func=func, arg="test", choices=TESTS)
         n_simulations = check_positive_int(n_simulations, func=func, arg="n_simulations")
-        check_rng(rng, func=func)
-
         _reachable(test, level, func=func)
 
         def rate(e: float) -> float:  # the same samples at every effect: monotone

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +14,7 @@ import pandas as pd
 import scipy.special
 
 from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
+from ._display import DIGITS, format_pvalue
 from ._evaluation import Evaluation, load_evaluation
 from ._resample import (
     design_key,
@@ -53,12 +54,17 @@ class RegressionCheck:
         One row per ``metric@k`` both runs hold (see :func:`regression_check`).
     passed : bool
         No metric regressed (and, with ``strict``, none is inconclusive).
-    strict, alpha, test, correction, confidence
+    strict, alpha, test, correction, confidence, n_permutations, n_resamples
         How it was decided.
     current, baseline : str
         What the runs are called in the messages (their folders or names).
     notes : tuple of str
         What was not compared (metrics only one run holds) and other remarks.
+
+    Shown in a notebook (or printed) a check gives its verdict, the sentence of
+    :meth:`summary` and one row per metric (:meth:`readable`: means and differences at 4
+    decimals, p-values as :func:`evalkit.format_pvalue` prints them); :attr:`table` holds
+    every number at full precision.
     """
 
     table: pd.DataFrame
@@ -71,6 +77,8 @@ class RegressionCheck:
     current: str = "current"
     baseline: str = "baseline"
     notes: tuple = field(default_factory=tuple)
+    n_permutations: int = 10000
+    n_resamples: int = 1000
 
     @property
     def failed(self) -> list[str]:
@@ -78,11 +86,54 @@ class RegressionCheck:
         bad = {"regressed", "inconclusive"} if self.strict else {"regressed"}
         return [c for c, v in zip(self.table["column"], self.table["verdict"]) if v in bad]
 
-    def _rows(self, digits: int = 4) -> list[list[str]]:
+    def _floors(self, metric: str) -> tuple[float, float]:
+        """The smallest two-sided and one-sided p-values the test of ``metric``'s row can
+        give, before the correction (0 for the t-test): a randomization test of B flips,
+        1 / (B + 1) both; a bootstrap test of B resamples (catalog coverage's, whatever the
+        test), 2 / (B + 1) and 1 / (B + 1)."""
+        resamples = self.n_resamples or 1000
+        if metric == "catalog_coverage" or self.test == "bootstrap":
+            return 2 / (resamples + 1), 1 / (resamples + 1)
+        if self.test == "randomization":
+            return (1 / (self.n_permutations + 1),) * 2
+        return 0.0, 0.0
+
+    def _at_floor(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per row, whether its two-sided and its non-inferiority p-value are at the floor
+        of the test (an upper bound, shown as ``< bound``)."""
+        floors = np.array([self._floors(m) for m in self.table["metric"]]).reshape(-1, 2)
+        raw = self.table[["p_value", "p_noninferior"]].to_numpy(np.float64)
+        at = (raw <= floors * (1 + 1e-9)) & (floors > 0)
+        return at[:, 0], at[:, 1]
+
+    def _notes(self) -> list[str]:
+        """The notes, and what a ``< bound`` p-value means where one is shown."""
+        two, one = self._at_floor()
+        bounded = two | one
+        if not bounded.any():
+            return list(self.notes)
+        coverage = self.table["metric"].eq("catalog_coverage").to_numpy()
+        how = []
+        if self.test == "randomization" and (bounded & ~coverage).any():
+            flips = self.n_permutations
+            how.append(f"{flips:,} random sign flips give no p-value below 1/{flips + 1:,}")
+        if (self.test == "bootstrap" and bounded.any()) or (bounded & coverage).any():
+            draws = self.n_resamples or 1000
+            how.append(f"{draws:,} bootstrap resamples none below 1/{draws + 1:,} one-sided, "
+                       f"2/{draws + 1:,} two-sided")
+        after = "" if self.correction == "none" else \
+            f" after the {self.correction.capitalize()} correction"
+        return list(self.notes) + [
+            "A p-value shown as '< bound' is at the floor of its test: the observed "
+            "difference beat every random draw, and " + "; ".join(how)
+            + f"; the bound is that floor{after}, rounded up."]
+
+    def _rows(self, digits: int = DIGITS) -> list[list[str]]:
         from .metrics import METRICS
 
         out = []
-        for row in self.table.itertuples(index=False):
+        floor_two, floor_one = self._at_floor()
+        for j, row in enumerate(self.table.itertuples(index=False)):
             spec = METRICS.get(row.metric)
             k = None if pd.isna(row.k) else int(row.k)
             label = spec.column_label(k) if spec is not None else row.column
@@ -94,15 +145,17 @@ class RegressionCheck:
             out.append([
                 label, f"{row.baseline:.{digits}f}", f"{row.current:.{digits}f}",
                 f"{row.diff:+.{digits}f}{interval}" if np.isfinite(row.diff) else "",
-                f"{row.margin:.{digits}g}", _pvalue(row.p_value_adj),
-                _pvalue(row.p_noninferior_adj) if row.margin > 0 else "",
+                f"{row.margin:.{digits}g}",
+                format_pvalue(row.p_value_adj, at_floor=bool(floor_two[j])),
+                format_pvalue(row.p_noninferior_adj, at_floor=bool(floor_one[j]))
+                if row.margin > 0 else "",
                 row.verdict])
         return out
 
     _HEADER = ["metric", "baseline", "current", "difference", "margin", "p (adjusted)",
                "p non-inferior", "verdict"]
 
-    def readable(self, *, digits: int = 4) -> pd.DataFrame:
+    def readable(self, *, digits: int = DIGITS) -> pd.DataFrame:
         """One row per metric as a person reads it (text): the metric (marked "lower is
         better" where it is), the two means, the difference with its interval, the margin,
         the corrected p-values and the verdict; what :meth:`to_markdown` and the HTML view
@@ -117,7 +170,10 @@ class RegressionCheck:
                 else "lenient: fails on a regressed metric")
         users = int(self.table["n_users"].max()) if len(self.table) else 0
         word = "PASSED" if self.passed else "FAILED"
-        failing = f" Failing: {', '.join(self.failed)}." if self.failed else ""
+        failed = set(self.failed)
+        failing = ", ".join(column_label(c, m) for c, m in
+                            zip(self.table["column"], self.table["metric"]) if c in failed)
+        failing = f" Failing: {failing}." if failing else ""
         test = {"t": "paired t-test", "randomization": "paired randomization test",
                 "bootstrap": "paired bootstrap test"}[self.test]
         corrected = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected",
@@ -127,7 +183,7 @@ class RegressionCheck:
                 f"{len(self.table)} metrics at alpha {self.alpha:g}; {mode}; differences are "
                 f"current minus baseline with {round(100 * self.confidence)}% intervals.")
 
-    def to_markdown(self, *, digits: int = 4) -> str:
+    def to_markdown(self, *, digits: int = DIGITS) -> str:
         """The check as Markdown, for a pull-request comment: a heading with the outcome,
         the sentence of :meth:`summary`, and a table of every metric's verdict."""
         lines = [f"### evalkit regression check: {'passed' if self.passed else 'FAILED'}", "",
@@ -137,7 +193,7 @@ class RegressionCheck:
         for row in self._rows(digits):
             row[-1] = f"**{row[-1]}**" if row[-1] in ("regressed", "inconclusive") else row[-1]
             lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-        lines += [""] + [f"- {note}" for note in self.notes]
+        lines += [""] + [f"- {note}" for note in self._notes()]
         return "\n".join(lines).rstrip() + "\n"
 
     def _repr_html_(self) -> str:
@@ -148,7 +204,7 @@ class RegressionCheck:
             "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row[:-1])
             + f"<td style='color:{colours.get(row[-1], '#222')};font-weight:600'>"
             f"{html.escape(row[-1])}</td></tr>" for row in self._rows())
-        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self._notes())
         return (f"<div><p><b>evalkit regression check: "
                 f"{'passed' if self.passed else 'FAILED'}</b></p>"
                 f"<p>{html.escape(self.summary())}</p><table><thead><tr>{head}</tr></thead>"
@@ -158,13 +214,8 @@ class RegressionCheck:
     def __repr__(self) -> str:
         rows = self.readable()
         with pd.option_context("display.width", 200, "display.max_columns", 20):
-            return f"{self.summary()}\n{rows.to_string(index=False)}"
-
-
-def _pvalue(p: float) -> str:
-    if not np.isfinite(p):
-        return ""
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+            return "\n".join([self.summary(), rows.to_string(index=False)]
+                              + [f"- {note}" for note in self._notes()])
 
 
 def _as_run(value: object, *, arg: str, func: str) -> tuple[Evaluation, str]:
@@ -177,10 +228,67 @@ def _as_run(value: object, *, arg: str, func: str) -> tuple[Evaluation, str]:
                     f"run; got {type(value).__name__}.")
 
 
+def column_label(column: str, metric: str) -> str:
+    """A ``metric@k`` column as tables print it (``NDCG@10``); the column itself for a metric
+    that is not registered here."""
+    from .metrics import METRICS
+
+    spec = METRICS.get(metric)
+    if spec is None:
+        return column
+    return spec.column_label(None if column == metric else int(column.rpartition("@")[2]))
+
+
+def margin_targets(keys: Iterable[object], columns: list[str], metrics: list[str], *,
+                   func: str, arg: str, holder: str = "the runs share"
+                   ) -> dict[object, tuple[bool, list[int]]]:
+    """What each key of a margins mapping sets: ``(at one cutoff, positions in columns)``.
+
+    A key is a column (``ndcg@10`` or ``NDCG@10``) or a metric at every cutoff (``ndcg`` or
+    ``NDCG``), by registry name or label as :func:`evalkit.metrics.parse_column` reads them;
+    the runs' own columns and metrics are taken as they are (a metric of your own that is
+    not registered here included). A key naming none of ``columns`` (what ``holder``, in
+    the message), or what another key names, is refused.
+    """
+    from .metrics import parse_column
+
+    ks = [None if c == m else int(c.rpartition("@")[2]) for c, m in zip(columns, metrics)]
+    shown = arg if arg.startswith("-") else f"'{arg}'"
+    out: dict[object, tuple[bool, list[int]]] = {}
+    named: dict[tuple[str, int | None], object] = {}
+    unknown = []
+    for key in keys:
+        if key in columns:
+            target = (metrics[columns.index(key)], ks[columns.index(key)])
+        elif key in metrics:
+            target = (key, None)
+        else:
+            spec, k = parse_column(key, func=func, arg=arg)
+            target = (spec.name, k)
+        positions = [j for j, (m, k) in enumerate(zip(metrics, ks))
+                     if m == target[0] and (target[1] is None or k == target[1])]
+        if not positions:
+            unknown.append(key)
+            continue
+        if target in named:
+            what = column_label(columns[positions[0]], target[0]) if target[1] is not None \
+                else target[0]
+            raise ValueError(f"{func}: {shown} names {what} twice ({named[target]!r} and "
+                             f"{key!r}); give it once.")
+        named[target] = key
+        out[key] = (target[1] is not None, positions)
+    if unknown:
+        held = ", ".join(c if column_label(c, m) == c else f"{column_label(c, m)} ({c})"
+                         for c, m in zip(columns, metrics))
+        raise ValueError(f"{func}: {shown} names {', '.join(map(repr, unknown))}, which "
+                         f"is not among the metrics {holder}: {held}.")
+    return out
+
+
 def _margins(margins: object, columns: list[str], metrics: list[str], base: np.ndarray, *,
              func: str) -> np.ndarray:
     """Per column, the margin in the metric's units (a "1%" text is relative to the
-    baseline's mean)."""
+    baseline's mean); a key for one cutoff wins over a key for every cutoff."""
     out = np.zeros(len(columns))
     if margins is None:
         return out
@@ -189,13 +297,14 @@ def _margins(margins: object, columns: list[str], metrics: list[str], base: np.n
     if not isinstance(margins, Mapping):
         raise TypeError(f"{func}: 'margins' must be a number, a text such as '1%', or a "
                         f"mapping of metric@k (or metric) to one; got {type(margins).__name__}.")
-    unknown = [key for key in margins if key not in columns and key not in metrics]
-    if unknown:
-        raise ValueError(f"{func}: 'margins' names {', '.join(map(repr, unknown))}, which "
-                         f"neither run holds; the runs hold {', '.join(columns)}.")
-    for j, (column, metric) in enumerate(zip(columns, metrics)):
-        value = margins.get(column, margins.get(metric, 0.0))
-        out[j] = _margin_value(value, base[j], key=column, func=func)
+    chosen: list[object] = [None] * len(columns)
+    targets = margin_targets(margins, columns, metrics, func=func, arg="margins")
+    for key, (_, positions) in sorted(targets.items(), key=lambda item: item[1][0]):
+        for j in positions:
+            chosen[j] = key
+    for j, key in enumerate(chosen):
+        if key is not None:
+            out[j] = _margin_value(margins[key], base[j], key=str(key), func=func)
     return out
 
 
@@ -239,8 +348,11 @@ def regression_check(
     margins : float, str or mapping, optional
         The loss you accept, per ``metric@k`` (or per metric, for every cutoff), in the
         metric's units (``{"ndcg@10": 0.005}``) or relative to the baseline's mean
-        (``"1%"``); one value for every metric; default 0 (none). For a lower-is-better
-        metric the margin is an accepted increase.
+        (``"1%"``); one value for every metric; default 0 (none). A key is a registry name
+        or the label tables print (``"NDCG@10"`` is ``"ndcg@10"``, ``"P"`` every cutoff of
+        ``"precision"``; case-sensitive, see :func:`evalkit.metrics.parse_column`); a key for
+        one cutoff wins over a key for every cutoff, and two keys for the same are refused.
+        For a lower-is-better metric the margin is an accepted increase.
     alpha : float, default 0.05
         Level of every test, after the correction.
     test : {"t", "randomization", "bootstrap"}, default "t"
@@ -337,7 +449,8 @@ def regression_check(
     check_rng(rng, func=func)
     check_comparable(now, then, func=func)
     columns = [c for c in now.summary.index if c in then.summary.index]
-    notes = [f"{c} is only in the {side} run; not checked." for side, run, other in
+    notes = [f"{column_label(c, str(run.summary.loc[c, 'metric']))} is only in the {side} "
+             "run; not checked." for side, run, other in
              (("current", now, then), ("baseline", then, now))
              for c in run.summary.index if c not in other.summary.index]
     if not columns:
@@ -410,7 +523,8 @@ def regression_check(
     passed = not bool(table["verdict"].isin(bad).any())
     return RegressionCheck(table=table, passed=passed, strict=strict, alpha=alpha, test=test,
                            correction=correction, confidence=confidence,
-                           current=current_name, baseline=baseline_name, notes=tuple(notes))
+                           current=current_name, baseline=baseline_name, notes=tuple(notes),
+                           n_permutations=n_permutations, n_resamples=n_resamples)
 
 
 #: An item in more lists than this is covered in every bootstrap replicate: the chance that

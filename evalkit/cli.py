@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 __all__ = ["main"]
@@ -14,7 +15,7 @@ evalkit: explicit, fast, tested evaluation of recommender systems.
 
 commands:
   evaluate  score a recommendation file against a test file; prints the summary table
-            and writes it as JSON
+            and writes it as JSON (with --save, as a saved run in a folder)
   report    run every notebook on a dataset and render HTML reports
   sample    write the embedded MovieLens-like sample (and a split of it) to CSV files
   check     check a saved run against a saved baseline run (did it regress?); Markdown
@@ -40,16 +41,19 @@ def _parser() -> argparse.ArgumentParser:
         help="score recommendations against test truth",
         description="Score a recommendation file against a test file with every ranking "
         "metric (or those named by --metrics), print the summary with bootstrap confidence "
-        "intervals, and write it as JSON.",
+        "intervals, and write it as JSON (--out), or save the run to a folder (--save DIR), "
+        "or both.",
     )
     ev.add_argument("--truth", required=True, type=Path,
                     help="test interactions, CSV or Parquet (user_id, item_id, rating; "
                     "MovieLens names such as userId/movieId are recognised)")
     ev.add_argument("--recs", required=True, type=Path,
                     help="recommendations, CSV or Parquet (user_id, item_id, rank and/or score)")
-    ev.add_argument("--k", type=int, nargs="+", default=[10], help="cutoff(s) (default: 10)")
+    ev.add_argument("--k", type=_cutoff, nargs="+", default=[10],
+                    help="cutoff(s) (default: 10)")
     ev.add_argument("--metrics", nargs="+", default=None,
-                    help="registry names (default: every built-in ranking metric of the "
+                    help="registry names or the labels tables print, case-sensitive (ndcg or "
+                    "NDCG, precision or P; default: every built-in ranking metric of the "
                     "engine; first_relevant_rank and metrics of your own by name)")
     ev.add_argument("--metrics-module", action="append", default=[], metavar="MODULE",
                     help="a module or .py file that registers metrics of your own "
@@ -58,16 +62,18 @@ def _parser() -> argparse.ArgumentParser:
                     help="training interactions, CSV or Parquet (needed by --unknown-items "
                     "drop and the cornac profile)")
     _definition_arguments(ev)
-    ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    ev.add_argument("--curves", type=int, default=None, metavar="K_MAX",
+    ev.add_argument("--seed", type=_seed, default=0, help="bootstrap seed (default: 0)")
+    ev.add_argument("--curves", type=_positive_int, default=None, metavar="K_MAX",
                     help="also write the mean P, R, F1, HR, MAP, MRR and NDCG at every cutoff "
                          "1..K_MAX to the JSON ('curves')")
     ev.add_argument("--out", type=Path, default=None,
                     help="JSON output path (default: the recommendations file's name with "
-                    ".evaluation.json for its suffix, beside it)")
+                    ".evaluation.json for its suffix, beside it; with --save, no JSON unless "
+                    "--out is given)")
     ev.add_argument("--save", type=Path, default=None, metavar="DIR",
-                    help="also save the run to the folder DIR (per-user values, definitions, "
-                    "fingerprints of the data), for evalkit check and evalkit.load_evaluation")
+                    help="save the run to the folder DIR (per-user values, definitions, "
+                    "fingerprints of the data), for evalkit check and evalkit.load_evaluation; "
+                    "nothing is written outside DIR unless --out is given too")
     ev.add_argument("--name", default=None,
                     help="the run's name in DIR (default: the recommendations file's name)")
     ev.add_argument("--force", action="store_true",
@@ -89,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="training interactions (excluded from the negatives; the popularity "
                     "scheme's weights)")
     sc.add_argument("--out", required=True, type=Path, help="candidates file (CSV or Parquet)")
-    sc.add_argument("--n-negatives", default="100",
+    sc.add_argument("--n-negatives", type=_negatives, default=100,
                     help="negatives per positive (or per user), or 'all' (default: 100)")
     sc.add_argument("--scheme", choices=["uniform", "popularity"], default="uniform",
                     help="how negatives are drawn (default: uniform)")
@@ -99,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="let training items be negatives (default: excluded)")
     sc.add_argument("--without-replacement", action="store_true",
                     help="draw without replacement (uniform scheme only)")
-    sc.add_argument("--seed", type=int, default=0, help="seed of the draws (default: 0)")
+    sc.add_argument("--seed", type=_seed, default=0, help="seed of the draws (default: 0)")
     sc.add_argument("--force", action="store_true", help="replace an existing --out file")
 
     ck = sub.add_parser(
@@ -112,29 +118,31 @@ def _parser() -> argparse.ArgumentParser:
         "also an inconclusive one), 2 for usage errors and runs that cannot be compared "
         "(other test data, other definitions).",
         epilog="example: evalkit check --baseline runs/main --current runs/branch "
-        "--margin ndcg@10=0.005 --margin precision=1%%",
+        "--margin NDCG@10=0.005 --margin precision=1%%",
     )
-    ck.add_argument("--baseline", required=True, type=Path, metavar="DIR",
+    ck.add_argument("--baseline", required=True, type=_saved_run, metavar="DIR",
                     help="the saved baseline run")
-    ck.add_argument("--current", required=True, type=Path, metavar="DIR",
+    ck.add_argument("--current", required=True, type=_saved_run, metavar="DIR",
                     help="the saved run to check")
     ck.add_argument("--margin", action="append", default=[], metavar="METRIC@K=VALUE",
                     help="the loss you accept for a metric at a cutoff (ndcg@10=0.005), for a "
                     "metric at every cutoff (ndcg=0.005), or relative to the baseline "
-                    "(ndcg@10=1%%); a bare VALUE applies to every metric; repeat for several "
-                    "(default: 0)")
+                    "(ndcg@10=1%%); the metric by registry name or by the label the tables "
+                    "print, case-sensitive (NDCG@10=0.005, P=0.01); a cutoff's margin wins over "
+                    "the metric's, and a bare VALUE applies to every other metric; repeat for "
+                    "several (default: 0)")
     ck.add_argument("--strict", action="store_true",
                     help="fail on an inconclusive metric too, not only on a regressed one")
     ck.add_argument("--coverage", action="store_true",
                     help="also check catalog coverage at each cutoff, from the runs' saved "
                     "lists (paired user bootstrap)")
-    ck.add_argument("--alpha", type=float, default=0.05,
+    ck.add_argument("--alpha", type=_level, default=0.05,
                     help="level of the tests after the correction (default: 0.05)")
     ck.add_argument("--test", choices=["t", "randomization", "bootstrap"], default="t",
                     help="the paired test (default: t)")
     ck.add_argument("--correction", choices=["holm", "bonferroni", "none"], default="holm",
                     help="correction over the metrics (default: holm)")
-    ck.add_argument("--seed", type=int, default=0,
+    ck.add_argument("--seed", type=_seed, default=0,
                     help="seed of the randomization and bootstrap (default: 0)")
 
     rp = sub.add_parser(
@@ -204,7 +212,7 @@ def _parser() -> argparse.ArgumentParser:
         "commands can be tried on your own files' shapes.",
     )
     sm.add_argument("--out", type=Path, required=True, help="output directory")
-    sm.add_argument("--seed", type=int, default=0, help="generator seed (default: 0)")
+    sm.add_argument("--seed", type=_seed, default=0, help="generator seed (default: 0)")
     sm.add_argument("--users", type=int, default=None,
                     help="keep only this many users (those with the smallest ids)")
     sm.add_argument("--force", action="store_true",
@@ -263,7 +271,7 @@ def _definition_arguments(parser: argparse.ArgumentParser) -> None:
         if valid:
             kwargs["choices"] = list(valid)
         else:
-            kwargs["type"] = float
+            kwargs["type"] = _definition_number(name)
             kwargs["metavar"] = "NUMBER"
         group.add_argument(f"--{name.replace('_', '-')}",
                            help=f"{help_text(name)} (default: {default(name)})", **kwargs)
@@ -301,22 +309,33 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .recs import read_recommendations
 
     _load_metric_modules(args)
+    metrics = None
+    if args.metrics is not None:
+        from .metrics import RANKING_METRICS, get_metric
+
+        metrics = [get_metric(m, func="evalkit evaluate", arg="--metrics",
+                              choices=RANKING_METRICS).name for m in args.metrics]
     truth = load_interactions(args.truth)
     recs = read_recommendations(args.recs)
     definitions = _definitions_from(args)
     train = None if args.train is None else load_interactions(args.train)
     result = evaluate(
-        truth, recs, k=args.k, metrics=args.metrics, train=train, definitions=definitions,
+        truth, recs, k=args.k, metrics=metrics, train=train, definitions=definitions,
         rng=args.seed, curves=args.curves,
     )
-    out = args.out or default_output(args.recs)
-    _check_output(out, inputs=tuple(p for p in (args.truth, args.recs, args.train, args.definitions)
-                                    if p is not None), force=args.force)
+    # --save alone writes into its folder only; the JSON beside the input is the default
+    # of a command without --save
+    out = args.out if args.out is not None or args.save is not None \
+        else default_output(args.recs)
+    inputs = tuple(p for p in (args.truth, args.recs, args.train, args.definitions)
+                   if p is not None)
+    if out is not None:
+        _check_output(out, inputs=inputs, force=args.force)
     if args.save is not None:
-        _check_output(args.save, inputs=tuple(p for p in (args.truth, args.recs, args.train,
-                                                           args.definitions, out)
-                                              if p is not None), force=args.force, folder=True)
-    result.to_json(out, overwrite=args.force)
+        _check_output(args.save, inputs=inputs + ((out,) if out is not None else ()),
+                      force=args.force, folder=True)
+    if out is not None:
+        result.to_json(out, overwrite=args.force)
     if args.save is not None:
         files = {"truth": str(args.truth), "recs": str(args.recs)} | (
             {} if args.train is None else {"train": str(args.train)})
@@ -329,27 +348,62 @@ def _evaluate(args: argparse.Namespace) -> int:
         f"\n{c['users']} users evaluated, {c['users_without_recs']} without recommendations "
         f"(scored 0), {c['recs_only_users']} only in the recommendations (ignored)."
     )
-    print(f"wrote {out}" + ("" if args.save is None else f" and the run to {args.save}"))
+    wrote = ([] if out is None else [str(out)]) + (
+        [] if args.save is None else [f"the run to {args.save}"])
+    print(f"wrote {' and '.join(wrote)}")
     return 0
 
 
-def _margin_arguments(values: list[str]) -> object:
-    """``--margin ndcg@10=0.005 --margin precision=1%`` as regression_check's ``margins``."""
-    out: dict[str, object] = {}
+def _margin_arguments(values: list[str]) -> dict[str, str]:
+    """``--margin ndcg@10=0.005 --margin precision=1%`` as ``{key: value}`` (the key ``""``
+    for a bare VALUE), each value a number >= 0 or a percentage."""
+    out: dict[str, str] = {}
     for value in values:
         key, sep, number = value.rpartition("=")
         if not sep:
             if "" in out:
                 raise ValueError("--margin gives a value for every metric twice.")
-            out[""] = value
-            continue
-        if not key or not number:
+            key, number = "", value
+        elif not key or not number:
             raise ValueError(f"--margin takes METRIC@K=VALUE (e.g. --margin ndcg@10=0.005); "
                              f"got {value!r}.")
         if key in out:
             raise ValueError(f"--margin names {key!r} twice.")
+        text = number.strip()
+        try:
+            amount = float(text[:-1] if text.endswith("%") else text)
+        except ValueError:
+            amount = math.nan
+        if not math.isfinite(amount) or amount < 0:
+            raise ValueError(f"--margin takes a VALUE that is a number >= 0 or a percentage "
+                             f"of the baseline such as 1%; got {value!r}.")
         out[key] = number
     return out
+
+
+def _margins_of(args: argparse.Namespace) -> dict[str, str] | None:
+    """The margin of each column of the baseline run that ``--margin`` sets: a cutoff's own
+    margin, else its metric's, else the bare VALUE (keys read as regression_check reads
+    them, the errors naming --margin)."""
+    from ._regression import margin_targets
+    from ._runs import read_run
+
+    given = _margin_arguments(args.margin)
+    every = given.pop("", None)
+    if not given and every is None:
+        return None
+    summary = read_run(args.baseline, func="evalkit check --baseline")["summary"]
+    columns = list(summary.index)
+    metrics = [str(m) for m in summary["metric"]]
+    named = columns + ([f"catalog_coverage@{k}" for k in sorted(
+        {int(k) for k in summary["k"].dropna()})] if args.coverage else [])
+    targets = margin_targets(given, named, metrics + ["catalog_coverage"] * (len(named)
+                             - len(columns)), func="evalkit check", arg="--margin",
+                             holder="the baseline run holds")
+    margins = dict.fromkeys(columns, every) if every is not None else {}
+    for key, (_, positions) in sorted(targets.items(), key=lambda item: item[1][0]):
+        margins.update(dict.fromkeys((named[j] for j in positions), given[key]))
+    return margins
 
 
 def _sample_candidates(args: argparse.Namespace) -> int:
@@ -362,16 +416,13 @@ def _sample_candidates(args: argparse.Namespace) -> int:
     suffix = args.out.suffix.lower()
     if suffix not in (".csv", ".parquet", ".pq"):
         raise ValueError(f"--out '{args.out}' must end in .csv or .parquet.")
-    count: object = args.n_negatives
-    if count != "all":
-        try:
-            count = int(count)
-        except ValueError:
-            raise ValueError(f"--n-negatives takes a positive integer or 'all'; got "
-                             f"{args.n_negatives!r}.") from None
+    if args.without_replacement and args.scheme == "popularity":
+        raise ValueError("--without-replacement takes --scheme uniform only: the popularity "
+                         "scheme draws with replacement (each draw's probability is the item's "
+                         "share of the allowed popularity).")
     truth = load_interactions(args.truth)
     train = None if args.train is None else load_interactions(args.train)
-    candidates = sample_negatives(truth, train, n_negatives=count, scheme=args.scheme,
+    candidates = sample_negatives(truth, train, n_negatives=args.n_negatives, scheme=args.scheme,
                                   per=args.per, exclude_seen=not args.keep_seen,
                                   replace=not args.without_replacement, rng=args.seed)
     if suffix == ".csv":
@@ -391,13 +442,8 @@ def _sample_candidates(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from ._regression import regression_check
-    from ._runs import read_run
 
-    margins: object = _margin_arguments(args.margin)
-    every = margins.pop("", None) if isinstance(margins, dict) else None
-    if every is not None:
-        columns = list(read_run(args.baseline, func="evalkit check --baseline")["summary"].index)
-        margins = dict.fromkeys(columns, every) | margins
+    margins = _margins_of(args)
     check = regression_check(args.current, args.baseline, margins=margins or None,
                              alpha=args.alpha, test=args.test, correction=args.correction,
                              strict=args.strict, coverage=args.coverage, rng=args.seed)
@@ -436,15 +482,87 @@ def _column_pairs(values: list[str]) -> dict[str, str]:
     return out
 
 
-def _positive_int(text: str) -> int:
-    """An option's value as an integer >= 1 (argparse names the option in its message)."""
+# The options' values, checked as argparse reads them: its message names the option as the
+# user typed it ("argument --seed: must be a non-negative integer; got '-1'"), never the
+# Python argument it becomes.
+
+def _integer(text: str, *, low: int, high: int | None = None, rule: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}")
+        value = None
+    if value is None or value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"must be {rule}; got {text!r}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    """An option's value as an integer >= 1."""
+    return _integer(text, low=1, rule="a positive integer")
+
+
+def _seed(text: str) -> int:
+    """A seed: an integer >= 0."""
+    return _integer(text, low=0, rule="a non-negative integer")
+
+
+def _cutoff(text: str) -> int:
+    """A cutoff k: an integer from 1 to evalkit's largest cutoff."""
+    from ._checks import MAX_CUTOFF
+
+    return _integer(text, low=1, high=MAX_CUTOFF,
+                    rule=f"a positive integer at most {MAX_CUTOFF:,}")
+
+
+def _negatives(text: str) -> int | str:
+    """Negatives per positive: an integer >= 1, or 'all'."""
+    if text == "all":
+        return text
+    return _integer(text, low=1, rule="a positive integer or 'all'")
+
+
+def _level(text: str) -> float:
+    """A significance level: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1 (exclusive); "
+                                         f"got {text!r}")
+    return value
+
+
+def _saved_run(text: str) -> Path:
+    """The folder of a saved run (it holds run.json)."""
+    from ._runs import RUN_FILE
+
+    if not (Path(text) / RUN_FILE).is_file():
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a saved run (no {RUN_FILE}); save one with evalkit evaluate "
+            "--save DIR")
+    return Path(text)
+
+
+def _definition_number(name: str) -> Callable[[str], float]:
+    """The value of the flag of a numeric field of evalkit.Definitions, checked by the rule
+    the field declares."""
+    import dataclasses
+
+    from .definitions import Definitions
+
+    meta = next(f.metadata for f in dataclasses.fields(Definitions) if f.name == name)
+
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not meta["check"](value):
+            raise argparse.ArgumentTypeError(f"must be {meta['rule']}; got {text!r}")
+        return value
+
+    return number
 
 
 def _yaml_value(text: str) -> object:
@@ -579,5 +697,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             what = f"{error.strerror or type(error).__name__}: '{error.filename}'"
         else:
             what = str(error)
+        what = what.removeprefix(f"evalkit {args.command}: ")  # said once, below
         print(f"evalkit {args.command}: error: {what}", file=sys.stderr)
         return 2

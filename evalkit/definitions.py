@@ -55,7 +55,9 @@ class Definitions:
     Build one with keywords (unknown names and invalid values raise at once, naming the field
     and the valid values), take a library's from :func:`evalkit.profile`, or change a few
     fields of either with :meth:`replace`. ``repr`` shows only the fields that differ from the
-    defaults; :meth:`as_dict` / :meth:`from_dict` round-trip through JSON.
+    defaults; a notebook (or IPython) shows every field in force as a table, with its value,
+    its default where the value differs, and its meaning. :meth:`as_dict` /
+    :meth:`from_dict` round-trip through JSON.
 
     Parameters
     ----------
@@ -255,6 +257,36 @@ class Definitions:
             mark = "" if value == f.default else "  (changed)"
             lines.append(f"{f.name:<19} {value!r:<16} {f.metadata['help']}{mark}")
         return Text("\n".join(lines))
+
+    def _record(self) -> dict:
+        """Every field in force, with its default where it differs and its meaning."""
+        from ._display import Record
+
+        meaning = {f.name: f.metadata.get("help", "") for f in fields(self)}
+        return Record(self.as_dict(), meaning=meaning,
+                      defaults=_DEFAULTS | {"profile": None, "per_metric": {}})
+
+    def _heading(self) -> str:
+        changed = list(self.changed()) + (["per_metric"] if self.per_metric else [])
+        if not changed:
+            return "Definitions in force: evalkit's defaults"
+        return (f"Definitions in force: {len(changed)} "
+                f"{'differs' if len(changed) == 1 else 'differ'} from evalkit's defaults "
+                f"({', '.join(changed)}; the defaults in the column 'default')")
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return (f"<div><p><b>{html.escape(self._heading())}</b></p>"
+                f"{self._record()._repr_html_()}</div>")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # alone, every field as a table; inside a container, the short form of repr
+        if cycle or len(getattr(printer, "stack", ())) > 1:
+            printer.text(repr(self))
+            return
+        printer.text(f"{self!r}\n{self._heading()}\n")
+        self._record()._repr_pretty_(printer, cycle)
 
 
 class _FrozenDict(dict):

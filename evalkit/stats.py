@@ -74,6 +74,7 @@ def user_bootstrap_sums(columns: list[np.ndarray], users: object, *, n_resamples
         ``sum_u w_ub columns[j][u]``, the weights ``w_ub ~ Poisson(1)`` shared by every column.
     """
     n_resamples = check_resamples(n_resamples, func=func, allow_zero=False)
+    check_rng(rng, func=func)
     sums, _ = poisson_column_sums([np.asarray(c, dtype=np.float64) for c in columns],
                                    n_resamples, design_key(rng), user_streams(users))
     return sums
@@ -236,6 +237,7 @@ def bootstrap_ci_frame(
     func = "bootstrap_ci_frame"
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{func}: 'frame' must be a pandas DataFrame; got {type(frame).__name__}.")
+    check_rng(rng, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
     columns = [

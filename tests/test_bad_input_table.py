@@ -19,7 +19,9 @@ import pandas as pd
 import pytest
 
 import evalkit
+import evalkit.spark
 from evalkit import metrics, models, segments, split, stats
+from evalkit.metrics import debiased, sampled
 
 
 def truth() -> pd.DataFrame:
@@ -82,7 +84,7 @@ T, R, P = truth(), recs(), predictions()
 DUP = pd.concat([R, R.iloc[:1]], ignore_index=True)
 STR_ITEMS = R.assign(item_id=R["item_id"].astype(str))
 MISSING = r"\b1 of 4 test rating\(s\) have no prediction"
-RNG_TYPE = r"'rng' must be an int seed, a numpy Generator or None; got "
+RNG_TYPE = r"'rng' must be an integer >= 0, a numpy\.random\.Generator or None; got "
 
 CASES = [
     # load_interactions
@@ -130,7 +132,7 @@ CASES = [
     pytest.param(on(evalkit.evaluate, T, R, rng="abc"), TypeError, "evaluate", "rng",
                  RNG_TYPE + "'abc'", id="evaluate-rng-string"),
     pytest.param(on(evalkit.evaluate, T, R, rng=-1), ValueError, "evaluate", "rng",
-                 r"seed must be non-negative; got -1", id="evaluate-rng-negative"),
+                 RNG_TYPE + r"-1 \(int\)", id="evaluate-rng-negative"),
     pytest.param(on(evalkit.evaluate, T, R, rng=1.5), TypeError, "evaluate", "rng",
                  RNG_TYPE + r"1\.5 \(float\)", id="evaluate-rng-float"),
     pytest.param(on(evalkit.evaluate, T, STR_ITEMS), TypeError, "evaluate", "item_id",
@@ -153,7 +155,7 @@ CASES = [
     pytest.param(on(evalkit.compare, {"a": R, "b": R}, T, rng="abc"), TypeError, "compare",
                  "rng", RNG_TYPE + "'abc'", id="compare-rng-string"),
     pytest.param(on(evalkit.compare, {"a": R, "b": R}, T, rng=-1), ValueError, "compare",
-                 "rng", r"seed must be non-negative; got -1", id="compare-rng-negative"),
+                 "rng", RNG_TYPE + r"-1 \(int\)", id="compare-rng-negative"),
     pytest.param(on(evalkit.compare, {"a": R, "b": R}, T, rng=1.5), TypeError, "compare",
                  "rng", RNG_TYPE + r"1\.5", id="compare-rng-float"),
     pytest.param(on(evalkit.compare, {"a": R, "b": STR_ITEMS}, T), TypeError, "compare",
@@ -194,7 +196,7 @@ CASES = [
     pytest.param(on(stats.paired_tests, [1.0, 2.0, 3.0], [1.0, 2.0]), ValueError,
                  "paired_tests", "b", r"same length; got 3 and 2", id="paired-tests-lengths"),
     pytest.param(on(stats.paired_tests, [1.0, 2.0], [2.0, 1.0], rng=-1), ValueError,
-                 "paired_tests", "rng", r"seed must be non-negative", id="paired-tests-rng"),
+                 "paired_tests", "rng", RNG_TYPE + "-1", id="paired-tests-rng"),
     # rating and classification metrics
     pytest.param(on(metrics.rating_errors, T, P), ValueError, "rating_errors", "missing",
                  MISSING, id="rating-errors-missing-prediction"),
@@ -308,3 +310,113 @@ def test_polars_frames_are_evaluated_as_their_pandas_copies() -> None:
     with pytest.raises(TypeError, match=r"evaluate: 'truth' must be a pandas DataFrame \(or a "
                                         r"polars DataFrame or pyarrow Table\); got builtins.list"):
         evalkit.evaluate([[1, 2, 5.0]], R)
+
+
+# --- every public function that draws at random: one check of its seed -------------------
+
+GROUPS = pd.Series(["a", "b"], index=pd.Index([1, 2], name="user_id"))
+ITEM_BUCKETS = pd.Series(["head", "tail", "tail"], index=[10, 11, 12])
+DIFFS = np.array([0.1, 0.2, -0.1, 0.3] * 5)
+
+
+def _per_user() -> pd.Series:
+    return evalkit.evaluate(T, R, k=2, metrics=["precision"], n_resamples=0).per_user[
+        "precision@2"]
+
+
+def _candidates() -> pd.DataFrame:
+    from evalkit.metrics import sampled
+
+    drawn = sampled.sample_negatives(T, None, n_negatives=1, rng=0)
+    return sampled.sampled_ranks(drawn.assign(score=np.arange(len(drawn), dtype=float)))
+
+
+def _run() -> evalkit.Evaluation:
+    return evalkit.evaluate(T, R, k=2, metrics=["precision"], n_resamples=0)
+
+
+# (function as the message names it, the argument, a call taking the seed)
+SEEDED: list[tuple[str, str, Callable[[object], object]]] = [
+    ("evaluate", "rng", lambda r: evalkit.evaluate(T, R, rng=r)),
+    ("compare", "rng", lambda r: evalkit.compare({"a": R, "b": R}, T, rng=r)),
+    ("compare_evaluations", "rng",
+     lambda r: evalkit.compare_evaluations({"a": _run(), "b": _run()}, rng=r)),
+    ("cross_validate", "rng", lambda r: evalkit.cross_validate(
+        models.MostPopular, T, folds=2, k=1, progress=False, rng=r)),
+    ("regression_check", "rng", lambda r: evalkit.regression_check(_run(), _run(), rng=r)),
+    ("load_sample", "seed", lambda r: evalkit.load_sample(seed=r)),
+    ("random_split", "rng", lambda r: split.random_split(T, test_fraction=0.5, rng=r)),
+    ("user_ratio_split", "rng", lambda r: split.user_ratio_split(T, test_fraction=0.5, rng=r)),
+    ("train_dev_test_split", "rng", lambda r: split.train_dev_test_split(T, rng=r)),
+    ("kfold_split", "rng", lambda r: split.kfold_split(T, folds=2, rng=r)),
+    ("split_by", "rng", lambda r: split.split_by(T, "user_temporal", rng=r)),
+    ("bootstrap_ci", "rng", lambda r: stats.bootstrap_ci([1.0, 2.0], rng=r)),
+    ("bootstrap_ci_frame", "rng",
+     lambda r: stats.bootstrap_ci_frame(pd.DataFrame({"a": [1.0, 2.0]}), rng=r)),
+    ("paired_tests", "rng", lambda r: stats.paired_tests([1.0, 2.0, 3.0], [1.0, 1.0, 2.0],
+                                                         rng=r)),
+    ("user_bootstrap_sums", "rng", lambda r: stats.user_bootstrap_sums(
+        [np.array([1.0, 2.0])], np.array([1, 2]), n_resamples=2, rng=r)),
+    ("power", "rng", lambda r: stats.power(0.1, sd=0.1, n_users=10, rng=r)),
+    ("mde", "rng", lambda r: stats.mde(DIFFS, rng=r)),
+    ("rating_errors", "rng", lambda r: metrics.rating_errors(T, T.assign(prediction=4.0),
+                                                            rng=r)),
+    ("classification_scores", "rng",
+     lambda r: metrics.classification_scores(T, T.assign(prediction=4.0), rng=r)),
+    ("sample_negatives", "rng",
+     lambda r: sampled.sample_negatives(T, None, n_negatives=1, rng=r)),
+    ("corrected_metric", "rng", lambda r: sampled.corrected_metric(_candidates(),
+                                                                          rng=r)),
+    ("compare_sampling", "seeds[0]", lambda r: sampled.compare_sampling(
+        {"a": R}, T, None, n_negatives=1, seeds=(r,))),
+    ("gamma_sensitivity", "rng",
+     lambda r: debiased.gamma_sensitivity({"a": R}, T, T, rng=r)),
+    ("metrics_by_segment", "rng",
+     lambda r: segments.metrics_by_segment(_run().per_user, GROUPS, rng=r)),
+    ("recall_by_popularity", "rng",
+     lambda r: segments.recall_by_popularity(T, R, ITEM_BUCKETS, rng=r)),
+    ("group_disparity", "rng", lambda r: evalkit.fairness.group_disparity(_per_user(), GROUPS,
+                                                                         rng=r)),
+    ("compare_disparity", "rng", lambda r: evalkit.fairness.compare_disparity(
+        {"a": _per_user(), "b": _per_user()}, GROUPS, rng=r)),
+    ("exposure_share", "rng", lambda r: evalkit.fairness.exposure_share(R, ITEM_BUCKETS, rng=r)),
+    ("Random", "rng", lambda r: models.Random(rng=r)),
+    ("recommend_all", "rng", lambda r: models.recommend_all(["Random"], T, [1], k=1, rng=r)),
+    # refused before any Spark job (spark.evaluate checks its seed once its frames are Spark's)
+    ("spark.compare", "rng", lambda r: evalkit.spark.compare({"a": R, "b": R}, T, rng=r)),
+]
+
+
+@pytest.mark.parametrize("seed", ["x", -1, 1.5, True])
+@pytest.mark.parametrize(("func", "arg", "call"), SEEDED, ids=[row[0] for row in SEEDED])
+def test_every_random_function_names_a_bad_seed(func: str, arg: str, call: Callable,
+                                                seed: object) -> None:
+    """A seed that numpy would refuse in its own words (``SeedSequence expects int``,
+    ``expected non-negative integer``) or take silently (True) is refused at the call, by one
+    checker: the function, the argument, what it takes and what it got."""
+    with pytest.raises(evalkit.InvalidParameterError) as info:
+        call(seed)
+    assert str(info.value) == (
+        f"{func}: '{arg}' must be an integer >= 0, a numpy.random.Generator or None; got "
+        f"{seed!r}{'' if isinstance(seed, str) else f' ({type(seed).__name__})'}.")
+
+
+def test_the_seed_table_holds_every_public_random_function() -> None:
+    """A public function (or model) that takes a seed is in SEEDED, so that a new one is
+    checked too (the reports' helpers take SEED, checked as a parameter; evalkit.spark's two
+    are named as evalkit's)."""
+    import inspect
+
+    modules = [evalkit, metrics, sampled, debiased, stats, split, segments,
+               evalkit.fairness, models]
+    found = set()
+    for module in modules:
+        for name in module.__all__:
+            obj = getattr(module, name)
+            try:
+                parameters = inspect.signature(obj).parameters
+            except (TypeError, ValueError):
+                continue
+            if {"rng", "seed", "seeds"} & set(parameters):
+                found.add(name)
+    assert found == {func for func, _, _ in SEEDED} - {"spark.compare"}

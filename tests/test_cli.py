@@ -139,3 +139,131 @@ def test_an_output_under_a_file_is_an_error_naming_the_path(tmp_path, here) -> N
     assert str(blocker) in done.stderr, done.stderr
     with pytest.raises(OSError):  # --debug: the error itself, with its traceback
         here("--debug", *args)
+
+
+@pytest.fixture
+def sample_files(tmp_path, here):
+    """The sample's files for 40 users, and a worse list of the same users (ranks reversed)."""
+    made = here("sample", "--out", str(tmp_path), "--users", "40")
+    assert made.returncode == 0, made.stderr
+    recs = read_recommendations(tmp_path / "recs.csv")
+    worse = recs.assign(rank=recs.groupby("user_id")["rank"].transform("max") + 1 - recs["rank"])
+    worse[["user_id", "item_id", "rank"]].to_csv(tmp_path / "worse.csv", index=False)
+    return tmp_path
+
+
+def test_save_alone_writes_into_its_folder_only(sample_files, here) -> None:
+    d = sample_files
+    before = sorted(p.name for p in d.iterdir())
+    for folder in ("runs/first", "runs/second"):  # the same list, evaluated twice
+        done = here("evaluate", "--truth", str(d / "test.csv"), "--recs", str(d / "recs.csv"),
+                    "--save", str(d / folder))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().endswith(f"wrote the run to {d / folder}")
+    assert sorted(p.name for p in d.iterdir()) == sorted(before + ["runs"])  # nothing beside
+    assert ek_load(d / "runs" / "first").summary.equals(ek_load(d / "runs" / "second").summary)
+    # with --out too, the JSON goes there (and only there)
+    done = here("evaluate", "--truth", str(d / "test.csv"), "--recs", str(d / "recs.csv"),
+                "--save", str(d / "runs" / "third"), "--out", str(d / "out" / "result.json"))
+    assert done.returncode == 0, done.stderr
+    assert json.loads((d / "out" / "result.json").read_text())["summary"]
+    assert not (d / "recs.evaluation.json").exists()
+    # without --save, the JSON beside the recommendations is still the default
+    done = here("evaluate", "--truth", str(d / "test.csv"), "--recs", str(d / "recs.csv"))
+    assert done.returncode == 0 and (d / "recs.evaluation.json").is_file()
+
+
+def ek_load(folder):
+    from evalkit import load_evaluation
+
+    return load_evaluation(folder)
+
+
+def test_metrics_and_margins_take_labels_as_the_tables_print_them(sample_files, here) -> None:
+    d = sample_files
+    for name, metrics in (("main", ["ndcg", "precision"]), ("branch", ["NDCG", "P"])):
+        recs = "recs.csv" if name == "main" else "worse.csv"
+        done = here("evaluate", "--truth", str(d / "test.csv"), "--recs", str(d / recs),
+                    "--metrics", *metrics, "--save", str(d / name))
+        assert done.returncode == 0, done.stderr
+    assert ek_load(d / "main").summary.index.equals(ek_load(d / "branch").summary.index)
+    check = ["check", "--baseline", str(d / "main"), "--current", str(d / "branch")]
+    by_name = here(*check, "--margin", "ndcg@10=0.005", "--margin", "precision=0.01")
+    by_label = here(*check, "--margin", "NDCG@10=0.005", "--margin", "P=0.01")
+    assert by_label.returncode == by_name.returncode and by_label.returncode in (0, 1)
+    assert by_label.stdout == by_name.stdout and "| NDCG@10 |" in by_label.stdout
+    assert "| 0.005 |" in by_label.stdout
+    # a bare VALUE is the margin of every metric no other --margin names
+    mixed = here(*check, "--margin", "0.02", "--margin", "NDCG=0.005")
+    assert "| NDCG@10 | " in mixed.stdout and "| 0.005 |" in mixed.stdout
+    assert "| 0.02 |" in mixed.stdout
+    bad = here(*check, "--margin", "NDGC@10=0.005")
+    assert bad.returncode == 2 and bad.stderr.startswith(
+        "evalkit check: error: --margin names an unknown metric 'NDGC@10'; valid metrics are "
+        "precision (P), recall (R), ")
+    twice = here(*check, "--margin", "NDCG@10=0.005", "--margin", "ndcg@10=0.01")
+    assert twice.returncode == 2 and "--margin names NDCG@10 twice" in twice.stderr
+    absent = here(*check, "--margin", "MAP@10=0.005")
+    assert absent.returncode == 2 and ("--margin names 'MAP@10', which is not among the "
+                                       "metrics the baseline run holds: NDCG@10 (ndcg@10), "
+                                       "P@10 (precision@10).") in absent.stderr
+    flat = here("evaluate", "--truth", str(d / "test.csv"), "--recs", str(d / "recs.csv"),
+                "--metrics", "NDCG@10", "--out", str(d / "x.json"))
+    assert flat.returncode == 2 and ("'NDCG@10' in --metrics names 'ndcg' at a cutoff"
+                                     in flat.stderr)
+    rating = here("evaluate", "--truth", str(d / "test.csv"), "--recs", str(d / "recs.csv"),
+                  "--metrics", "MAE", "--out", str(d / "x.json"))
+    assert rating.returncode == 2 and ("metric 'MAE' in --metrics is 'mae', which evalkit "
+                                       "evaluate does not take") in rating.stderr
+    assert not (d / "x.json").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["evaluate", "--seed", "-1"], "argument --seed: must be a non-negative integer; got '-1'"),
+    (["evaluate", "--k", "5", "0"], "argument --k: must be a positive integer at most "
+                                    "1,000,000; got '0'"),
+    (["evaluate", "--curves", "0"], "argument --curves: must be a positive integer; got '0'"),
+    (["evaluate", "--log-base", "1"], "argument --log-base: must be a finite number greater "
+                                      "than 1; got '1'"),
+    (["evaluate", "--half-life", "x"], "argument --half-life: must be a finite number greater "
+                                       "than 1; got 'x'"),
+    (["evaluate", "--threshold", "nan"], "argument --threshold: must be a finite number"),
+    (["sample", "--seed", "-1"], "argument --seed: must be a non-negative integer; got '-1'"),
+    (["sample-candidates", "--seed", "-1"], "argument --seed: must be a non-negative integer"),
+    (["sample-candidates", "--n-negatives", "0"],
+     "argument --n-negatives: must be a positive integer or 'all'; got '0'"),
+    (["check", "--seed", "-1"], "argument --seed: must be a non-negative integer; got '-1'"),
+    (["check", "--alpha", "2"], "argument --alpha: must be a number between 0 and 1 "
+                                "(exclusive); got '2'"),
+    (["check", "--current", "nowhere"], "argument --current: 'nowhere' is not a saved run (no "
+                                        "run.json); save one with evalkit evaluate --save DIR"),
+    (["check", "--margin", "ndcg@10=-1"], "evalkit check: error: --margin takes a VALUE that "
+                                          "is a number >= 0 or a percentage of the baseline "
+                                          "such as 1%; got 'ndcg@10=-1'."),
+    (["sample-candidates", "--scheme", "popularity", "--without-replacement"],
+     "evalkit sample-candidates: error: --without-replacement takes --scheme uniform only"),
+])
+def test_a_bad_option_is_named_as_it_was_typed(sample_files, here, args, message) -> None:
+    """Each option's error names the flag (never the Python argument it becomes, such as
+    'rng', 'k' or 'log_base'), the rule, and the value as typed; nothing is written."""
+    d = sample_files
+    command, *rest = args
+    need = {
+        "evaluate": ["--truth", str(d / "test.csv"), "--recs", str(d / "recs.csv"),
+                     "--out", str(d / "x.json")],
+        "sample": ["--out", str(d / "new")],
+        "sample-candidates": ["--truth", str(d / "test.csv"), "--train", str(d / "train.csv"),
+                              "--out", str(d / "x.csv")],
+        "check": [],
+    }[command]
+    if command == "check":
+        done = here("evaluate", "--truth", str(d / "test.csv"), "--recs", str(d / "recs.csv"),
+                    "--save", str(d / "run"))
+        assert done.returncode == 0, done.stderr
+        need = [] if "--current" in rest else ["--current", str(d / "run")]
+        need += ["--baseline", str(d / "run")]
+    done = here(command, *need, *rest)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "'rng'" not in done.stderr and "Traceback" not in done.stderr
+    assert not (d / "x.json").exists() and not (d / "x.csv").exists()
+    assert not (d / "new").exists()

@@ -4,6 +4,7 @@ audits with their text whole, descriptions as text, progress that leaves nothing
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -36,7 +37,8 @@ def test_a_comparison_shows_its_answer_and_reconciles_intervals_with_holm() -> N
     assert list(shown.columns) == ["system", "against", "metric", "difference", "d_z",
                                    "p (Holm)", "significant", "better", "detectable", "users"]
     assert set(shown["significant"]) == {"no"} and (shown["system"] == "b").all()
-    assert shown["difference"].iloc[0].startswith("+0.150 [+")  # 6 of 40 users, above 0
+    assert shown["difference"].iloc[0].startswith("+0.1500 [+")  # 6 of 40 users, above 0
+    assert re.fullmatch(r"\+\d\.\d\d \[\+\d\.\d\d, \+\d\.\d\d\]", shown["d_z"].iloc[0])
     text = repr(table)
     assert "Holm-adjusted over all 5 tests" in text
     assert "an interval that excludes 0 can stand beside a non-significant p-value" in text
@@ -99,3 +101,35 @@ def test_an_evaluation_s_definitions_show_as_a_table_with_their_meaning() -> Non
     assert text.splitlines()[0].split() == ["value", "meaning"]
     assert any(line.startswith("gain") and "'exponential'" in line
                for line in text.splitlines())
+
+
+def test_a_summary_shows_4_decimals_and_keeps_full_precision_one_attribute_away() -> None:
+    systems, truth = _disagreeing()
+    result = ek.evaluate(truth, systems["b"], k=1, metrics=["precision", "ndcg"])
+    summary = result.summary
+    assert summary.loc["precision@1", "mean"] == 26 / 40  # 0.65, the value itself
+    assert type(summary.table) is pd.DataFrame and list(summary.table.columns) == list(
+        summary.columns)
+    assert type(summary[["mean"]]) is pd.DataFrame and type(summary.copy()) is pd.DataFrame
+    page = summary._repr_html_()
+    assert "<th>label</th>" not in page and "<th>mean</th>" in page
+    assert "0.6500" in page and ".table holds every column (metric, k, label" in page
+    assert not re.search(r"\d\.\d{5,}", page + repr(summary))
+
+
+def test_a_regression_check_at_the_randomization_floor_shows_a_plain_bound_and_why() -> None:
+    systems, truth = _disagreeing()
+    users = truth["user_id"]
+    better = pd.DataFrame({"user_id": users, "item_id": 1, "rank": 1})  # every user hits
+    now = ek.evaluate(truth, better, k=[1, 2], metrics=["precision", "ndcg", "mrr"])
+    then = ek.evaluate(truth, systems["a"], k=[1, 2], metrics=["precision", "ndcg", "mrr"])
+    check = ek.regression_check(now, then, test="randomization", n_permutations=999)
+    # 20 of 40 users gain 1, the rest 0: no flip reaches it; 6 metrics x 1/1000 after Holm
+    assert (check.table["p_value"] == 1 / 1000).all()
+    assert set(check.readable()["p (adjusted)"]) == {"< 0.006"}
+    text = check.to_markdown()
+    assert "999 random sign flips give no p-value below 1/1,000" in text
+    assert "after the Holm correction, rounded up" in text and "0.006" in repr(check)
+    assert "< 0.006" in check._repr_html_().replace("&lt;", "<")
+    plain = ek.regression_check(now, then)  # the t-test: no floor, no note
+    assert set(plain.readable()["p (adjusted)"]) == {"< 0.001"} and not plain.notes

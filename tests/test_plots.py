@@ -194,7 +194,8 @@ def test_metrics_at_k_grid(curves: dict[str, pd.DataFrame]) -> None:
 
 
 def test_metric_at_k_bad_input(curves: dict[str, pd.DataFrame]) -> None:
-    with pytest.raises(ValueError, match="metric_at_k: unknown metric 'nDCG'; valid values are"):
+    with pytest.raises(ValueError, match="metric_at_k: 'metric' names an unknown metric 'nDCG'; "
+                                         "valid metrics are precision"):
         plots.metric_at_k(curves, "nDCG")
     with pytest.raises(ValueError,
                        match=r"metric_at_k: 'curves\['good'\]' is missing column\(s\) ndcg"):

@@ -141,7 +141,7 @@ def test_a_comparison_states_what_it_could_detect() -> None:
             abs(diffs.mean()), diffs=diffs, n_tests=2)
     assert table.loc[table["against"].isna(), "mde"].isna().all()  # the systems' own rows
     shown = table.readable()
-    assert shown["detectable"].tolist() == [f"{m:.3f}" for m in pairs["mde"]]
+    assert shown["detectable"].tolist() == [f"{m:.4f}" for m in pairs["mde"]]
     assert not pairs["significant"].any()  # two random systems (seeded)
     text = rp.findings(runs, comparison=table, k=5)
     assert (f"with 300 users it could only detect differences of at least "

@@ -5,6 +5,7 @@ parameter list. A module of their own, so that they run beside the first."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -39,3 +40,12 @@ def test_the_other_readme_commands_produce_their_reports(runs) -> None:
                                             "relevance": "score"})
     want = ek.evaluate(truth, recs, k=10, metrics=["ndcg"], threshold=None, gain="binary")
     assert ranking["ndcg@10 my-model"] == pytest.approx(float(f"{want.mean('ndcg', 10):.6g}"))
+    # the files' user and item ids are the embedded sample's, and DATASET keeps its default
+    # ("sample"): still no page shows the sample's users' attributes or its items' titles
+    sample = ek.load_sample()
+    words = {"gender", *(set(sample.users["occupation"]) - {"other"}), *sample.items["title"]}
+    for page in sorted(out.glob("*.html")):
+        text = re.sub(r"<[^>]+>", " ", page.read_text())
+        assert not [w for w in words if re.search(rf"\b{re.escape(w)}\b", text)], page.name
+    groups = (out / "07-model-comparison.html").read_text()
+    assert "User groups are not shown: the data has no user attributes" in groups

@@ -4,6 +4,8 @@ paired differences."""
 
 from __future__ import annotations
 
+import re
+
 import matplotlib
 
 matplotlib.use("agg")
@@ -93,14 +95,19 @@ def test_the_display_table_formats_and_the_numbers_stay_numeric(evaluations) -> 
 
 
 def test_a_p_value_at_the_floor_is_shown_as_a_bound_rounded_up() -> None:
-    assert format_pvalue(1 / 10001, at_floor=True) == "< 0.0001"
-    assert format_pvalue(12 / 10001, at_floor=True) == "< 0.0012"
+    # a bound reads plainly: one significant digit, rounded up, and never below 0.001
+    assert format_pvalue(1 / 10001, at_floor=True) == "< 0.001"
+    assert format_pvalue(11 / 10001, at_floor=True) == "< 0.002"  # not "< 0.0011"
+    assert format_pvalue(12 / 10001, at_floor=True) == "< 0.002"
     assert format_pvalue(1 / 1000, at_floor=True) == "< 0.001"
     assert format_pvalue(1 / 101, at_floor=True) == "< 0.01"
-    for value in (1 / 10001, 7 / 10001, 3 / 999, 1 / 101, 0.5):
-        bound = float(format_pvalue(value, at_floor=True)[2:])
-        assert value <= bound < value * 1.11
-    assert format_pvalue(1 / 10001) == "0.0001"
+    for value in (1 / 10001, 7 / 10001, 11 / 10001, 3 / 999, 1 / 101, 0.5):
+        shown = format_pvalue(value, at_floor=True)
+        assert re.fullmatch(r"< (0\.0*)?[1-9]", shown), shown
+        assert value <= float(shown[2:]) <= max(2 * value, 0.001)
+    # below 0.001 every p-value shows as "< 0.001", never in scientific notation
+    assert format_pvalue(1 / 10001) == format_pvalue(6.5e-23) == "< 0.001"
+    assert format_pvalue(0.001) == "0.001" and format_pvalue(0.0012) == "0.0012"
     assert format_pvalue(0.2) == "0.2" and format_pvalue(np.nan) == ""
 
 

@@ -10,6 +10,8 @@ import pandas as pd
 
 import evalkit as ek
 from evalkit import report as rp
+from evalkit.models import MostPopular
+from evalkit.segments import item_popularity_buckets
 
 
 def _world(seed: int = 0):
@@ -40,7 +42,21 @@ def test_the_note_names_the_group_served_worse_and_the_exposure() -> None:
     note = rp.group_note(check)
     assert f"the largest shortfall is F's, NDCG@10 {table.loc['F', 'gap']:+.4f}" in note
     assert "(an interval below 0)" in note and "(600 of the 600 test users have it)" in note
-    assert "sys gives the tail" in note
+    exposure = check.exposure["sys"]
+    assert f"sys gives the tail {exposure.loc['tail', 'share']:.1%} of the attention" in note
+    shown = rp.exposure_table(check)
+    assert shown.loc[("sys", "tail"), "share of the catalogue"] == \
+        f"{exposure.loc['tail', 'target']:.1%}"
+    buckets = item_popularity_buckets(inputs.train).astype(str)
+    tail_item = buckets[buckets == "tail"].index[0]
+    two = rp.group_check(inputs, {"sys": evaluations["sys"], "other": evaluations["sys"]},
+                         {"sys": recs, "other": recs.assign(item_id=recs["item_id"].where(
+                             recs["rank"] == 1, tail_item))},
+                         attributes, metric="ndcg", k=10)
+    tails = {n: t.loc["tail", "share"] for n, t in two.exposure.items()}
+    most = max(tails, key=tails.get)
+    assert f"{most} gives the tail the largest share, {tails[most]:.1%}" in rp.group_note(two)
+    assert rp.group_note(two).count("gives the tail") == 1  # a table, not a sentence each
     assert "Significant gaps after Holm's correction over every system and group: F (sys)." \
         in note
     shown = rp.group_table(check)
@@ -53,7 +69,38 @@ def test_the_note_names_the_group_served_worse_and_the_exposure() -> None:
 def test_a_users_file_is_read_with_the_analysts_column_names(tmp_path) -> None:
     _, _, attributes = _world()
     attributes.rename(columns={"user_id": "uid"}).to_csv(tmp_path / "users.csv", index=False)
-    read = rp.user_attributes("sample", str(tmp_path / "users.csv"), columns={"uid": "user_id"})
+    sample = rp.load_inputs("sample", split=None)
+    read = rp.user_attributes(sample, str(tmp_path / "users.csv"), columns={"uid": "user_id"})
     pd.testing.assert_frame_equal(read, attributes)
-    assert list(rp.user_attributes("sample").columns) == ["user_id", "gender", "age",
-                                                          "occupation", "zip"]
+    assert list(rp.user_attributes(sample).columns) == ["user_id", "gender", "age",
+                                                        "occupation", "zip"]
+
+
+def test_the_analysts_own_files_never_get_the_samples_users(tmp_path) -> None:
+    """Own files whose user ids are the sample's: DATASET keeps its default ("sample"), and
+    still no attribute of the sample's users is joined to them; only USERS gives some."""
+    sample = ek.load_sample()
+    ratings = sample.ratings[sample.ratings["user_id"].isin(sample.users["user_id"][:50])]
+    split = ek.user_ratio_split(ratings, test_fraction=0.2, rng=0)
+    split.train.to_csv(tmp_path / "train.csv", index=False)
+    split.test.to_csv(tmp_path / "test.csv", index=False)
+    ratings.to_csv(tmp_path / "ratings.csv", index=False)
+    own = [rp.load_inputs("sample", train=tmp_path / "train.csv", test=tmp_path / "test.csv"),
+           rp.load_inputs(str(tmp_path / "ratings.csv")),
+           rp.load_inputs(str(tmp_path / "ratings.csv"), split=None)]
+    for inputs in own:
+        assert rp.user_attributes(inputs) is None
+        recs = MostPopular().fit(inputs.train).recommend(inputs.test_users, k=10) \
+            if inputs.split is not None else None
+        if recs is None:
+            continue
+        evaluations = {"pop": ek.evaluate(inputs.test, recs, k=10, metrics=["ndcg"],
+                                          n_resamples=50)}
+        check = rp.group_check(inputs, evaluations, {"pop": recs},
+                               rp.user_attributes(inputs), metric="ndcg", k=10)
+        note = rp.group_note(check)
+        assert note.startswith("User groups are not shown: the data has no user attributes")
+        assert "-p USERS" in note and "gender" not in note and rp.group_table(check) is None
+    sample.users.iloc[:50, [0, 2]].to_csv(tmp_path / "users.csv", index=False)
+    given = rp.user_attributes(own[0], tmp_path / "users.csv")
+    assert list(given.columns) == ["user_id", "age"] and len(given) == 50

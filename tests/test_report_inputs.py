@@ -14,6 +14,7 @@ import pytest
 
 import evalkit as ek
 from evalkit import report as rp
+from evalkit.models import MostPopular
 from evalkit.report import PARAMETERS, ParameterError, check_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +36,11 @@ EXAMPLE = ROOT / "data" / "example"
     ({"TEST_FRACTION": 0.5}, r"parameter TEST_FRACTION must be a number between 0 and 0.5"),
     ({"SPLIT": "temporal"}, r"parameter SPLIT must be one of 'random', 'user_ratio'"),
     ({"BASELINES": ["EASE", "Ease"]}, r"parameter BASELINES\[1\] must be one of .*'EASE'"),
-    ({"METRIC": "nDCG"}, r"parameter METRIC must be one of .*'ndcg'"),
+    ({"METRIC": "nDCG"}, r"parameter METRIC: unknown metric 'nDCG'; valid metrics are "
+                         r"precision \(P\), .* did you mean 'NDCG' or 'ndcg'\?"),
+    ({"METRIC": "MAE"}, r"parameter METRIC: metric 'MAE' is 'mae', which parameter METRIC does "
+                        r"not take; it takes precision \(P\)"),
+    ({"METRICS": ["NDCG", "ndcg"]}, r"parameter METRICS must be a list of distinct metrics"),
     ({"RECS": ["recs.csv"]}, r"parameter RECS must be a mapping of system name to file path"),
     ({"RECS": {"mine": "/no/such/recs.csv"}}, r"parameter RECS\['mine'\] names no file: "
                                               r"'/no/such/recs.csv' does not exist"),
@@ -66,6 +71,19 @@ def test_good_parameters_pass_and_come_back_normalized() -> None:
                            TEST=None, RECS={}, BASELINES=["EASE"], REFERENCE="EASE")
     assert got["K_VALUES"] == [5, 10] and got["THRESHOLD"] == 4.0
     assert isinstance(got["THRESHOLD"], float)
+
+
+def test_metrics_are_named_by_registry_name_or_label_and_come_back_as_names() -> None:
+    from evalkit.report._runner import _resolve_parameters
+
+    got = check_parameters(METRIC="NDCG", METRICS=["P", "ndcg", "R-Prec"])
+    assert got["METRIC"] == "ndcg"
+    assert got["METRICS"] == ["precision", "ndcg", "r_precision"]
+    # METRIC is one of METRICS whichever way each is written, and so for a profile's list
+    assert check_parameters(METRIC="MRR", METRICS=["mrr"], PROFILE="trec_eval")["METRIC"] == "mrr"
+    # the runner passes the notebooks the registry names, which every evalkit call takes
+    resolved = _resolve_parameters("sample", {"METRIC": "NDCG", "METRICS": ["P", "NDCG"]})
+    assert resolved["METRIC"] == "ndcg" and resolved["METRICS"] == ["precision", "ndcg"]
 
 
 def test_a_namespace_is_checked_for_its_parameters_only() -> None:
@@ -179,6 +197,26 @@ def test_systems_are_the_files_then_the_baselines_and_coverage_counts_every_user
     assert table.loc["stray", "only in the list (ignored)"] == 1
     assert table.loc["MostPopular", "longest list"] == 7
     assert table.loc["MostPopular", "without a list (score 0)"] == 0
+    # each baseline's next item, kept aside for the findings: the 8th of a list asked at 8
+    popular = MostPopular().fit(inputs.train).recommend(inputs.test_users, k=8)
+    loaded = rp.load_systems(inputs, baselines=["MostPopular"], k=7)
+    pd.testing.assert_frame_equal(loaded.beyond["MostPopular"],
+                                  popular[popular["rank"] == 8].reset_index(drop=True))
+
+
+def test_ties_across_the_cutoff_of_a_baseline_are_seen_as_from_longer_lists() -> None:
+    """A page that asks the baselines for k items says for how many users tied scores
+    straddle k, the same count as a page whose lists are longer."""
+    inputs = rp.load_inputs(str(EXAMPLE))
+    short = rp.load_systems(inputs, baselines=["MostPopular"], k=10)
+    longer = rp.load_systems(inputs, baselines=["MostPopular"], k=20)
+    want = rp.score_ties(longer["MostPopular"], [10])[10]
+    assert want > 0
+    evaluations = {"MostPopular": ek.evaluate(inputs.test, short["MostPopular"], k=10,
+                                              metrics=["ndcg"], n_resamples=0)}
+    said = rp.findings(evaluations, k=10, systems=short)
+    assert f"tied scores straddle the cutoff 10 for {want:,} of the" in said
+    assert "cannot be seen" not in said
 
 
 def test_predictions_files_need_a_prediction_column(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from evalkit import report as rp
 from evalkit.metrics import sampled as S
@@ -28,16 +29,17 @@ def test_the_note_says_when_sampling_flips_the_winner_and_the_correction_restore
                              metric="hit_rate", k=10, n_negatives=100, users=600,
                              sampled_users=600, debiased_metric="recall")
     note = rp.protocol_note(check)
-    assert "the winner changes from b (full ranking) to a" in note
+    assert "the highest mean changes from b's (full ranking) to a's" in note
     assert "the EM correction names b again" in note
-    assert "the order of the baselines is different (a > b sampled, b > a full; Kendall's " \
-        "tau -1.00)" in note
-    assert "the best system is b at every assumed bias from gamma -1 (none) to 1" in note
+    assert "the order of the baselines' means is different (a > b sampled, b > a full; " \
+        "Kendall's tau -1.00)" in note
+    assert "b has the highest mean at every assumed bias, gamma -1 (no bias) to 1" in note
     table = rp.protocol_table(check)
     assert list(table.index) == ["a", "b"]
-    assert table.loc["a", "full ranking"] == 0.0 and np.isnan(table.loc["a", "uniform: x full"])
-    assert table.loc["b", "uniform: x full"] == round(comparison.table.loc["b", "naive"]
-                                                     / comparison.table.loc["b", "full"], 1)
+    ratio = table["uniform: sampled / full"]
+    assert table.loc["a", "full ranking"] == 0.0 and np.isnan(ratio["a"])
+    assert ratio["b"] == round(comparison.table.loc["b", "naive"]
+                               / comparison.table.loc["b", "full"], 1)
 
 
 def test_the_section_runs_on_small_inputs_and_can_be_switched_off() -> None:
@@ -67,9 +69,91 @@ def test_the_note_gives_the_biases_at_which_each_system_is_best_and_if_that_is_e
                           "ci_high": [.22, .12, .19, .13, .12, .18, .1, .32],
                           "rank": [1, 2, 1, 2, 2, 1, 2, 1]})
     table["best"] = table["gamma"].map({-1.0: "a", 0.0: "a", 1.0: "b", 2.0: "b"})
+    # the paired lead of the best over the second: clear but at gamma 1
+    table["lead"] = table["gamma"].map({-1.0: .1, 0.0: .06, 1.0: .05, 2.0: .21})
+    table["lead_ci_low"] = table["gamma"].map({-1.0: .05, 0.0: .01, 1.0: -.01, 2.0: .15})
+    table["lead_ci_high"] = table["lead"] + .05
     check = rp.ProtocolCheck(sampled={}, debiased=table, metric="ndcg", k=10, n_negatives=100,
                              users=10, sampled_users=None, debiased_metric="recall")
     note = rp.protocol_note(check)
     assert "a from gamma -1 to 0; b from gamma 1 to 2" in note
-    assert "At 1 of the 4 biases the intervals of the two best systems overlap" in note
+    assert "at 1 of the 4 biases (gamma 1) the paired interval of the best system's lead " \
+        "over the second includes 0, so their order is not established there" in note
     assert "(`BASELINES` is empty)" in note
+
+
+def _three_systems(n: int = 400, seed: int = 0):
+    """Train and test data and three systems' top 10: ``b`` finds what ``a`` finds and, for
+    a fifth of the users, one relevant item more (so b's lead over a is clear when paired,
+    while their own intervals overlap); ``c`` finds little."""
+    rng = np.random.default_rng(seed)
+    users = np.arange(1, n + 1)
+    relevant = np.column_stack([rng.permutation(60)[:3] for _ in users])
+    test = pd.DataFrame({"user_id": np.tile(users, 3), "item_id": relevant.ravel(),
+                         "rating": 5.0})
+    train = pd.DataFrame({"user_id": np.repeat(users, 8),
+                          "item_id": rng.zipf(1.3, 8 * n) % 260}).drop_duplicates()
+    train = train.merge(test, how="left", indicator=True)
+    train = train[train["_merge"] == "left_only"][["user_id", "item_id"]]
+
+    def lists(hits: np.ndarray) -> pd.DataFrame:
+        items = rng.integers(60, 260, (n, 10))
+        items[:, 0] = np.where(hits[:, 0], relevant[0], items[:, 0])
+        items[:, 9] = np.where(hits[:, 1], relevant[1], items[:, 9])
+        frame = pd.DataFrame({"user_id": np.repeat(users, 10), "item_id": items.ravel(),
+                              "rank": np.tile(np.arange(1, 11), n)})
+        return frame.drop_duplicates(["user_id", "item_id"])
+
+    found = rng.random(n) < 0.4
+    more = rng.random(n) < 0.08
+    systems = {"a": lists(np.column_stack([found, np.zeros(n, bool)])),
+               "b": lists(np.column_stack([found, more])),
+               "c": lists(np.column_stack([rng.random(n) < 0.05, np.zeros(n, bool)]))}
+    return SimpleNamespace(train=train, test=test), systems
+
+
+def test_statements_about_order_need_two_systems_and_rest_on_paired_evidence() -> None:
+    """With one system the section orders nothing and prints no NaN statistic; with two and
+    three, every order it states is the table's, and an order is said to be established
+    exactly where the paired interval of the lead excludes 0, which agrees with the paired
+    per-user differences of the ordinary metric."""
+    import evalkit as ek
+
+    inputs, systems = _three_systems()
+    for names, baselines in ((["a"], ["MostPopular"]),
+                             (["a", "b"], ["MostPopular", "ItemKNN"]),
+                             (["a", "b", "c"], ["MostPopular", "ItemKNN", "Random"])):
+        chosen = {n: systems[n] for n in names}
+        check = rp.protocol_check(inputs, chosen, baselines, k=10, metric="recall",
+                                  n_negatives=20, schemes=["uniform", "popularity"],
+                                  threshold=None,
+                                  seed=0, max_users=100)
+        note = rp.protocol_note(check)
+        assert "nan" not in note.lower() and ", ;" not in note and ", ." not in note
+        t = check.sampled["uniform"].table
+        d = check.debiased
+        if len(names) == 1:
+            assert "one system: no order" in note and "highest mean" not in note
+            assert note.count("With one baseline there is no order") == 1 and "tau" not in note
+            assert d["lead"].isna().all()
+            continue
+        order = " > ".join(t.sort_values("rank_full").index)
+        assert f"{order} full" in note
+        best = d.drop_duplicates("gamma")
+        assert (best["lead"] > 0).all()
+        # the lead at gamma -1 (no bias) is the mean paired difference of the plain metric
+        plain = {n: ek.evaluate(inputs.test, s, k=10, metrics=["recall"], threshold=None,
+                                n_resamples=0).per_user["recall@10"] for n, s in chosen.items()}
+        top = d[d["gamma"] == -1].sort_values("rank")["system"].tolist()
+        lead = (plain[top[0]] - plain[top[1]]).mean()
+        assert best.loc[best["gamma"] == -1, "lead"].iloc[0] == pytest.approx(lead)
+        assert top[:2] == ["b", "a"]  # b's extra hits: ahead of a, paired, at every gamma
+        established = best["lead_ci_low"] > 0
+        overlapping = d[d["system"] == "b"]["ci_low"].to_numpy() \
+            <= d[d["system"] == "a"]["ci_high"].to_numpy()
+        assert overlapping.any()  # unpaired intervals overlap, the paired lead is clear
+        if established.all():
+            assert "at every gamma the paired interval of the best system's lead over the " \
+                "second excludes 0" in note
+        else:
+            assert f"at {int((~established).sum())} of the {len(best)} biases" in note

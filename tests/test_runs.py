@@ -233,7 +233,7 @@ def test_runs_that_cannot_be_compared_are_refused_naming_why(runs) -> None:
     subset = ek.evaluate(truth, a, k=[10], metrics=["ndcg"], train=train)
     check = ek.regression_check(subset, run)
     assert list(check.table["column"]) == ["ndcg@10"]
-    assert any("precision@5 is only in the baseline run" in note for note in check.notes)
+    assert any("P@5 is only in the baseline run" in note for note in check.notes)  # a label
 
 
 def test_the_check_command_exits_by_its_verdict(runs, tmp_path, monkeypatch, capsys) -> None:
@@ -245,7 +245,10 @@ def test_the_check_command_exits_by_its_verdict(runs, tmp_path, monkeypatch, cap
     monkeypatch.chdir(tmp_path)  # the command line, in this process (as `evalkit ...`)
 
     def cli(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse's own errors
+            code = exit_.code
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -381,3 +384,49 @@ def test_catalog_coverage_is_checked_from_the_runs_lists(runs, tmp_path) -> None
     plain = ek.regression_check(bare, saved, coverage=True)
     assert "catalog_coverage@5" not in set(plain.table["column"])
     assert any("does not hold its lists" in note for note in plain.notes)
+
+
+def test_margins_name_a_metric_by_its_label_or_its_registry_name(runs) -> None:
+    _, _, _, _, run_a, run_b = runs
+    by_name = ek.regression_check(run_a, run_b, margins={"ndcg@10": 0.01, "precision": 0.02})
+    by_label = ek.regression_check(run_a, run_b, margins={"NDCG@10": 0.01, "P": 0.02})
+    pd.testing.assert_frame_equal(by_label.table, by_name.table)
+    assert by_label.to_markdown() == by_name.to_markdown()
+    margins = by_label.table.set_index("column")["margin"]
+    assert margins["ndcg@10"] == 0.01 and margins["ndcg@5"] == 0
+    assert margins["precision@5"] == margins["precision@10"] == 0.02
+    # a cutoff's own margin wins over its metric's, whichever way each is written
+    both = ek.regression_check(run_a, run_b, margins={"NDCG": 0.1, "ndcg@10": 0.2})
+    assert both.table.set_index("column")["margin"][["ndcg@5", "ndcg@10"]].tolist() == [0.1, 0.2]
+    with pytest.raises(ValueError, match=r"'margins' names NDCG@10 twice \('NDCG@10' and "
+                                         r"'ndcg@10'\); give it once"):
+        ek.regression_check(run_a, run_b, margins={"NDCG@10": 0.1, "ndcg@10": 0.1})
+    with pytest.raises(ValueError, match=r"'margins' names 'MAP@10', which is not among the "
+                                         r"metrics the runs share: P@5 \(precision@5\), "):
+        ek.regression_check(run_a, run_b, margins={"MAP@10": 0.1})
+
+
+def test_an_unknown_margin_key_lists_every_metric_of_the_registry(runs) -> None:
+    from evalkit.metrics import METRICS
+
+    _, _, _, _, run_a, run_b = runs
+    for key in ("NDGC@10", "nDCG@10"):
+        with pytest.raises(ValueError) as info:
+            ek.regression_check(run_a, run_b, margins={key: 0.1})
+        message = str(info.value)
+        assert message.startswith(f"regression_check: 'margins' names an unknown metric {key!r}")
+        assert all(f"{m.name} ({m.label})" in message or f" {m.name}," in message
+                   for m in METRICS.values()), message
+    assert "did you mean 'NDCG' or 'ndcg'?" in message  # case-sensitive, and says so
+
+
+def test_the_summary_line_names_the_failing_metrics_as_the_table_does(runs) -> None:
+    _, _, _, _, run_a, run_b = runs
+    check = ek.regression_check(run_a, run_b)  # a is worse than b: regressed
+    assert not check.passed and check.failed
+    markdown = check.to_markdown()
+    failing = markdown.split("Failing: ")[1].split(".")[0].split(", ")
+    shown = [line.split(" | ")[0].removeprefix("| ").removesuffix(" (lower is better)")
+             for line in markdown.splitlines() if "**regressed**" in line]
+    assert failing == shown and "P@10" in failing
+    assert "precision@" not in markdown and "ndcg@" not in markdown

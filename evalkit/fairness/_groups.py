@@ -280,6 +280,7 @@ def compare_disparity(
     from ..stats import holm
 
     func = "compare_disparity"
+    check_rng(rng, func=func)
     if not isinstance(systems, dict) or len(systems) < 2:
         raise ValueError(f"{func}: 'systems' must map at least two names to per-user "
                          "metrics.")

@@ -44,6 +44,7 @@ from ._registry import (
     RANKING_METRICS,
     get_metric,
     load_metrics,
+    parse_column,
     register,
     unregister,
 )
@@ -121,6 +122,7 @@ __all__ = [
     "mean_pop_rank",
     "ndcg_at_k",
     "novelty",
+    "parse_column",
     "personalization",
     "precision_at_k",
     "precision_recall_curve",

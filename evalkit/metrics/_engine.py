@@ -47,12 +47,13 @@ def default_metrics(*, definitions: Definitions | str | None = None,
 
 
 def check_metrics(metrics: object, *, func: str) -> list[str]:
-    """Registry names of ranking metrics, distinct, in the order given (None: the defaults)."""
+    """Registry names of ranking metrics, distinct, in the order given (None: the defaults);
+    each named by its registry name or its label (:func:`~evalkit.metrics.get_metric`)."""
     if metrics is None:
         return default_metrics()
     if isinstance(metrics, str):
         metrics = [metrics]
-    names = [get_metric(m, func=func).name for m in metrics]
+    names = [get_metric(m, func=func, arg="metrics").name for m in metrics]
     for name in names:
         if name not in RANKING_METRICS:
             raise ValueError(

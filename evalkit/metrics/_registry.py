@@ -14,7 +14,10 @@ implementation lives in ``tests/metrics/naive.py``; the reference and card tests
 it has one.
 
 Ranking metrics use their short names (``precision``, ``map``, ``ndcg``, ...); the other
-families keep their function names. The classification functions ``precision``, ``recall``
+families keep their function names. Wherever a metric is named (``evaluate``'s ``metrics``,
+margins, the command line, the reports' parameters, the plots), its registry name and its label
+(``NDCG``, at a cutoff ``NDCG@10``) both name it, read in one place: :func:`get_metric` and
+:func:`parse_column`. The classification functions ``precision``, ``recall``
 and ``f1`` of :mod:`evalkit.metrics.classification` compute one number from a confusion table,
 not per-user values, and are not registered, so those names mean the ranking metrics.
 """
@@ -26,18 +29,20 @@ import importlib
 import importlib.util
 import math
 import os
+import re
 import sys
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 import numpy as np
 
-from .._checks import InvalidParameterError
+from .._checks import InvalidParameterError, describe
 from ..definitions import limit_definitions
 from . import beyond, correlation, ranking, rating
 from ._spec import Hits, Metric
 
 __all__ = ["CURVE_METRICS", "METRICS", "RANKING_METRICS", "Metric", "get_metric", "load_metrics",
-           "register", "unregister"]
+           "parse_column", "register", "unregister"]
 
 #: The environment variable naming the modules that register metrics of your own, loaded
 #: when :mod:`evalkit.metrics` is first imported (so in every report notebook's kernel).
@@ -283,12 +288,172 @@ def unregister(name: str) -> None:
     RANKING_METRICS.pop(name, None)
 
 
-def get_metric(name: object, *, func: str = "get_metric") -> Metric:
-    """Look up a metric by registry name; unknown names list the valid ones."""
-    if not isinstance(name, str) or name not in METRICS:
-        valid = ", ".join(METRICS)
-        raise ValueError(f"{func}: unknown metric {name!r}; valid metrics are {valid}.")
-    return METRICS[name]
+#: ``label@k`` / ``name@k``: a metric at a cutoff.
+_AT_CUTOFF = re.compile(r"(?P<metric>.+)@(?P<k>[0-9]+)\Z")
+
+
+def _quoted(arg: str) -> str:
+    """An argument as a message names it: a flag as typed (``--margin``), else quoted."""
+    return arg if arg.startswith("-") else f"'{arg}'"
+
+
+def _listed(names: Iterable[str] | None = None) -> str:
+    """``precision (P), recall (R), ...``: each metric's name and, where it differs, label."""
+    chosen = METRICS.values() if names is None else [METRICS[n] for n in names if n in METRICS]
+    return ", ".join(m.name if m.label == m.name else f"{m.name} ({m.label})" for m in chosen)
+
+
+def _matches(text: str, choices: Collection[str] | None, *, at_k: bool) -> list[Metric]:
+    """The metrics ``text`` names: the one of that registry name, else those of that label
+    (only metrics with a cutoff when ``at_k``). Among several, those in ``choices`` are kept
+    when some are; a label shared by a metric without a cutoff and metrics with one (R-Prec:
+    ``r_precision`` and ``r_precision_at_k``) alone names the one without, as tables print
+    it."""
+    if text in METRICS and (METRICS[text].at_k or not at_k):
+        return [METRICS[text]]
+    found = [m for m in METRICS.values() if m.label == text and (m.at_k or not at_k)]
+    if len(found) > 1 and choices is not None and any(m.name in choices for m in found):
+        found = [m for m in found if m.name in choices]
+    if len(found) > 1 and not at_k and sum(not m.at_k for m in found) == 1:
+        found = [m for m in found if not m.at_k]
+    return found
+
+
+def _where(arg: str | None) -> str:
+    return "" if arg is None else f" in {_quoted(arg)}"
+
+
+def _one(text: str, found: list[Metric], *, func: str, arg: str | None,
+         choices: Collection[str] | None, shown: str | None = None) -> Metric:
+    """The metric of ``found`` (the metrics ``text`` names), or the error: ambiguous, unknown,
+    or not one of ``choices``; ``shown`` is the text as given (with its cutoff)."""
+    where = _where(arg)
+    cutoff = shown is not None
+    shown = text if shown is None else shown
+    if len(found) > 1:
+        raise InvalidParameterError(
+            f"{func}: metric {shown!r}{where} is ambiguous: it is the label of "
+            f"{', '.join(m.name for m in found)}; name one of them by its registry name.")
+    if not found:
+        folded = [m for m in METRICS.values() if text.casefold() in
+                  (m.name.casefold(), m.label.casefold())]
+        hint = (f" Names and labels are case-sensitive: did you mean "
+                f"{' or '.join(repr(n) for m in folded for n in dict.fromkeys((m.label, m.name)))}?"
+                if folded else "")
+        at = " (name@k or label@k at a cutoff: ndcg@10, NDCG@10)" if cutoff else ""
+        raise InvalidParameterError(
+            f"{func}: {'' if arg is None else _quoted(arg) + ' names an '}unknown metric "
+            f"{shown!r}; valid metrics are {_listed(choices)}, each by its registry name or its "
+            f"label{at}.{hint}")
+    metric = found[0]
+    if choices is not None and metric.name not in choices:
+        raise InvalidParameterError(
+            f"{func}: metric {shown!r}{where} is {metric.name!r}, which {func} does not take; "
+            f"it takes {_listed(choices)}.")
+    return metric
+
+
+def get_metric(name: object, *, func: str = "get_metric", arg: str | None = None,
+               choices: Iterable[str] | None = None) -> Metric:
+    """The metric a text names: its registry name (``"ndcg"``) or its label as tables print
+    it (``"NDCG"``); unknown names list the valid ones.
+
+    This is the one place where evalkit reads a metric's name: ``evaluate(metrics=...)``,
+    :func:`evalkit.compare`, the metric arguments of the plots, the sampled and debiased
+    metrics, ``evalkit evaluate --metrics`` and the reports' ``METRIC`` and ``METRICS`` all
+    call it (a name with a cutoff, as in margins, goes through :func:`parse_column`).
+
+    Parameters
+    ----------
+    name : str
+        A registry name or a label; both are case-sensitive (``"nDCG"`` is refused, naming
+        ``"NDCG"`` and ``"ndcg"``). A registry name always means its metric; a label shared by
+        several metrics is refused as ambiguous, except that a label shared by a metric
+        without a cutoff and metrics with one (``"R-Prec"``) names the one without
+        (``r_precision``), as tables print it.
+    func, arg : str
+        The function (or command) and the argument the messages name (a flag such as
+        ``--metrics`` is shown as typed).
+    choices : iterable of str, optional
+        The registry names taken here; another metric is refused, listing these.
+
+    Returns
+    -------
+    Metric
+
+    Raises
+    ------
+    evalkit.InvalidParameterError
+        For a text that is not a string, names no metric or several, names a metric at a
+        cutoff (``"NDCG@10"``: the cutoff is given apart), or a metric not in ``choices``.
+
+    Examples
+    --------
+    >>> get_metric("NDCG").name, get_metric("P").name, get_metric("R-Prec").name
+    ('ndcg', 'precision', 'r_precision')
+    """
+    where = _where(arg)
+    choices = None if choices is None else tuple(choices)
+    if not isinstance(name, str):
+        raise InvalidParameterError(
+            f"{func}: a metric{where} is named by a string (its registry name or label); got "
+            f"{describe(name)}.")
+    found = _matches(name, choices, at_k=False)
+    cut = _AT_CUTOFF.match(name)
+    if not found and cut:
+        at = _matches(cut["metric"], choices, at_k=True)
+        if len(at) == 1:
+            metric = at[0]
+            raise InvalidParameterError(
+                f"{func}: {name!r}{where} names {metric.name!r} at a cutoff; name the metric "
+                f"alone ({metric.label!r} or {metric.name!r}) and give the cutoff apart.")
+    return _one(name, found, func=func, arg=arg, choices=choices)
+
+
+def parse_column(text: object, *, func: str = "parse_column", arg: str | None = None,
+                 choices: Iterable[str] | None = None) -> tuple[Metric, int | None]:
+    """The metric and cutoff a column's text names: ``"NDCG@10"`` or ``"ndcg@10"`` (a metric
+    at a cutoff), ``"R-Prec"`` or ``"mae"`` (a metric without one), or ``"NDCG"`` (a metric
+    with cutoffs, named alone: the caller decides what that means, e.g. every cutoff).
+
+    The metric is read as :func:`get_metric` reads it (registry name or label,
+    case-sensitive); before the ``@`` only metrics with a cutoff are looked for, so
+    ``"R-Prec@10"`` is ``r_precision_at_k`` at 10.
+
+    Returns
+    -------
+    tuple of (Metric, int or None)
+        The metric, and the cutoff (None when the text gives none).
+
+    Raises
+    ------
+    evalkit.InvalidParameterError
+        As :func:`get_metric`, and for a cutoff on a metric without one (``"MAE@10"``) or a
+        cutoff below 1.
+
+    Examples
+    --------
+    >>> [(m.name, k) for m, k in map(parse_column, ["NDCG@10", "ndcg@10", "R-Prec", "MAP"])]
+    [('ndcg', 10), ('ndcg', 10), ('r_precision', None), ('map', None)]
+    """
+    where = _where(arg)
+    choices = None if choices is None else tuple(choices)
+    cut = _AT_CUTOFF.match(text) if isinstance(text, str) else None
+    if cut is None or _matches(text, choices, at_k=False):
+        return get_metric(text, func=func, arg=arg, choices=choices), None
+    found = _matches(cut["metric"], choices, at_k=True)
+    if not found:
+        flat = _matches(cut["metric"], choices, at_k=False)
+        if len(flat) == 1:
+            raise InvalidParameterError(
+                f"{func}: {text!r}{where}: metric {flat[0].name!r} has no cutoff; name it "
+                f"{flat[0].label!r} or {flat[0].name!r}.")
+    metric = _one(cut["metric"], found, func=func, arg=arg, choices=choices, shown=text)
+    k = int(cut["k"])
+    if k < 1:
+        raise InvalidParameterError(
+            f"{func}: {text!r}{where}: the cutoff must be a positive integer; got {k}.")
+    return metric, k
 
 
 def load_metrics(source: str | os.PathLike, *, func: str = "load_metrics") -> list[str]:

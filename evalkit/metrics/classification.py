@@ -535,10 +535,11 @@ def classification_scores(
     >>> classification_scores(truth, predictions)["value"].round(3).tolist()
     [0.75, 0.75, 0.75]
     """
-    from .._checks import check_fraction, check_resamples
+    from .._checks import check_fraction, check_resamples, check_rng
     from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "classification_scores"
+    check_rng(rng, func=func)
     threshold = check_threshold(threshold, func=func)
     cut = _check_cutoff(cutoff, threshold, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")

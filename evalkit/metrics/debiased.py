@@ -26,8 +26,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._checks import check_choice, check_columns, check_positive_int, check_recs, check_truth
-from ._registry import RANKING_METRICS
+from .._checks import (
+    check_choice,
+    check_columns,
+    check_positive_int,
+    check_recs,
+    check_rng,
+    check_truth,
+)
+from ._registry import RANKING_METRICS, get_metric
 from ._result import MetricSeries, metric_series
 from ._topk import top_k
 
@@ -316,7 +323,8 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
     metric : {"recall", "dcg", "hit_rate", "mrr"}, default "recall"
         A metric that sums a contribution of each relevant item at its rank: recall (mean of
         [rank <= k]), DCG (sum of [rank <= k] / log2(rank + 1), binary gain), and, for one
-        relevant item per user (leave-one-out), hit rate and reciprocal rank.
+        relevant item per user (leave-one-out), hit rate and reciprocal rank; by registry
+        name or label (``"R"``, ``"DCG"``, ``"HR"``, ``"MRR"``).
     k : int, default 10
     estimator : {"snips", "ips"}, default "snips"
         ``"ips"``: each relevant item weighs ``1 / P_i``; ``"snips"``: the weights of each
@@ -345,6 +353,7 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
     ordinary metric (IPS too when the propensities are 1).
     """
     func = "ips_metric"
+    metric = get_metric(metric, func=func, arg="metric").name  # a name or a label ("R")
     if metric not in DECOMPOSABLE:
         why = (" (its denominator counts list slots, not relevant items, so re-weighting the "
                "relevant items does not correct it)" if metric in ("precision", "f1") else "")
@@ -424,11 +433,21 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
     -------
     pd.DataFrame
         One row per gamma and system: ``gamma``, ``system``, ``value``, ``ci_low``,
-        ``ci_high``, ``rank`` (1 = best at that gamma) and ``best`` (the system ranked first).
+        ``ci_high``, ``rank`` (1 = best at that gamma), ``best`` (the system ranked first)
+        and ``lead``, ``lead_ci_low``, ``lead_ci_high``: the best system's lead over the
+        second best at that gamma (in the metric's better direction, so positive), the mean
+        of the per-user differences with its paired bootstrap interval (the same resampled
+        users for both systems, as :func:`evalkit.compare` pairs them); NaN with one system.
+        ``metric`` names what the values are (``"SNIPS R@10"``). The order of the two is
+        established at that gamma when the lead's interval excludes 0; their own intervals
+        overlapping does not say otherwise, since it ignores that both are measured on the
+        same users.
     """
     from ..stats import bootstrap_ci_frame
 
     func = "gamma_sensitivity"
+    check_rng(rng, func=func)
+    metric = get_metric(metric, func=func, arg="metric").name
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"{func}: 'systems' must map names to recommendations.")
     items = np.union1d(pd.unique(train["item_id"]), pd.unique(truth["item_id"]))
@@ -440,13 +459,30 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
                                                        k=k, estimator=estimator,
                                                        threshold=threshold)
     frame = pd.DataFrame({f"{g}|{n}": s for (g, n), s in columns.items()})
-    ci = bootstrap_ci_frame(frame, confidence=confidence, n_resamples=n_resamples, rng=rng)
-    out = pd.DataFrame({"gamma": [g for g, _ in columns], "system": [n for _, n in columns],
-                        "value": ci["mean"].to_numpy(), "ci_low": ci["ci_low"].to_numpy(),
-                        "ci_high": ci["ci_high"].to_numpy()})
     higher = RANKING_METRICS[metric].higher_is_better
+    means = frame.mean()
+    leads = {}  # per gamma: the best system's per-user lead over the second best
+    for gamma in dict.fromkeys(float(g) for g in gammas):
+        ranked = sorted(systems, key=lambda n: -means[f"{gamma}|{n}"] if higher
+                        else means[f"{gamma}|{n}"])  # stable: ties keep the systems' order
+        if len(ranked) > 1:
+            first, second = frame[f"{gamma}|{ranked[0]}"], frame[f"{gamma}|{ranked[1]}"]
+            leads[f"{gamma}|lead"] = (first - second) if higher else (second - first)
+    ci = bootstrap_ci_frame(pd.concat([frame, pd.DataFrame(leads, index=frame.index)],
+                                      axis=1),
+                            confidence=confidence, n_resamples=n_resamples, rng=rng)
+    keys = [f"{g}|{n}" for g, n in columns]
+    out = pd.DataFrame({"gamma": [g for g, _ in columns], "system": [n for _, n in columns],
+                        "value": ci.loc[keys, "mean"].to_numpy(),
+                        "ci_low": ci.loc[keys, "ci_low"].to_numpy(),
+                        "ci_high": ci.loc[keys, "ci_high"].to_numpy()})
     out["rank"] = out.groupby("gamma")["value"].rank(ascending=not higher,
                                                      method="min").astype(int)
     best = out[out["rank"] == 1].groupby("gamma")["system"].first()
     out["best"] = out["gamma"].map(best)
+    for column, field in (("lead", "mean"), ("lead_ci_low", "ci_low"),
+                          ("lead_ci_high", "ci_high")):
+        out[column] = [ci.at[f"{g}|lead", field] if f"{g}|lead" in ci.index else np.nan
+                       for g in out["gamma"]]
+    out["metric"] = f"{estimator.upper()} {RANKING_METRICS[metric].column_label(k)}"
     return out

@@ -351,10 +351,11 @@ def rating_errors(
     >>> rating_errors(truth, predictions)["value"].round(3).tolist()
     [0.56, 0.872, 0.588, 0.695]
     """
-    from .._checks import check_fraction, check_resamples
+    from .._checks import check_fraction, check_resamples, check_rng
     from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "rating_errors"
+    check_rng(rng, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
     joined = join_predictions(truth, predictions, func=func, missing=missing).frame

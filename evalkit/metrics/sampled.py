@@ -42,7 +42,7 @@ from .._checks import (
 )
 from .._resample import design_key, poisson_weights, quantile_interval, user_streams
 from ._kernels import in_sorted_rows
-from ._registry import RANKING_METRICS
+from ._registry import RANKING_METRICS, get_metric
 from ._result import MetricSeries, metric_series
 
 __all__ = ["SCHEMES", "ESTIMATORS", "CorrectedMetric", "SamplingComparison", "compare_sampling",
@@ -559,8 +559,10 @@ def sampled_lists(scores: pd.DataFrame, candidates: pd.DataFrame | None = None
 
 
 def _per_rank(metric: str, *, func: str):
-    spec = RANKING_METRICS.get(metric)
-    if spec is None or spec.per_rank is None:
+    """The declaration of a metric with a value for one relevant item at a rank, named by
+    its registry name or its label."""
+    spec = get_metric(metric, func=func, arg="metric")
+    if spec.name not in RANKING_METRICS or spec.per_rank is None:
         have = [name for name, m in RANKING_METRICS.items() if m.per_rank is not None]
         raise ValueError(f"{func}: 'metric' must be a ranking metric with a value for one "
                          f"relevant item at a rank ({', '.join(have)}); got {metric!r}.")
@@ -592,7 +594,7 @@ def sampled_metric(ranks: pd.DataFrame, *, metric: str = "ndcg", k: int | None =
     metric : str, default "ndcg"
         A ranking metric with a value per rank (``hit_rate``, ``recall``, ``ndcg``, ``mrr``,
         ``map``, ``precision``, ``first_relevant_rank``; see :class:`Metric`'s
-        ``per_rank``).
+        ``per_rank``), by registry name or label (``"NDCG"``, ``"HR"``).
     k : int or None, default 10
         Cutoff.
     rank : str, default "rank"
@@ -607,6 +609,7 @@ def sampled_metric(ranks: pd.DataFrame, *, metric: str = "ndcg", k: int | None =
     func = "sampled_metric"
     ranks = _check_ranks(ranks, func=func)
     spec = _per_rank(metric, func=func)
+    metric = spec.name
     if k is not None:
         k = check_positive_int(k, func=func, arg="k")
     check_choice(rank, func=func, arg="rank", choices=("rank", "full_rank", "ht_rank"))
@@ -806,6 +809,7 @@ def corrected_metric(
     func = "corrected_metric"
     ranks = _check_ranks(ranks, func=func)
     spec = _per_rank(metric, func=func)
+    metric = spec.name
     if k is not None:
         k = check_positive_int(k, func=func, arg="k")
     estimator = check_choice(estimator, func=func, arg="estimator", choices=ESTIMATORS)
@@ -1050,6 +1054,9 @@ def compare_sampling(
                          f"got {type(systems).__name__}.")
     if not seeds:
         raise ValueError(f"{func}: 'seeds' must hold at least one seed.")
+    for i, seed in enumerate(seeds):
+        check_rng(seed, func=func, arg=f"seeds[{i}]")
+    metric = _per_rank(metric, func=func).name
 
     def scored(system: object, pairs: pd.DataFrame) -> np.ndarray:
         """The system's score of each pair, in the pairs' order."""

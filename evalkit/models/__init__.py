@@ -77,8 +77,9 @@ def recommend_all(
        user_id  item_id  rank
     0        2       11     1
     """
-    from evalkit._checks import check_choice
+    from evalkit._checks import check_choice, check_rng
 
+    check_rng(rng, func="recommend_all")
     for name in names:
         check_choice(name, func="recommend_all", arg="model name", choices=MODELS)
     return {

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_columns, check_ids, check_real, describe
+from evalkit._checks import check_columns, check_ids, check_real, check_rng
 from evalkit.models._base import Recommender, _id_kind
 
 __all__ = ["BiasBaseline", "MostPopular", "Random"]
@@ -44,14 +42,7 @@ class Random(Recommender):
 
     def __init__(self, *, rng: int | np.random.Generator | None = None) -> None:
         super().__init__()
-        if rng is not None and (
-            isinstance(rng, bool) or not isinstance(rng, (numbers.Integral, np.random.Generator))
-        ):
-            raise TypeError(
-                f"Random: 'rng' must be an int, a numpy.random.Generator or None; "
-                f"got {describe(rng)}."
-            )
-        self.rng = rng
+        self.rng = check_rng(rng, func="Random")
 
     def _params(self) -> dict[str, object]:
         return {"rng": self.rng}

@@ -198,7 +198,8 @@ def metric_at_k(
         columns ``<metric>_low`` and ``<metric>_high`` (:func:`evalkit.report.curve_bands`)
         the pointwise intervals are drawn as bands.
     metric : str, default "ndcg"
-        Column to plot: ``precision, recall, f1, hit_rate, map, mrr`` or ``ndcg``.
+        Column to plot: ``precision, recall, f1, hit_rate, map, mrr`` or ``ndcg``, by
+        registry name or label (``"NDCG"``, ``"P"``).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; default: a new figure.
 
@@ -223,8 +224,10 @@ def metric_at_k(
     ('Axes', 2)
     >>> plt.close("all")
     """
+    from ..metrics import get_metric  # on use: plotting does not load the metrics
+
     func = "metric_at_k"
-    metric = check_choice(metric, func=func, arg="metric", choices=_CURVE_METRICS)
+    metric = get_metric(metric, func=func, arg="metric", choices=_CURVE_METRICS).name
     tables = check_tables(curves, func=func, arg="curves", required=(metric,))
     ax = new_axes(ax, func=func)
     banded = _draw_metric(ax, tables, metric, func=func)
@@ -247,7 +250,7 @@ def metrics_at_k(
         columns ``<metric>_low`` and ``<metric>_high`` (:func:`evalkit.report.curve_bands`)
         the pointwise intervals are drawn as bands.
     metrics : sequence of str, default ("precision", "recall", "map", "ndcg")
-        One panel per metric, left to right then top to bottom.
+        One panel per metric, left to right then top to bottom; registry names or labels.
 
     Returns
     -------
@@ -271,13 +274,16 @@ def metrics_at_k(
     ('Figure', 4)
     >>> plt.close("all")
     """
+    from ..metrics import get_metric  # on use: plotting does not load the metrics
+
     func = "metrics_at_k"
     if isinstance(metrics, str) or not isinstance(metrics, Sequence) or not metrics:
         raise ValueError(
             f"{func}: 'metrics' must be a non-empty sequence of metric names; got "
             f"{describe(metrics)}."
         )
-    names = [check_choice(m, func=func, arg="metric", choices=_CURVE_METRICS) for m in metrics]
+    names = [get_metric(m, func=func, arg="metrics", choices=_CURVE_METRICS).name
+             for m in metrics]
     tables = check_tables(curves, func=func, arg="curves", required=tuple(names))
     n_rows = (len(names) + 1) // 2
     n_cols = 1 if len(names) == 1 else 2

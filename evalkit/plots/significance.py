@@ -183,7 +183,7 @@ def paired_differences(
     ...                       "p_at_floor": [False, False, True, False]})
     >>> ax = paired_differences(table)
     >>> len(ax.containers), [t.get_text() for t in ax.texts]
-    (3, ['p=0.003', 'p<0.0003', 'n.s. p=0.2'])
+    (3, ['p=0.003', 'p<0.001', 'n.s. p=0.2'])
     >>> plt.close("all")
     """
     func = "paired_differences"
@@ -341,7 +341,7 @@ def gamma_sensitivity(
     ----------
     table : pandas.DataFrame
         :func:`evalkit.metrics.debiased.gamma_sensitivity` output: ``gamma, system, value,
-        ci_low, ci_high``.
+        ci_low, ci_high``, and ``metric`` (the y-axis label) when it has one.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; default: a new figure.
 
@@ -371,7 +371,8 @@ def gamma_sensitivity(
         ax.axvline(-1.0, color=REFERENCE_COLOR, linestyle=":", linewidth=1.2,
                    label="no bias (the ordinary metric)")
     ax.set_xlabel("Assumed popularity bias gamma (propensity ~ popularity^((gamma+1)/2))")
-    ax.set_ylabel("Debiased value (SNIPS), with CI")
+    named = table["metric"].iloc[0] if "metric" in table.columns else "Debiased value"
+    ax.set_ylabel(f"{named} (band: its interval)")
     ax.set_title("Does the winner depend on the assumed popularity bias?")
     legend_outside(ax)
     return ax

@@ -17,8 +17,22 @@ engine (:func:`spark_agreement`, :func:`agreement_note`).
 from __future__ import annotations
 
 from .._comparison import format_pvalue
-from ._findings import data_findings, findings, score_ties, split_findings, table_findings
-from ._groups import GroupCheck, group_check, group_note, group_table, user_attributes
+from ._findings import (
+    data_findings,
+    findings,
+    score_ties,
+    split_findings,
+    split_headline,
+    table_findings,
+)
+from ._groups import (
+    GroupCheck,
+    exposure_table,
+    group_check,
+    group_note,
+    group_table,
+    user_attributes,
+)
 from ._inputs import (
     ReportInputs,
     coverage,
@@ -105,6 +119,7 @@ from ._tables import (
 
 __all__ = [
     "GroupCheck",
+    "exposure_table",
     "group_check",
     "group_note",
     "group_table",
@@ -143,6 +158,7 @@ __all__ = [
     "findings",
     "score_ties",
     "split_findings",
+    "split_headline",
     "table_findings",
     "format_pvalue",
     "library_note",

@@ -368,12 +368,16 @@ def _ties(evaluations: dict, columns: list[str],
         cutoffs |= set(ks)
         ranked = systems is not None and name in systems and "rank" in systems[name]
         if systems is not None and name in systems:
-            counts = score_ties(systems[name], ks)
+            lists = systems[name]
+            beyond = getattr(systems, "beyond", {}).get(name)
+            if beyond is not None and len(beyond):  # a baseline's next items: ties show
+                lists = pd.concat([lists, beyond], ignore_index=True)
+            counts = score_ties(lists, ks)
             if counts is None:
                 unseen.append(name)
                 continue
-            longest = int(systems[name].groupby("user_id", sort=False).size().max()) \
-                if len(systems[name]) else 0
+            longest = int(lists.groupby("user_id", sort=False).size().max()) \
+                if len(lists) else 0
             for k in ks:
                 if longest <= k:
                     cut.setdefault(k, []).append(name)
@@ -770,6 +774,23 @@ _SPLIT_WORDING = {
     "global_time_leakage": "{share} of the training rows come after the earliest test "
                            "interaction",
 }
+
+
+def split_headline(splits: Mapping[str, object]) -> dict[str, str]:
+    """The splitting report's headline: for each split, whether its audit finds a leak and
+    which hazards it warns of (the audit's check names), e.g. ``{"random": "no leak;
+    warnings: cold_items, user_time_leakage"}``."""
+    from ..split import audit as audit_split
+
+    out = {}
+    for name, split in splits.items():  # one step per split strategy
+        audit = splits.audit(name) if hasattr(splits, "audit") else audit_split(split)
+        found = audit[audit["count"].astype(int) > 0]
+        leaks = found.loc[found["severity"].eq("leak"), "check"].tolist()
+        warnings = found.loc[found["severity"].eq("warning"), "check"].tolist()
+        out[name] = "; ".join([f"leaks: {', '.join(leaks)}" if leaks else "no leak"]
+                              + ([f"warnings: {', '.join(warnings)}"] if warnings else []))
+    return out
 
 
 def split_findings(splits: Mapping[str, object]) -> str:

@@ -4,6 +4,7 @@ popularity head, middle and tail get against their share of the catalogue)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,17 +12,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["GroupCheck", "group_check", "group_note", "group_table", "user_attributes"]
+from .._comparison import format_pvalue
+
+__all__ = ["GroupCheck", "exposure_table", "group_check", "group_note", "group_table",
+           "user_attributes"]
 
 
-def user_attributes(dataset: str, users: str | None = None, *, seed: int = 0,
+def user_attributes(inputs: object, users: str | os.PathLike | None = None, *,
                     columns: Mapping[str, str] | None = None) -> pd.DataFrame | None:
     """The users' attributes: ``USERS`` (a CSV or Parquet file of ``user_id`` and attribute
-    columns; ``COLUMNS`` renames), else the dataset's own (the sample's synthetic ones,
-    ml-100k's and ml-1m's), else None."""
-    from ..data import load_movielens, load_sample
-    from ..data.download import MOVIELENS_NAMES
+    columns; ``COLUMNS`` renames), else the named dataset's own (``inputs.users``: the
+    sample's synthetic ones, ml-100k's and ml-1m's), else None.
 
+    The attributes come only from what the run was given: on the analyst's own files
+    (``TRAIN``/``TEST``, an interactions file, a folder of their own split) there are none
+    unless ``USERS`` gives them, whatever ``DATASET`` says, since another dataset's users
+    joined by id to the analyst's would be invented groups."""
     if users is not None:
         path = Path(users)
         frame = pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") \
@@ -37,14 +43,7 @@ def user_attributes(dataset: str, users: str | None = None, *, seed: int = 0,
             raise ValueError(f"parameter USERS: '{path.name}' names "
                              f"{int(frame['user_id'].duplicated().sum())} user(s) twice.")
         return frame
-    if dataset == "sample":
-        return load_sample(seed=seed).users
-    if dataset in MOVIELENS_NAMES and dataset in ("ml-100k", "ml-1m"):
-        return load_movielens(dataset).users
-    path = Path(dataset)
-    if path.is_dir() and any((path / f).is_file() for f in ("u.user", "users.dat")):
-        return load_movielens(path).users
-    return None
+    return getattr(inputs, "users", None)
 
 
 @dataclass
@@ -61,6 +60,7 @@ class GroupCheck:
     users_with_group: int
     users: int
     reason: str = ""
+    k: int = 10
 
 
 def group_check(inputs: object, evaluations: Mapping[str, object],
@@ -85,9 +85,10 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
     for name, recs in systems.items():
         exposure[name] = exposure_share(recs, buckets, k=k, n_resamples=200, rng=seed)
     if attributes is None:
-        return GroupCheck(None, label, {}, None, exposure, 0, n_users,
-                          reason="the data has no user attributes (give a USERS file: "
-                          "user_id and attribute columns)")
+        return GroupCheck(None, label, {}, None, exposure, 0, n_users, k=k,
+                          reason="the data has no user attributes; give them as a USERS "
+                          "file, user_id and one column per attribute (evalkit report "
+                          "-p USERS users.csv)")
     names = [c for c in attributes.columns if c != "user_id"]
     if group is None:
         group = "gender" if "gender" in names else (names[0] if names else None)
@@ -103,7 +104,7 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
         values = evaluation.per_user[column]
         per_user[name] = values
     if not per_user:
-        return GroupCheck(group, label, {}, None, exposure, 0, n_users,
+        return GroupCheck(group, label, {}, None, exposure, 0, n_users, k=k,
                           reason=f"no system has {label} per user")
     users = next(iter(per_user.values())).index
     known = labels.reindex(users).notna()
@@ -126,7 +127,7 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
     reason = "" if disparities else \
         f"the users with a {label} fall in fewer than two {group} groups"
     return GroupCheck(group, label, disparities, comparison, exposure, int(known.sum()),
-                      len(users), reason=reason)
+                      len(users), reason=reason, k=k)
 
 
 def group_table(check: GroupCheck) -> pd.DataFrame | None:
@@ -143,12 +144,27 @@ def group_table(check: GroupCheck) -> pd.DataFrame | None:
                 check.label: f"{row.mean:.4f} [{row.ci_low:.4f}, {row.ci_high:.4f}]",
                 "gap": "(reference)" if reference else
                 f"{row.gap:+.4f} [{row.gap_ci_low:+.4f}, {row.gap_ci_high:+.4f}]",
-                "p": "" if reference else f"{row.p_value:.4f}",
-                "p (Holm)": "" if reference else f"{row.p_value_holm:.4f}",
+                "p": "" if reference else format_pvalue(row.p_value),
+                "p (Holm)": "" if reference else format_pvalue(row.p_value_holm),
                 "gap at equal activity": "(reference)" if reference else
                 f"{row.adjusted_gap:+.4f} [{row.adjusted_gap_ci_low:+.4f}, "
                 f"{row.adjusted_gap_ci_high:+.4f}]"})
     return pd.DataFrame(rows)
+
+
+def exposure_table(check: GroupCheck) -> pd.DataFrame | None:
+    """One row per system and popularity group (head, mid, tail): the share of the lists'
+    attention with its interval, and the group's share of the catalogue."""
+    if not check.exposure:
+        return None
+    rows = []
+    for name, table in check.exposure.items():
+        for group, row in table.iterrows():
+            rows.append({"system": name, "items": group,
+                         "share of attention": f"{row['share']:.1%} [{row['ci_low']:.1%}, "
+                                               f"{row['ci_high']:.1%}]",
+                         "share of the catalogue": f"{row['target']:.1%}"})
+    return pd.DataFrame(rows).set_index(["system", "items"])
 
 
 def group_note(check: GroupCheck) -> str:
@@ -162,9 +178,12 @@ def group_note(check: GroupCheck) -> str:
             f"Users by **{check.group}** ({check.users_with_group:,} of the {check.users:,} "
             f"test users have it), each group against the largest ({first.reference}); the gap "
             "is the group's mean minus the reference's, with a 95% bootstrap interval and a "
-            "label-permutation p-value, and again with every group given the activity mix of "
-            "all users (standardised over four bins of training interactions), since a "
-            "difference in activity between groups can explain a gap.")
+            "label-permutation p-value (the share of random reassignments of the group labels "
+            "to the same users that give a gap at least as large), and again with every group "
+            "given the activity mix of all users (standardised over four bins of training "
+            "interactions), since a difference in activity between groups can explain a gap. "
+            "The mean absolute deviation is the mean of the gaps' sizes over every pair of "
+            "groups (0 when every group has the same mean).")
         for name, table in check.disparities.items():
             others = table.iloc[1:]
             worst = others.loc[others["gap"].idxmin()]
@@ -195,14 +214,26 @@ def group_note(check: GroupCheck) -> str:
                                  for r in decided.itertuples())
                 parts.append(f"Significantly smaller gaps (Holm-corrected): {said}.")
     if check.exposure:
-        shares = "; ".join(
-            f"{name} gives the tail {table.loc['tail', 'share']:.1%} of the attention "
-            f"[{table.loc['tail', 'ci_low']:.1%}, {table.loc['tail', 'ci_high']:.1%}] against "
-            f"{table.loc['tail', 'target']:.1%} of the catalogue"
-            for name, table in check.exposure.items() if "tail" in table.index)
-        if shares:
-            parts.append(f"Item exposure (attention 1/log2(position + 1) over the top "
-                         f"positions, items by training popularity): {shares}.")
+        tail = {name: table.loc["tail"] for name, table in check.exposure.items()
+                if "tail" in table.index}
+        said = ""
+        if len(tail) > 1 and len({round(r["share"], 3) for r in tail.values()}) == 1:
+            row = next(iter(tail.values()))
+            said = (f" Every system gives the tail {row['share']:.1%} of the attention against "
+                    f"{row['target']:.1%} of the catalogue.")
+        elif len(tail) > 1:
+            most = max(tail, key=lambda n: tail[n]["share"])
+            said = (f" {most} gives the tail the largest share, {tail[most]['share']:.1%} "
+                    f"against {tail[most]['target']:.1%} of the catalogue.")
+        elif tail:
+            (name, row), = tail.items()
+            said = (f" {name} gives the tail {row['share']:.1%} of the attention against "
+                    f"{row['target']:.1%} of the catalogue.")
+        parts.append("Item exposure, in the last table: the share of the lists' attention "
+                     "that goes to the items of the popularity head, middle and tail (by "
+                     "training interactions), an item at position p of the top "
+                     f"{check.k} getting attention 1/log2(p + 1), against each group's share "
+                     f"of the catalogue, with 95% bootstrap intervals over the lists.{said}")
     bullets = "\n".join(p for p in parts if p.startswith("- "))
     rest = [p for p in parts if not p.startswith("- ")]
     return "\n\n".join(rest[:1] + [bullets] * bool(bullets) + rest[1:])

@@ -69,6 +69,11 @@ class ReportInputs:
         second copy of the data).
     items : pd.DataFrame or None
         ``item_id, title, genres`` when the dataset or ``ITEMS`` has them, else None.
+    users : pd.DataFrame or None
+        The named dataset's own user attributes (``user_id`` and attribute columns: the
+        sample's synthetic ones, ml-100k's and ml-1m's), else None: the analyst's files
+        (``TRAIN``/``TEST``, an interactions file, a folder of their own split) bring none,
+        and another dataset's are never joined to them by id.
     split : evalkit.split.Split or None
         The train/test split: made by ``SPLIT``, or the analyst's own (``strategy="given"``);
         None when the notebook asked for none.
@@ -83,11 +88,12 @@ class ReportInputs:
 
     def __init__(self, name: str, ratings: pd.DataFrame | None, items: pd.DataFrame | None,
                  split: object | None = None, files: dict | None = None,
-                 fingerprint: dict | None = None, key: str | None = None) -> None:
+                 fingerprint: dict | None = None, key: str | None = None,
+                 users: pd.DataFrame | None = None) -> None:
         if ratings is None and split is None:
             raise ValueError("ReportInputs: give the ratings, or a split whose train and test "
                              "are all of them.")
-        self.name, self.items, self.split = name, items, split
+        self.name, self.items, self.split, self.users = name, items, split, users
         self.files = dict(files or {})
         self.fingerprint, self.key = fingerprint, key
         self._ratings = ratings
@@ -112,7 +118,7 @@ class ReportInputs:
     def _replace(self, **changes: object) -> ReportInputs:
         fields = {"name": self.name, "ratings": self._ratings, "items": self.items,
                   "split": self.split, "files": self.files, "fingerprint": self.fingerprint,
-                  "key": self.key}
+                  "key": self.key, "users": self.users}
         return ReportInputs(**{**fields, **changes})
 
     @property
@@ -299,7 +305,7 @@ def _load_inputs(dataset, *, train, test, folder, split, test_fraction, seed, co
         whole = _shared_inputs(dataset, train=None, test=None, folder=None, split=None,
                                test_fraction=None, seed=seed, columns=columns)
         name, ratings, item_table = whole.name, whole.ratings, whole.items
-        files = dict(whole.files)
+        files, users = dict(whole.files), whole.users
         if split in ("user_temporal", "global_temporal") and "timestamp" not in ratings:
             raise ParameterError(
                 f"parameter SPLIT={split!r} needs timestamps, and {name} has no timestamp "
@@ -307,15 +313,16 @@ def _load_inputs(dataset, *, train, test, folder, split, test_fraction, seed, co
             )
         made = split_by(ratings, split, test_fraction=test_fraction, rng=seed)
         return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=made,
-                            files=files, fingerprint=whole.fingerprint, key=key)
+                            files=files, fingerprint=whole.fingerprint, key=key, users=users)
+    users = None  # an interactions file brings no user attributes
     if _interactions_file(dataset):
         name, ratings, item_table = Path(dataset).name, _interactions(dataset, columns), None
         files["dataset"] = _file_info(Path(dataset), ratings)
     else:
         data = load_dataset(dataset, seed=seed)
-        name, ratings, item_table = data.name, data.ratings, data.items
+        name, ratings, item_table, users = data.name, data.ratings, data.items, data.users
     return ReportInputs(name=str(name), ratings=ratings, items=item_table, split=None,
-                        files=files, fingerprint=fingerprint(ratings), key=key)
+                        files=files, fingerprint=fingerprint(ratings), key=key, users=users)
 
 
 def load_systems(
@@ -338,7 +345,9 @@ def load_systems(
         :func:`evalkit.read_recommendations` (``rank`` and/or ``score``).
     baselines : sequence of str
         ``BASELINES``: names of :data:`evalkit.models.MODELS`, fitted on the training set
-        and asked for ``k`` items per test user.
+        and asked for ``k`` items per test user (their (k + 1)-th items are kept in
+        ``beyond``, so that the findings see a tie across the cutoff k as an analyst's longer
+        lists show it).
     k : int, default 10
         ``K_MAX``: length of the baselines' lists. The analyst's lists are kept as given.
     seed : int, default 0
@@ -363,17 +372,21 @@ def load_systems(
                       lambda: read_recommendations(path, columns=mapping))
 
     def baseline(name: str) -> dict[str, pd.DataFrame]:
-        length = max(k, list_length() or 0)
+        # one item more than asked, so that a tie across the cutoff k can be seen
+        length = max(k, list_length() or 0) + 1
 
         def compute() -> dict[str, pd.DataFrame]:
             return recommend_all([name], inputs.train, inputs.test_users, k=length, rng=seed)
 
         if getattr(inputs, "key", None) is None:
-            return compute()
-        lists = shared("baseline", run_key("baseline", inputs.key, name, length, seed), compute)
-        if length == k:
-            return lists
-        # the first k of each list (one ranking per user) are its top-k list
+            lists = compute()
+        else:
+            lists = shared("baseline", run_key("baseline", inputs.key, name, length, seed),
+                           compute)
+        # the first k of each list (one ranking per user) are its top-k list; the next
+        # item is kept aside, for the findings to see a tie across the cutoff
+        systems.beyond.update({n: frame[frame["rank"] == k + 1].reset_index(drop=True)
+                               for n, frame in lists.items()})
         return {n: frame[frame["rank"] <= k].reset_index(drop=True)
                 for n, frame in lists.items()}
 
@@ -387,13 +400,16 @@ def load_systems(
 
 
 class Systems(dict):
-    """The lists a report evaluates, by system name (a dict), and ``left_out``: the
+    """The lists a report evaluates, by system name (a dict); ``left_out``: the
     baselines that could not be fitted here (a model too large for the machine's memory),
-    each with the reason, which :func:`coverage` shows."""
+    each with the reason, which :func:`coverage` shows; and ``beyond``: each baseline's
+    item after its last (rank k + 1 per user), which no metric reads and from which the
+    findings tell whether tied scores straddle the cutoff k."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.left_out: dict[str, str] = {}
+        self.beyond: dict[str, pd.DataFrame] = {}
 
 
 def _user_counts(truth_users: np.ndarray, list_users: np.ndarray) -> dict[str, int]:

@@ -128,10 +128,19 @@ def _split_names() -> list[str]:
     return [name for name in SPLITS if name != "kfold"]
 
 
-def _ranking_metric_names() -> list[str]:
-    from ..metrics import RANKING_METRICS
+def _metric(name: str, value: object) -> str:
+    """A ranking metric by registry name or by the label tables print (``"ndcg"`` or
+    ``"NDCG"``, case-sensitive; :func:`evalkit.metrics.get_metric`), as its registry name."""
+    from ..metrics import RANKING_METRICS, get_metric
 
-    return list(RANKING_METRICS)
+    try:
+        return get_metric(value, func=f"parameter {name}", choices=RANKING_METRICS).name
+    except ValueError as error:
+        raise ParameterError(str(error)) from None
+
+
+def _metrics(name: str, value: object) -> list[str]:
+    return _list_of(name, value, _metric, what="metrics", empty=False)
 
 
 def _names(choices: Callable[[], Mapping | list], *, empty: bool) -> Callable[[str, object], list]:
@@ -286,9 +295,8 @@ PARAMETERS: dict[str, Parameter] = {
                            "None: all are", _threshold),
     "THRESHOLDS": Parameter("list", "relevance thresholds compared in the table", _thresholds),
     "METRIC": Parameter("str", "metric of the per-user, by-segment, comparison and trade-off "
-                        "charts", _choices(_ranking_metric_names)),
-    "METRICS": Parameter("list", "ranking metrics compared",
-                         _names(_ranking_metric_names, empty=False)),
+                        "charts", _metric),
+    "METRICS": Parameter("list", "ranking metrics compared", _metrics),
     "FOLDS": Parameter("int", "user-aware cross-validation folds (at least 2)",
                        lambda n, v: _int(n, v, low=2)),
     "ALPHA": Parameter("float", "family-wise significance level after the Holm correction",
@@ -339,7 +347,9 @@ def check_parameters(namespace: Mapping[str, object] | None = None, /, *,
     and ``TEST`` come together, and so do ``TRUTH_PARQUET`` and ``RECS_PARQUET``; ``K_MAX``
     is at least every cutoff; the systems of ``RECS`` and ``BASELINES`` (or ``PREDICTIONS``
     and ``RATING_BASELINES``) are at least one and have distinct names; ``REFERENCE`` names
-    one of them.
+    one of them. ``METRIC`` and ``METRICS`` take registry names or labels (``"NDCG"``) and
+    are returned as registry names (``"ndcg"``), which :func:`evalkit.report.run_reports`
+    passes the notebooks.
 
     Raises
     ------

@@ -80,6 +80,10 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
                          unscored=[n for n in systems if n not in models])
 
 
+#: How each scheme's sampled ranks are corrected, as the section names it.
+_CORRECTION = {"uniform": "EM", "popularity": "Horvitz-Thompson"}
+
+
 def protocol_table(check: ProtocolCheck | None, *, digits: int = 4) -> pd.DataFrame | None:
     """One row per baseline: the full-ranking value, and per scheme the naive sampled value,
     how many times the full one it is, and the corrected value with its interval."""
@@ -90,8 +94,9 @@ def protocol_table(check: ProtocolCheck | None, *, digits: int = 4) -> pd.DataFr
     for scheme, comparison in check.sampled.items():
         t = comparison.table
         out[f"{scheme}: sampled"] = t["naive"].round(digits)
-        out[f"{scheme}: x full"] = (t["naive"] / t["full"].where(t["full"] > 0)).round(1)
-        out[f"{scheme}: corrected"] = [
+        out[f"{scheme}: sampled / full"] = (t["naive"] / t["full"].where(t["full"] > 0)
+                                            ).round(1)
+        out[f"{scheme}: corrected ({_CORRECTION.get(scheme, 'corrected')})"] = [
             f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo)
             else f"{v:.{digits}f}" for v, lo, hi in
             zip(t["corrected"], t["corrected_low"], t["corrected_high"])]
@@ -103,8 +108,101 @@ def _order(table: pd.DataFrame, column: str) -> str:
     return " > ".join(ranked.index.astype(str))
 
 
+def _interval(value: float, low: float, high: float) -> str:
+    return (f"{value:.4f} [{low:.4f}, {high:.4f}]" if np.isfinite(low) and np.isfinite(high)
+            else f"{value:.4f}")
+
+
+def _sampled_part(check: ProtocolCheck, scheme: str, comparison, label: str) -> str:
+    """One scheme's bullet: how far the sampled value is from the full one, what the
+    correction gives, and (with two baselines or more) whether the order of their means
+    changes."""
+    t = comparison.table
+    how = _CORRECTION.get(scheme, "the")
+    ratio = (t["naive"] / t["full"]).replace([np.inf, -np.inf], np.nan).dropna()
+    if len(t) == 1:
+        name, row = t.index[0], t.iloc[0]
+        size = (f"{ratio.iloc[0]:.1f} times" if len(ratio) else "not comparable with")
+        return (f"- **{check.n_negatives} {scheme} negatives** per held-out item: "
+                f"{name}'s sampled {label} is {row['naive']:.4f}, {size} its full-ranking "
+                f"value {row['full']:.4f}; the {how} correction gives "
+                f"{_interval(row['corrected'], row['corrected_low'], row['corrected_high'])}"
+                ".")
+    size = (f"{ratio.min():.1f} to {ratio.max():.1f} times" if len(ratio) > 1
+            else f"{ratio.iloc[0]:.1f} times" if len(ratio) else "not comparable with")
+    if t["full"].nunique() == 1:
+        return (f"- **{check.n_negatives} {scheme} negatives** per held-out item: the sampled "
+                f"{label} is {size} the full-ranking value; the baselines' full-ranking "
+                f"values are all {t['full'].iloc[0]:.4f}, so there is no order to keep or "
+                "change.")
+    same = t["rank_naive"].equals(t["rank_full"])
+    tau = comparison.tau["naive"]
+    tau_text = f"; Kendall's tau {tau:.2f}" if np.isfinite(tau) else ""
+    flips = comparison.flips
+    verdict = (f"the highest mean changes from {comparison.winner['full']}'s (full ranking) "
+               f"to {comparison.winner['naive']}'s" if flips["naive"]
+               else f"{comparison.winner['full']} has the highest mean under both")
+    restored = ("" if not flips["naive"] else
+                f"; the {how} correction names {comparison.winner['corrected']}"
+                + (" again" if not flips["corrected"] else ", not the full ranking's"))
+    return (f"- **{check.n_negatives} {scheme} negatives** per held-out item: the sampled "
+            f"{label} is {size} the full-ranking value; the order of the baselines' means is "
+            f"{'the same' if same else 'different'} ({_order(t, 'naive')} sampled, "
+            f"{_order(t, 'full')} full{tau_text}), and {verdict}{restored}.")
+
+
+def _debiased_part(check: ProtocolCheck) -> str:
+    """The debiased paragraph: one system's values across gamma, or with several which system
+    is best at each gamma and whether its paired lead over the second is established."""
+    from ..metrics import RANKING_METRICS
+
+    d = check.debiased
+    label = RANKING_METRICS[check.debiased_metric].column_label(check.k)
+    gammas = np.sort(d["gamma"].unique())
+    span = f"gamma {gammas.min():g} (no bias) to {gammas.max():g}"
+    if d["system"].nunique() == 1:
+        name = d["system"].iloc[0]
+        values = d.sort_values("gamma")["value"]
+        return (f"Debiased, {name}'s SNIPS {label} goes from {values.iloc[0]:.4f} to "
+                f"{values.iloc[-1]:.4f} across the assumed bias, {span} (one system: no "
+                "order to compare).")
+    best = d.drop_duplicates("gamma").sort_values("gamma")
+    unsure = best[~(best["lead_ci_low"] > 0)]
+    if unsure.empty:
+        evidence = ("at every gamma the paired interval of the best system's lead over the "
+                    "second excludes 0, so the order of the two is established there")
+    elif len(unsure) == len(best):
+        evidence = ("at no gamma does the paired interval of the best system's lead over "
+                    "the second exclude 0, so their order is not established at any")
+    else:
+        evidence = (f"at {len(unsure)} of the {len(best)} biases (gamma "
+                    f"{', '.join(f'{g:g}' for g in unsure['gamma'])}) the paired interval of "
+                    "the best system's lead over the second includes 0, so their order is "
+                    "not established there")
+    paired = (" The lead is paired over the users both are evaluated for, as the paired "
+              "tests above are, so it can be clear where the two systems' own intervals "
+              "overlap.")
+    if best["best"].nunique() == 1:
+        return (f"Under popularity debiasing (SNIPS {label}), {best['best'].iloc[0]} has the "
+                f"highest mean at every assumed bias, {span}; {evidence}.{paired}")
+    runs = []  # consecutive gammas with the same best system
+    for row in best.itertuples():
+        if runs and runs[-1][0] == row.best:
+            runs[-1][2] = row.gamma
+        else:
+            runs.append([row.best, row.gamma, row.gamma])
+    changes = "; ".join(f"{name} at gamma {low:g}" if low == high
+                        else f"{name} from gamma {low:g} to {high:g}"
+                        for name, low, high in runs)
+    return (f"Under popularity debiasing (SNIPS {label}) the system with the highest mean "
+            f"depends on the assumed bias: {changes}. Which gamma holds is an assumption "
+            f"about how the test data were observed; {evidence}.{paired}")
+
+
 def protocol_note(check: ProtocolCheck | None) -> str:
-    """The section's findings, computed from :func:`protocol_check`'s results."""
+    """The section's findings, computed from :func:`protocol_check`'s results: a statement
+    about the order of systems only where there are two or more to order, and a statement
+    about an order established only from paired evidence."""
     if check is None:
         return ("The protocol check is off (`SAMPLED_NEGATIVES` is 0).")
     from ..metrics import RANKING_METRICS
@@ -115,25 +213,16 @@ def protocol_note(check: ProtocolCheck | None) -> str:
         parts.append("No baseline can score sampled candidates here (`BASELINES` is empty), "
                      "so the sampled protocol is not shown.")
     for scheme, comparison in check.sampled.items():
-        t = comparison.table
-        ratio = (t["naive"] / t["full"]).replace([np.inf, -np.inf], np.nan).dropna()
-        size = (f"{ratio.min():.1f} to {ratio.max():.1f} times" if len(ratio) > 1
-                else f"{ratio.iloc[0]:.1f} times" if len(ratio) else "not comparable with")
-        how = "EM correction" if scheme == "uniform" else "Horvitz-Thompson correction"
-        flips = comparison.flips
-        verdict = (f"the winner changes from {comparison.winner['full']} (full ranking) to "
-                   f"{comparison.winner['naive']}" if flips["naive"]
-                   else f"the winner stays {comparison.winner['full']}")
-        restored = ("" if not flips["naive"] else
-                    f"; the {how} names {comparison.winner['corrected']}"
-                    + (" again" if not flips["corrected"] else ", not the full ranking's"))
-        same = t["rank_naive"].equals(t["rank_full"])
-        parts.append(
-            f"- **{check.n_negatives} {scheme} negatives** per held-out item: the sampled "
-            f"{label} is {size} the full-ranking value; the order of the baselines is "
-            f"{'the same' if same else 'different'} ({_order(t, 'naive')} sampled, "
-            f"{_order(t, 'full')} full; Kendall's tau {comparison.tau['naive']:.2f}), and "
-            f"{verdict}{restored}.")
+        parts.append(_sampled_part(check, scheme, comparison, label))
+    if check.sampled and len(next(iter(check.sampled.values())).table) == 1:
+        parts.append("With one baseline there is no order of baselines to compare.")
+    if check.sampled:
+        parts.append("In the table, *sampled / full* is how many times the full-ranking value "
+                     "the sampled one is; *corrected* estimates the full-ranking value from the "
+                     "sampled ranks: EM (Jin et al., AAAI 2021) estimates how the held-out "
+                     "items' ranks among all items are distributed, and Horvitz-Thompson "
+                     "weights each popularity-drawn negative by the inverse of its chance of "
+                     "being drawn; the interval resamples users.")
     if check.sampled_users is not None and check.sampled_users < check.users:
         parts.append(f"The sampled protocol is computed on {check.sampled_users:,} of the "
                      f"{check.users:,} test users with a relevant item (seeded), since the full "
@@ -143,34 +232,7 @@ def protocol_note(check: ProtocolCheck | None) -> str:
                      "sampled candidates: `evalkit sample-candidates` writes the candidates "
                      "for your model to score.")
     if check.debiased is not None:
-        d = check.debiased
-        best = d.drop_duplicates("gamma")[["gamma", "best"]]
-        label_d = RANKING_METRICS[check.debiased_metric].column_label(check.k)
-        if best["best"].nunique() == 1:
-            parts.append(f"Under popularity debiasing (SNIPS {label_d}, propensity growing with "
-                         "training popularity), the best system is "
-                         f"{best['best'].iloc[0]} at every assumed bias from gamma "
-                         f"{best['gamma'].min():g} (none) to {best['gamma'].max():g}.")
-        else:
-            runs = []  # consecutive gammas with the same best system
-            for row in best.sort_values("gamma").itertuples():
-                if runs and runs[-1][0] == row.best:
-                    runs[-1][2] = row.gamma
-                else:
-                    runs.append([row.best, row.gamma, row.gamma])
-            changes = "; ".join(f"{name} at gamma {low:g}" if low == high
-                                else f"{name} from gamma {low:g} to {high:g}"
-                                for name, low, high in runs)
-            overlap = [g for g, rows in d.groupby("gamma") if len(rows) > 1 and (
-                lambda top: top.iloc[1]["ci_high"] >= top.iloc[0]["ci_low"])(
-                    rows.sort_values("rank"))]
-            unsure = (f" At {len(overlap)} of the {d['gamma'].nunique()} biases the intervals "
-                      "of the two best systems overlap, so their order there is not "
-                      "established." if overlap else "")
-            parts.append(f"Under popularity debiasing (SNIPS {label_d}, propensity growing with "
-                         "training popularity) the best system depends on the assumed bias: "
-                         f"{changes}. Gamma -1 is no bias (the ordinary metric); which gamma "
-                         f"holds is an assumption about how the test data were observed.{unsure}")
+        parts.append(_debiased_part(check))
     bullets = "\n".join(p for p in parts if p.startswith("- "))
     rest = [p for p in parts if not p.startswith("- ")]
     return "\n\n".join([bullets] * bool(bullets) + rest)

@@ -175,7 +175,9 @@ def _render_html(notebook: Path, target: Path, *, show_code: bool, title: str = 
                  nav: Sequence[tuple[str, str]] = ()) -> None:
     """Render an executed notebook to a self-contained page: its title, a navigation bar
     (``nav``: (label, href) pairs), tables of more than a screenful sortable by a click on a
-    column's header (:data:`SORTABLE_TABLES`) and no script from another host."""
+    column's header (:data:`SORTABLE_TABLES`) and no script from another host. Cells tagged
+    ``headline`` (the headline numbers written for the index, which the index shows) stay in
+    the executed notebook and are left out of the page."""
     import nbformat
     from nbconvert import HTMLExporter
 
@@ -183,7 +185,9 @@ def _render_html(notebook: Path, target: Path, *, show_code: bool, title: str = 
     exporter.exclude_input = not show_code
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    node = nbformat.read(notebook, as_version=4)
+    node.cells = [c for c in node.cells if "headline" not in c.metadata.get("tags", ())]
+    body, _ = exporter.from_notebook_node(node)
     body = _REMOTE_SCRIPT.sub("", body)
     if title:
         body = body.replace("<title>Notebook</title>",
@@ -238,14 +242,29 @@ def _headline_text(numbers: Mapping[str, object]) -> str:
                      for k, v in shown.items())
 
 
+def _baselines_run(notebooks: Sequence[Path], params: Mapping[str, object]) -> list[str]:
+    """The baselines the pages evaluate: ``BASELINES`` when given, else each page's own
+    default, in the order the pages name them."""
+    import ast
+
+    if "BASELINES" in params:
+        return list(params.get("BASELINES") or [])
+    names: dict[str, None] = {}
+    for notebook in notebooks:
+        declared = notebook_parameters(notebook).get("BASELINES")
+        if declared is not None:
+            names.update(dict.fromkeys(ast.literal_eval(declared["default"])))
+    return list(names)
+
+
 def _index_html(out: Path, entries: list[tuple[str, str]], data: str,
                 params: Mapping[str, object], *, skipped: Mapping[str, str] | None = None,
-                notes: Sequence[str] = ()) -> str:
+                notes: Sequence[str] = (), baselines: Sequence[str] = ()) -> str:
     skipped = skipped or {}
     headlines = read_headlines(out)
     systems = [f"{html.escape(n)} ({html.escape(Path(p).name)})"
                for n, p in (params.get("RECS") or {}).items()]
-    systems += [html.escape(n) for n in params.get("BASELINES") or []]
+    systems += [html.escape(n) for n in baselines]
     rows = []
     for stem, title in entries:
         if stem in skipped:
@@ -397,7 +416,10 @@ def _resolve_parameters(data: str, parameters: Mapping[str, object]) -> dict[str
         raise ParameterError("run_reports: pass the dataset as 'data' and the output folder as "
                              "'out'; DATASET, HEADLINE_PATH and RUNS_DIR are set by the runner.")
     params = dict(parameters)
-    check_parameters(DATASET=data, **params)
+    checked = check_parameters(DATASET=data, **params)
+    for name in ("METRIC", "METRICS"):  # a label ("NDCG") reaches the notebooks as its name
+        if name in params:
+            params[name] = checked[name]
     if "SPLIT" in params and (params.get("TRAIN") is not None
                               or _split_folder(Path(data)) is not None):
         raise ParameterError(
@@ -986,7 +1008,9 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                       _index_html(staging, [(nb.stem, _title(nb)) for nb in listed],
                                   _shown_name(data, params), params,
                                   skipped={nb.stem: why for nb, why in skipped.items()},
-                                  notes=notes))
+                                  notes=notes,
+                                  baselines=_baselines_run(
+                                      [nb for nb in listed if nb not in skipped], params)))
     names.append("index.html")
     return names, seconds
 

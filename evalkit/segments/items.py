@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._checks import check_interactions, check_positive_int, check_recs, describe
+from .._checks import check_interactions, check_positive_int, check_recs, check_rng, describe
 
 __all__ = [
     "NEW_ITEMS",
@@ -388,6 +388,7 @@ def recall_by_popularity(
     from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "recall_by_popularity"
+    check_rng(rng, func=func)
     k = check_positive_int(k, func=func, arg="k")
     threshold = check_threshold(threshold, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")

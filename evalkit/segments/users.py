@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._checks import check_interactions, check_positive_int, describe
+from .._checks import check_interactions, check_positive_int, check_rng, describe
 from ..stats import bootstrap_ci_frame
 from ._common import plain
 
@@ -223,6 +223,7 @@ def metrics_by_segment(
     1   light  ndcg@10  0.30        2
     """
     func = "metrics_by_segment"
+    check_rng(rng, func=func)
     tables = {None: per_user} if isinstance(per_user, pd.DataFrame) else per_user
     if not isinstance(tables, Mapping) or not tables:
         raise TypeError(

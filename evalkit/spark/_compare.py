@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._checks import check_choice, check_fraction, check_positive_int
+from .._checks import check_choice, check_fraction, check_positive_int, check_rng
 from .._comparison import PAIRS, baseline_first, check_systems, comparison_table, systems_design
 from .._paired import PairedSums, paired_sums
 from .._resample import user_streams
@@ -155,6 +155,7 @@ def compare(
     pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
     alpha = check_fraction(alpha, func=func, arg="alpha")
     check_positive_int(n_permutations, func=func, arg="n_permutations")
+    check_rng(rng, func=func)
     generator = np.random.default_rng(rng)
     design = systems_design(generator, n_resamples)  # one design for every system's interval
     results: dict[str, SparkEvaluation] = {}

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._checks import InvalidParameterError, check_positive_int, check_resamples
+from .._checks import InvalidParameterError, check_positive_int, check_resamples, check_rng
 from .._evaluation import Evaluation
 from .._evaluation import evaluate as evaluate_in_memory
 from .._resample import (
@@ -447,6 +447,7 @@ def evaluate(
     if train is not None:
         train = _renamed(train, mapping, arg="train")
     n_resamples = check_resamples(n_resamples, func=FUNC)
+    check_rng(rng, func=FUNC)
     spark = truth.sparkSession
     if partitions is None:
         partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))

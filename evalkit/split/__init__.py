@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evalkit._checks import check_choice
+from evalkit._checks import check_choice, check_rng
 
 from ._audit import audit
 from ._base import Split
@@ -125,6 +125,7 @@ def split_by(
     func = "split_by"
     names = [name for name in SPLITS if name != "kfold"]
     check_choice(strategy, func=func, arg="strategy", choices=names)
+    check_rng(rng, func=func)  # here, not in the strategy (a temporal one ignores it)
     if strategy == "user_temporal":
         return user_temporal_split(data, test_fraction=test_fraction)
     if strategy == "global_temporal":

@@ -109,10 +109,18 @@ def test_gamma_sensitivity_ranks_the_systems_at_each_bias() -> None:
     table = D.gamma_sensitivity({"a": recs, "b": other}, truth, train, gammas=(-1.0, 2.0),
                                 n_resamples=50)
     assert list(table.columns) == ["gamma", "system", "value", "ci_low", "ci_high", "rank",
-                                   "best"]
+                                   "best", "lead", "lead_ci_low", "lead_ci_high", "metric"]
     plain = table[table["gamma"] == -1.0].set_index("system")["value"]
     assert plain["a"] == pytest.approx(recall_at_k(truth, recs, k=10).mean())
     assert plain["b"] == pytest.approx(recall_at_k(truth, other, k=10).mean())
+    # the lead: the best's mean per-user difference over the second, paired, so positive
+    per_user = {"a": recall_at_k(truth, recs, k=10), "b": recall_at_k(truth, other, k=10)}
+    best, second = plain.sort_values(ascending=False).index
+    lead = table.loc[table["gamma"] == -1.0, ["lead", "lead_ci_low", "lead_ci_high"]]
+    assert (lead["lead"] == lead["lead"].iloc[0]).all()
+    assert lead["lead"].iloc[0] == pytest.approx((per_user[best] - per_user[second]).mean())
+    assert lead["lead_ci_low"].iloc[0] <= lead["lead"].iloc[0] <= lead["lead_ci_high"].iloc[0]
+    assert set(table["metric"]) == {"SNIPS R@10"}
     for _, rows in table.groupby("gamma"):
         assert sorted(rows["rank"]) == [1, 2]
         assert rows["best"].nunique() == 1
