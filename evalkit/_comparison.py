@@ -19,7 +19,7 @@ from ._checks import (
     check_rng,
     describe,
 )
-from ._display import DIGITS, format_pvalue
+from ._display import DIGITS, TableFrame, format_pvalue
 from ._display import progress as show_progress
 from ._evaluation import Evaluation, evaluate
 from ._paired import PairedSums, paired_results, paired_sums
@@ -48,7 +48,7 @@ _COLUMNS = ["system", "against", "metric", "k", "column", "mean", "ci_low", "ci_
             "users_needed"]
 
 
-class Comparison(pd.DataFrame):
+class Comparison(TableFrame):
     """The table of :func:`compare` and :func:`compare_evaluations`: a DataFrame (one row per
     system's own means, then one per compared pair and metric@k; see
     :func:`compare_evaluations` for every column) that displays as an analyst reads it.
@@ -70,15 +70,6 @@ class Comparison(pd.DataFrame):
     """
 
     _metadata = ["alpha", "confidence"]
-
-    @property
-    def _constructor(self) -> type:
-        return pd.DataFrame
-
-    @property
-    def table(self) -> pd.DataFrame:
-        """Every column, as a plain DataFrame (a copy)."""
-        return pd.DataFrame(self, copy=True)
 
     def readable(self, *, digits: int = DIGITS) -> pd.DataFrame:
         """One row per tested pair and metric: ``system``, ``against``, ``metric`` (marked

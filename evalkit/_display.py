@@ -84,13 +84,9 @@ def _float_text(digits: int) -> Callable[[float], str]:
     return f"{{:.{digits}f}}".format
 
 
-class CompactTable(pd.DataFrame):
-    """A DataFrame that a notebook shows compactly and whole: floats at :data:`DIGITS`
-    decimals, every row, the columns of :meth:`compact`, and a line saying what the display
-    leaves out. The values keep full precision; :attr:`table` is every column as a plain
-    DataFrame, and anything derived from one (``t[t["mean"] > 0]``, ``t.copy()``) is a plain
-    DataFrame too. To compare one with a plain DataFrame, pass ``check_frame_type=False`` to
-    ``pandas.testing.assert_frame_equal``."""
+class TableFrame(pd.DataFrame):
+    """A DataFrame with a display of its own: anything derived from one is a plain DataFrame,
+    and :attr:`table` is every column at full precision."""
 
     @property
     def _constructor(self) -> type:
@@ -100,6 +96,15 @@ class CompactTable(pd.DataFrame):
     def table(self) -> pd.DataFrame:
         """Every column at full precision, as a plain DataFrame (a copy)."""
         return pd.DataFrame(self, copy=True)
+
+
+class CompactTable(TableFrame):
+    """A DataFrame that a notebook shows compactly and whole: floats at :data:`DIGITS`
+    decimals, every row, the columns of :meth:`compact`, and a line saying what the display
+    leaves out. The values keep full precision; :attr:`table` is every column as a plain
+    DataFrame, and anything derived from one (``t[t["mean"] > 0]``, ``t.copy()``) is a plain
+    DataFrame too. To compare one with a plain DataFrame, pass ``check_frame_type=False`` to
+    ``pandas.testing.assert_frame_equal``."""
 
     def compact(self) -> pd.DataFrame:
         """The columns the display shows (here: every one), as a plain DataFrame."""
@@ -125,13 +130,9 @@ class CompactTable(pd.DataFrame):
             return f"{self.compact().__repr__()}\n{self.note()}"
 
 
-class WideTable(pd.DataFrame):
+class WideTable(TableFrame):
     """A DataFrame shown with its text cells whole (``display.max_colwidth`` lifted for its
     own display only). Anything derived from it is a plain DataFrame."""
-
-    @property
-    def _constructor(self) -> type:
-        return pd.DataFrame
 
     def _repr_html_(self) -> str | None:
         with pd.option_context("display.max_colwidth", None):

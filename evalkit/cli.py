@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -597,6 +598,24 @@ def report_parameters(args: argparse.Namespace) -> dict[str, object]:
     return params
 
 
+#: The report parameters ``evalkit report`` sets through an option of its own.
+_REPORT_FLAGS = {"TRAIN": "--train", "TEST": "--test", "ITEMS": "--items", "RECS": "--recs",
+                 "PREDICTIONS": "--predictions", "BASELINES": "--baselines",
+                 "COLUMNS": "--columns"}
+
+
+def _as_flags(message: str) -> str:
+    """A report error in the words of the command line: the parameters the command sets
+    through options named by those options (``--train``, not ``parameter TRAIN``), quoted
+    values (file names, column names) left as they are."""
+    names = "|".join(_REPORT_FLAGS)
+    parts = re.split(r"('[^']*')", message)
+    for i in range(0, len(parts), 2):  # the even parts lie outside quotes
+        part = re.sub(rf"\bparameters? (?=(?:{names})\b)", "", parts[i])
+        parts[i] = re.sub(rf"\b({names})\b", lambda m: _REPORT_FLAGS[m[1]], part)
+    return "".join(parts)
+
+
 def _load_metric_modules(args: argparse.Namespace) -> None:
     """Load ``--metrics-module`` here and, through ``EVALKIT_METRICS``, in every process this
     one starts (the report's notebooks)."""
@@ -631,8 +650,10 @@ def _report(args: argparse.Namespace) -> int:
                               parameters=report_parameters(args), show_code=args.show_code,
                               jobs=args.jobs, spark=args.spark, resume=args.resume)
     except ReportError as error:
-        print(f"evalkit report: error: {error}", file=sys.stderr)
+        print(f"evalkit report: error: {_as_flags(str(error))}", file=sys.stderr)
         return 1
+    except ValueError as error:  # a parameter's error: told by main, in the options' words
+        raise ValueError(_as_flags(str(error))) from error
     print(f"wrote {len(written) - 1} report(s) and {written[-1]}")
     return 0
 

@@ -1,6 +1,6 @@
 """Every option that changes a number, in one frozen object: :class:`Definitions`.
 
-Libraries disagree on almost every metric (SPEC "Why this matters"): AP@k has five
+Libraries disagree on almost every metric: AP@k has five
 denominators in the wild, recall two, NDCG four knobs, and ties let row order decide results.
 evalkit states each choice as a field here, validates it once, records the whole object next
 to every result, and accepts it everywhere a number is computed:
@@ -49,8 +49,9 @@ def _number(default: float | None, help: str, check: Callable[[float], bool], ru
 
 @dataclass(frozen=True)
 class Definitions:
-    """The definitions behind every number evalkit computes (SPEC "Relevance and gain" to
-    "Beyond accuracy", and section 16 for the conventions of other libraries).
+    """The definitions behind every number evalkit computes (relevance and
+    gain, ranking, ties, which users are averaged, beyond accuracy), and through profiles the
+    conventions of other libraries.
 
     Build one with keywords (unknown names and invalid values raise at once, naming the field
     and the valid values), take a library's from :func:`evalkit.profile`, or change a few

@@ -1,6 +1,6 @@
 """Profiles: the :class:`~evalkit.Definitions` that reproduce another library's numbers.
 
-The same recommendations get different numbers from different libraries (SPEC section 16).
+The same recommendations get different numbers from different libraries.
 A profile states one library's conventions as evalkit definitions, so that
 
 >>> import evalkit as ek

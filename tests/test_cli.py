@@ -267,3 +267,31 @@ def test_a_bad_option_is_named_as_it_was_typed(sample_files, here, args, message
     assert "'rng'" not in done.stderr and "Traceback" not in done.stderr
     assert not (d / "x.json").exists() and not (d / "x.csv").exists()
     assert not (d / "new").exists()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--train", "{d}/nowhere.csv", "--test", "{d}/test.csv"],
+     "evalkit report: error: --train names no file: '{d}/nowhere.csv' does not exist."),
+    (["--train", "{d}/train.csv"],
+     "evalkit report: error: --test must be given with --train (your own split); got "
+     "--train='{d}/train.csv' and --test=None."),
+    (["--train", "{d}/train.csv", "--test", "{d}/test.csv", "--items", "{d}/TRAIN.csv"],
+     "evalkit report: error: --items names no file: '{d}/TRAIN.csv' does not exist."),
+    (["--train", "{d}/recs.csv", "--test", "{d}/test.csv", "--recs", "mine={d}/bad.csv"],
+     "evalkit report: error: --recs['mine']: 'bad.csv' has no user_id column"),
+    (["--train", "{d}/train.csv", "--test", "{d}/test.csv", "--baselines", "Nope"],
+     "evalkit report: error: --baselines[0] must be one of"),
+    (["--train", "{d}/train.csv", "--test", "{d}/test.csv", "-p", "K", "0"],
+     "evalkit report: error: parameter K must be"),
+])
+def test_report_errors_name_the_options_as_typed(sample_files, here, options, message) -> None:
+    """What ``evalkit report`` sets through its own options, its errors name by those options
+    (``--train``, never the notebook parameter TRAIN it becomes); a parameter given with -p
+    keeps its name; a quoted file name is never rewritten; nothing is written."""
+    d = sample_files
+    (d / "bad.csv").write_text("a,b\n1,2\n")
+    out = d / "reports"
+    done = here("report", *(o.format(d=d) for o in options), "--out", str(out))
+    assert done.returncode != 0 and message.format(d=d) in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "TRAIN=" not in done.stderr
+    assert not out.exists()

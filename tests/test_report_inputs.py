@@ -110,13 +110,15 @@ def test_every_notebook_states_each_parameter_as_the_registry_does() -> None:
 
 
 def test_every_notebook_checks_its_parameters_in_its_first_cell() -> None:
+    """... and goes on with the checked values: run by hand (papermill ``-p METRIC NDCG``),
+    a notebook reads the names the runner would have passed it (``ndcg``)."""
     for path in rp.find_notebooks():
         cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
         tagged = next(i for i, c in enumerate(cells)
                       if "parameters" in c["metadata"].get("tags", []))
         if "DATASET" in rp.notebook_parameters(path):
             source = "".join(cells[tagged + 1]["source"])
-            assert source.startswith("rp.check_parameters(globals()"), path.name
+            assert source.startswith("globals().update(rp.check_parameters(globals()"), path.name
 
 
 def test_notebook_lines_are_short() -> None:

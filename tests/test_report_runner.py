@@ -317,10 +317,11 @@ def test_list_parameters_prints_every_parameter_with_its_meaning() -> None:
     (["--recs", "recs.csv"], r"--recs takes NAME=FILE \(e.g. --recs mine=recs.csv\); got "
                              r"'recs.csv'"),
     (["--recs", "a=x.csv", "--recs", "a=y.csv"], r"--recs names 'a' twice"),
-    (["--train", "data/example/train.csv", "-p", "TRAIN", "x"], r"parameter TRAIN is given twice"),
+    (["--train", "data/example/train.csv", "-p", "TRAIN", "x"],
+     r"--train is given twice \(by an option and by -p\)"),
     (["-p", "K", "0"], r"parameter K must be an integer >= 1; got 0"),
     (["-p", "TRHESHOLD", "3"], r"unknown parameter\(s\) TRHESHOLD"),
-    (["--train", "data/example/train.csv"], r"parameter TEST must be given with TRAIN"),
+    (["--train", "data/example/train.csv"], r"--test must be given with --train"),
     (["--jobs", "0"], r"argument --jobs: must be a positive integer; got '0'"),
 ])
 def test_report_options_are_checked_before_anything_runs(tmp_path, args, message, capsys,

@@ -1,5 +1,5 @@
 """Who is served worse: gaps between user groups, and the exposure item groups get, with
-intervals (SPEC 17, "Groups").
+intervals.
 
 - :func:`group_disparity`: each group's mean of a per-user metric, its gap to a reference
   group with a bootstrap interval and a label-permutation p-value, optionally standardised

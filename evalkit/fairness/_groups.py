@@ -14,20 +14,17 @@ from .._checks import (
     check_resamples,
     check_rng,
 )
+from .._display import TableFrame
 from .._resample import design_key, poisson_bootstrap_sums, quantile_interval, user_streams
 
 
-class DisparityTable(pd.DataFrame):
+class DisparityTable(TableFrame):
     """The table of :func:`group_disparity` (a DataFrame, one row per group), with the summary
     attributes ``mad`` (mean absolute deviation between the groups' means, over every pair),
     ``mad_ci_low``, ``mad_ci_high``, ``reference`` (the reference group), ``stat`` and
     ``dropped`` (users left out, by reason)."""
 
     _metadata = ["mad", "mad_ci_low", "mad_ci_high", "reference", "stat", "dropped"]
-
-    @property
-    def _constructor(self) -> type:
-        return pd.DataFrame
 
 
 def _as_series(values: object, *, func: str, arg: str) -> pd.Series:

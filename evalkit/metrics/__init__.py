@@ -1,6 +1,6 @@
 """Metric families: ranking, rating prediction, classification, rank correlation and beyond
-accuracy. Definitions and policies follow SPEC; every function documents its formula and its
-rule for degenerate cases.
+accuracy. Every function documents its formula, the paper it follows and its rule for degenerate
+cases.
 
 Every metric is declared once, as a :class:`Metric` in :data:`METRICS` (label, formula, the
 definitions it reads, range, direction, curves); everything else reads it from there.

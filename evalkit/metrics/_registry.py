@@ -59,7 +59,8 @@ def _first_relevant_rank(hits: Hits, k: int) -> np.ndarray:
     return hits.first(hits.rank, default=k + 1)
 
 
-# Each metric for one relevant item at rank r (SPEC 17: sampled candidates).
+# Each metric for one relevant item at rank r (the sampled-metric corrections of Krichene and
+# Rendle, KDD 2020, read these).
 def _inside(r: np.ndarray, k: int | None) -> np.ndarray:
     return np.ones(np.shape(r), bool) if k is None else np.asarray(r) <= k
 

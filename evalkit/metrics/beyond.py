@@ -9,7 +9,7 @@ by default), as the ranking metrics order them under ``ties="deterministic"``; a
 relevance-based tie policies (``"optimistic"``, ``"pessimistic"``, ``"expected"``) have no
 meaning for lists judged without relevance, so these metrics take ``tie_order`` only.
 
-Other libraries define several of these metrics differently (SPEC 16); each difference that
+Other libraries define several of these metrics differently; each difference that
 changes a number is a keyword here, and each docstring names the library, version and source
 file an option reproduces, and how that library treats what evalkit treats otherwise (items
 unseen in training, short lists, ties).
@@ -904,7 +904,7 @@ def intra_list_diversity(
     diversity.py``; ``Diversity`` in the new API): the sum over the pairs of the sklearn cosine
     distance of the items' feature rows (zero rows have distance 1, as here), divided by
     ``len(rec_list)``. It grows with the list length and leaves [0, 1] from n = 4 on
-    (SPEC 16 lists that as an Evidently bug; it is reproduced, not fixed). Evidently scores a
+    (a defect of Evidently's definition; it is reproduced, not fixed). Evidently scores a
     one-item list 0, which ``empty="zero"`` reproduces. recmetrics 0.1.5
     ``intra_list_similarity`` (``recmetrics/metrics.py``) is one minus the mean of ``"pairs"``,
     averaged over lists.

@@ -1,7 +1,7 @@
 """Popularity-debiased ranking metrics: test interactions are missing not at random.
 
 Popular items are observed (rated, clicked) more often, so a held-out set over-represents them
-and recall-type metrics favour models that recommend them. Two corrections (SPEC 17):
+and recall-type metrics favour models that recommend them. Two corrections:
 
 - **Inverse propensity weighting** (Yang et al., RecSys 2018): a metric that sums a
   contribution ``c(rank)`` over each user's relevant items is re-weighted by ``1 / P_i``, the

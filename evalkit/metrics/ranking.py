@@ -1,8 +1,8 @@
 """Ranking metrics per user: P@k, R@k, F1@k, HR@k, R-precision, AP@k, RR@k, DCG@k, NDCG@k
 and half-life utility (their curves over cutoffs: :func:`evalkit.metrics.ranking_curves`).
 
-Conventions shared by every function here (SPEC "Ranking metrics", "Which users are averaged",
-"Ties in scores"):
+Conventions shared by every function here (metrics, which users are averaged, ties in
+scores):
 
 - ``truth`` is the test set (``user_id, item_id, rating``); ``recs`` the recommendations
   (``user_id, item_id`` and ``rank`` and/or ``score``). When ``rank`` is present it orders the

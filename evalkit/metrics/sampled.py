@@ -9,13 +9,13 @@ draws the candidates (:func:`sample_negatives`), ranks each held-out item among 
 full-ranking metric from the sampled ranks (:func:`corrected_metric`), with intervals from the
 user bootstrap.
 
-The model (SPEC 17). A held-out item has true rank ``r`` among ``n`` candidates (itself and the
-``n - 1`` items it could be ranked against) and sampled rank ``r~`` among ``m`` sampled
-negatives. Drawn with replacement, ``r~ - 1 ~ Binomial(m, (r - 1) / (n - 1))``; without
-replacement, hypergeometric: ``P(r~ - 1 = j | r) = C(r-1, j) C(n-r, m-j) / C(n-1, m)``. A metric
-of one relevant item at rank ``r``, ``M(r)``, comes from the metric's declaration
-(:attr:`Metric.per_rank <evalkit.metrics.Metric>`): HR@k = [r <= k], NDCG@k = [r <= k] /
-log2(r + 1), RR = 1 / r, ...
+The model (Krichene and Rendle, *On Sampled Metrics for Item Recommendation*, KDD 2020). A
+held-out item has true rank ``r`` among ``n`` candidates (itself and the ``n - 1`` items it
+could be ranked against) and sampled rank ``r~`` among ``m`` sampled negatives. Drawn with
+replacement, ``r~ - 1 ~ Binomial(m, (r - 1) / (n - 1))``; without replacement, hypergeometric:
+``P(r~ - 1 = j | r) = C(r-1, j) C(n-r, m-j) / C(n-1, m)``. A metric of one relevant item at
+rank ``r``, ``M(r)``, comes from the metric's declaration (:attr:`Metric.per_rank
+<evalkit.metrics.Metric>`): HR@k = [r <= k], NDCG@k = [r <= k] / log2(r + 1), RR = 1 / r, ...
 """
 
 from __future__ import annotations
@@ -736,7 +736,7 @@ def _bv(A: np.ndarray, values: np.ndarray, prior: np.ndarray, gamma: float) -> n
     """Krichene and Rendle's correction: the value ``x_j`` to give sampled rank ``j + 1``,
     minimising ``sum_r w_r (bias_r^2 + g var_r)`` with ``bias_r = sum_j A_rj x_j - M_r`` and
     ``var_r = sum_j A_rj x_j^2 - (sum_j A_rj x_j)^2``: ``x = [(1 - g) A'WA + g diag(c)]^-1
-    A'WM``, ``c = w'A`` (SPEC 17)."""
+    A'WM``, ``c = w'A``."""
     weighted = A * np.sqrt(prior)[:, None]
     target = values * np.sqrt(prior)
     c = prior @ A

@@ -85,7 +85,7 @@ def precision_recall_curve(
 
     Notes
     -----
-    The points are SPEC's precision-recall curve of a top-k list: (R@k, P@k) for k = 1..K,
+    The points are the precision-recall curve of a top-k list: (R@k, P@k) for k = 1..K,
     each a mean over users, joined in order of k. The intervals are pointwise (each k on its
     own, not simultaneous): the band is vertical because mean recall@k never decreases with
     k, so it can be drawn over the recall axis; the recall intervals are shown where the

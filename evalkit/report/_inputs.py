@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._display import TableFrame
 from .._version import __version__
 from ._params import ParameterError
 from ._plan import _interactions_file, _split_folder, columns_for
@@ -593,14 +594,10 @@ def _provenance() -> list[tuple[str, object]]:
     return rows
 
 
-class RunCard(pd.DataFrame):
+class RunCard(TableFrame):
     """The table of :func:`run_card`: shown folded under one line (what it holds and the
     dataset), so that a page opens with its findings; a click shows every row. Anything
     derived from it is a plain DataFrame."""
-
-    @property
-    def _constructor(self) -> type:
-        return pd.DataFrame
 
     def _repr_html_(self) -> str | None:
         import html

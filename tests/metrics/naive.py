@@ -1,11 +1,12 @@
-"""A readable, per-user reference implementation of every ranking metric, straight from SPEC.
+"""A readable, per-user reference implementation of every ranking metric, straight from the
+definitions in the docstrings.
 
 This module is the statement of the formulas that the vectorized engine in
 ``evalkit.metrics`` is checked against. It loops over users and positions on purpose: clarity
 first, speed never. It shares no code with the engine.
 
-Conventions (SPEC "Ranking metrics", "Ties in scores", "Which users are averaged",
-"Relevance and gain"):
+Conventions (ranking metrics, ties in scores, which users are averaged, relevance and
+gain):
 
 - A user's list is ordered by ``rank`` when the recommendations carry one (the item at rank 5
   sits at position 5, gaps allowed), otherwise by descending ``score``.

@@ -248,7 +248,7 @@ def test_unknown_option_lists_the_valid_ones(func: Callable, option: str, value)
 
 
 def test_policy_names_are_the_documented_ones() -> None:
-    # SPEC names these; the error messages above list them from the same tuples.
+    # The documented policy names; the error messages above list them from the same tuples.
     assert set(GAINS) == {"linear", "exponential", "binary"}
     assert set(DISCOUNTS) == {"log", "breese"}
     assert set(AP_DENOMINATORS) == {"min", "relevant", "hits", "k"}  # k: rectools

@@ -35,7 +35,7 @@ OPTION_VALUES: dict[str, list] = {
     "ties": ["deterministic", "optimistic", "pessimistic", "expected"],
     "neutral": [3.0, 0.5],
     "half_life": [5.0, 2.0],
-    # the conventions of other libraries (SPEC section 16)
+    # the conventions of other libraries
     "gain_scope": ["rated", "relevant"],
     "ideal": ["truth", "k"],
     "recall_denominator": ["relevant", "min"],

@@ -1,4 +1,4 @@
-"""The worked examples of the seed documents (SPEC "Worked examples"), one test each, compared
+"""The worked examples of the seed documents, one test each, compared
 at the precision the seed prints."""
 
 from __future__ import annotations

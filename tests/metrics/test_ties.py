@@ -1,4 +1,4 @@
-"""Tied scores (SPEC "Ties in scores"): the four policies against brute-force enumeration of
+"""Tied scores: the four policies against brute-force enumeration of
 every order of every tie group, the deterministic order, and the TieWarning."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ TOL = 1e-12
 DEFAULTS = dict(threshold=4.0, gain="linear", discount="log", log_base=2.0,
                 ap_denominator="min", neutral=3.0, half_life=5.0)
 
-# E[metric] over random tie orders is exact (SPEC: linear in the hit vector, or, for HR and
+# E[metric] over random tie orders is exact (linear in the hit vector, or, for HR and
 # RR, computed from the exact distribution of the first relevant position).
 EXACT_UNDER_EXPECTED = ("precision", "recall", "f1", "hit_rate", "r_precision", "mrr", "dcg",
                         "ndcg", "half_life_utility")
