@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._canonical import in_canonical_order
 from .._checks import (
     check_choice,
     check_columns,
@@ -286,7 +287,9 @@ def _relevant(truth: pd.DataFrame, threshold: float | None, *, func: str) -> pd.
     truth = check_truth(truth, func=func, threshold=threshold)
     if threshold is not None:
         truth = truth[truth["rating"] >= threshold]
-    return truth[["user_id", "item_id"]]
+    # in the order of the ids: each user's sums are then taken in one order, whatever the
+    # row order of the test data
+    return in_canonical_order(truth[["user_id", "item_id"]])
 
 
 def _weighted_per_user(relevant: pd.DataFrame, recs: pd.DataFrame, weight: np.ndarray,

@@ -31,6 +31,7 @@ import pandas as pd
 import scipy.special
 import scipy.stats
 
+from .._canonical import in_canonical_order
 from .._checks import (
     check_choice,
     check_columns,
@@ -166,7 +167,10 @@ def sample_negatives(
         train = truth.iloc[:0][["user_id", "item_id"]]
     check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
     check_ids(train, func=func, arg="train")
-    positives = truth[["user_id", "item_id"]].drop_duplicates().reset_index(drop=True)
+    # the positives in the order of their ids, so that the draws of each go to the same
+    # positive whatever the row order of truth
+    positives = in_canonical_order(truth[["user_id", "item_id"]].drop_duplicates()
+                                   ).reset_index(drop=True)
 
     items = pd.Index(pd.unique(np.concatenate([train["item_id"].to_numpy(),
                                                positives["item_id"].to_numpy()])))

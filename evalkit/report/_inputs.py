@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._canonical import in_canonical_order
 from .._display import TableFrame
 from .._version import __version__
 from ._params import ParameterError
@@ -193,7 +194,10 @@ def _mapping(path: str | os.PathLike, columns: Mapping[str, str] | None,
 def _interactions(path: str | os.PathLike, columns: Mapping[str, str] | None) -> pd.DataFrame:
     from ..data import load_interactions
 
-    return load_interactions(path, columns=_mapping(path, columns, "interactions"))
+    # in the canonical order: every page's numbers (splits, fits, sums, draws) are then the
+    # same for the same interactions, whatever the file's row order or format
+    return in_canonical_order(load_interactions(path,
+                                                columns=_mapping(path, columns, "interactions")))
 
 
 def _file_info(path: Path, frame: pd.DataFrame) -> dict:
@@ -244,6 +248,9 @@ def load_inputs(
     Returns
     -------
     ReportInputs
+        The interactions of a file come in one order (each user's in time order, then by
+        item and rating), whatever the file's row order or format: the same data gives the
+        same report.
 
     Raises
     ------
@@ -359,7 +366,8 @@ def load_systems(
     Returns
     -------
     Systems
-        A dict of str to pd.DataFrame, in the order: ``recs``, then ``baselines``;
+        A dict of str to pd.DataFrame, in the order: ``recs``, then ``baselines`` (the rows
+        of a file in one order, as :func:`load_inputs` orders interactions);
         :func:`coverage` says which users each list covers. A baseline too large for the
         machine's memory (:class:`evalkit.models.ModelTooLarge`, e.g. EASE over a catalogue
         of tens of thousands of items) is left out, with the reason in ``left_out``.
@@ -369,8 +377,10 @@ def load_systems(
 
     def read(path: str | os.PathLike) -> pd.DataFrame:
         mapping = _mapping(path, columns, "recs")
+        # in one order (each user's list by rank, then item), whatever the file's
         return shared("recs", run_key("recs", path, mapping),
-                      lambda: read_recommendations(path, columns=mapping))
+                      lambda: in_canonical_order(read_recommendations(path, columns=mapping),
+                                                 ("user_id", "rank", "item_id", "score")))
 
     def baseline(name: str) -> dict[str, pd.DataFrame]:
         # one item more than asked, so that a tie across the cutoff k can be seen

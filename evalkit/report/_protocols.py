@@ -54,7 +54,7 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
     test, train = inputs.test, inputs.train
     relevant = test if threshold is None else test[test["rating"] >= threshold]
     sampled_metric = metric if RANKING_METRICS[metric].per_rank is not None else "ndcg"
-    users = pd.unique(relevant["user_id"])
+    users = np.sort(pd.unique(relevant["user_id"]))  # the choice below: by id, not row order
     chosen = users
     if len(users) > max_users:
         chosen = np.random.default_rng(seed).choice(users, max_users, replace=False)

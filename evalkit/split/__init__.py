@@ -4,7 +4,9 @@ Every strategy takes an interactions frame first (canonical columns ``user_id``,
 plus ``timestamp`` for the temporal ones) and options keyword-only, and returns a
 :class:`Split` (``kfold_split`` returns one per fold). Output frames keep the input's columns,
 dtypes, index labels and row order. Random strategies take ``rng`` (an int seed, a
-``numpy.random.Generator`` or None): the same seed gives the same split.
+``numpy.random.Generator`` or None): the same seed gives the same split, for the same rows in
+any order (each row's random key is drawn in one order of the rows: each user's interactions in
+time order, then by item and rating).
 
 =====================  ==========================================================
 ``random``             :func:`random_split`, a global random fraction of rows

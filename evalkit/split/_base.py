@@ -85,7 +85,9 @@ def _sort_codes(values: pd.Series) -> np.ndarray:
 
 
 def _user_codes(data: pd.DataFrame) -> tuple[np.ndarray, int]:
-    codes, uniques = pd.factorize(data["user_id"])
+    """Each row's user as a code in the order of the user ids (not of their first row), so
+    that a draw per user goes to the same user whatever the row order."""
+    codes, uniques = pd.factorize(data["user_id"], sort=True)
     return codes.astype(np.int64, copy=False), len(uniques)
 
 

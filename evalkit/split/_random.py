@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from evalkit._canonical import canonical_order, canonical_permutation
 from evalkit._checks import (
     as_rng,
     check_choice,
@@ -81,7 +82,7 @@ def random_split(
     n = len(data)
     n_test = int(_round_half_up(f * n))
     test = np.zeros(n, dtype=bool)
-    test[gen.permutation(n)[:n_test]] = True
+    test[canonical_order(data)[gen.permutation(n)[:n_test]]] = True
     return _make(data, test, strategy="random", params={"test_fraction": f}, seed=seed)
 
 
@@ -155,7 +156,7 @@ def user_ratio_split(
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     codes, n_users = _user_codes(data)
-    ranks, counts = _group_ranks(codes, n_users, gen.permutation(len(data)))
+    ranks, counts = _group_ranks(codes, n_users, canonical_permutation(data, gen))
     n_test = np.minimum(_round_half_up(f * counts), np.maximum(counts - min_train, 0))
     test = ranks < n_test[codes]
     params = {"test_fraction": f, "min_train": min_train}
@@ -225,7 +226,7 @@ def train_dev_test_split(
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     n = len(data)
-    key = gen.permutation(n)
+    key = canonical_permutation(data, gen)
     if by == "user":
         codes, n_users = _user_codes(data)
         ranks, counts = _group_ranks(codes, n_users, key)
@@ -304,7 +305,7 @@ def kfold_split(
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     codes, n_users = _user_codes(data)
-    ranks, counts = _group_ranks(codes, n_users, gen.permutation(len(data)))
+    ranks, counts = _group_ranks(codes, n_users, canonical_permutation(data, gen))
     small = int((counts < k).sum())
     if small:
         raise ValueError(
