@@ -3,6 +3,7 @@ protocol_table): its sentences follow the results, a flip included."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -77,8 +78,9 @@ def test_the_note_gives_the_biases_at_which_each_system_is_best_and_if_that_is_e
                              users=10, sampled_users=None, debiased_metric="recall")
     note = rp.protocol_note(check)
     assert "a from gamma -1 to 0; b from gamma 1 to 2" in note
-    assert "at 1 of the 4 biases (gamma 1) the paired interval of the best system's lead " \
-        "over the second includes 0, so their order is not established there" in note
+    assert "at 1 of the 4 biases (gamma 1) the best system's lead over the second is not " \
+        "established by paired evidence" in note
+    assert "simultaneous over the 4 biases (Bonferroni, family-wise level 0.05)" in note
     assert "(`BASELINES` is empty)" in note
 
 
@@ -108,27 +110,43 @@ def _three_systems(n: int = 400, seed: int = 0):
     more = rng.random(n) < 0.08
     systems = {"a": lists(np.column_stack([found, np.zeros(n, bool)])),
                "b": lists(np.column_stack([found, more])),
-               "c": lists(np.column_stack([rng.random(n) < 0.05, np.zeros(n, bool)]))}
+               "c": lists(np.column_stack([rng.random(n) < 0.05, np.zeros(n, bool)])),
+               "d": lists(np.column_stack([rng.random(n) < 0.2, np.zeros(n, bool)])),
+               "e": lists(np.column_stack([rng.random(n) < 0.1, rng.random(n) < 0.1]))}
     return SimpleNamespace(train=train, test=test), systems
 
 
+def _plain_verdict(note: str) -> str | None:
+    """What the note says of gamma -1 from the paired table: "significant", "not
+    significant", or None when it does not cite the table."""
+    found = re.search(r"the verdict is the paired table's for \w+ and \w+ \(p \(Holm\) "
+                      r"[^:]+: (significant|not significant)\)", note)
+    return found and found[1]
+
+
 def test_statements_about_order_need_two_systems_and_rest_on_paired_evidence() -> None:
-    """With one system the section orders nothing and prints no NaN statistic; with two and
-    three, every order it states is the table's, and an order is said to be established
-    exactly where the paired interval of the lead excludes 0, which agrees with the paired
-    per-user differences of the ordinary metric."""
+    """With one system the section orders nothing and prints no NaN statistic; with two,
+    three and five, every order it states is the table's, the ordinary metric's order (gamma
+    -1) is the paired comparison table's verdict for the same pair and metric, and at the
+    other biases an order is said to be established exactly where the simultaneous paired
+    interval of the lead excludes 0."""
     import evalkit as ek
 
     inputs, systems = _three_systems()
     for names, baselines in ((["a"], ["MostPopular"]),
                              (["a", "b"], ["MostPopular", "ItemKNN"]),
-                             (["a", "b", "c"], ["MostPopular", "ItemKNN", "Random"])):
+                             (["a", "b", "c"], ["MostPopular", "ItemKNN", "Random"]),
+                             (["a", "b", "c", "d", "e"], ["MostPopular", "ItemKNN"])):
         chosen = {n: systems[n] for n in names}
         check = rp.protocol_check(inputs, chosen, baselines, k=10, metric="recall",
                                   n_negatives=20, schemes=["uniform", "popularity"],
                                   threshold=None,
                                   seed=0, max_users=100)
-        note = rp.protocol_note(check)
+        evaluations = {n: ek.evaluate(inputs.test, s, k=10, metrics=["recall", "ndcg"],
+                                      threshold=None, n_resamples=0)
+                       for n, s in chosen.items()}
+        table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
+        note = rp.protocol_note(check, comparison=table)
         assert "nan" not in note.lower() and ", ;" not in note and ", ." not in note
         t = check.sampled["uniform"].table
         d = check.debiased
@@ -148,12 +166,45 @@ def test_statements_about_order_need_two_systems_and_rest_on_paired_evidence() -
         lead = (plain[top[0]] - plain[top[1]]).mean()
         assert best.loc[best["gamma"] == -1, "lead"].iloc[0] == pytest.approx(lead)
         assert top[:2] == ["b", "a"]  # b's extra hits: ahead of a, paired, at every gamma
-        established = best["lead_ci_low"] > 0
+        # gamma -1 is the ordinary recall@10: the table's verdict on b against a, named
+        row = table[(table["column"] == "recall@10") & (table[["system", "against"]].apply(
+            frozenset, axis=1) == frozenset("ab"))].iloc[0]
+        said = _plain_verdict(note)
+        assert said == ("significant" if row["significant"] else "not significant"), note
+        established = (best["lead_ci_low"] > 0).to_numpy().copy()
+        established[best["gamma"].to_numpy() == -1] = row["significant"]
         overlapping = d[d["system"] == "b"]["ci_low"].to_numpy() \
             <= d[d["system"] == "a"]["ci_high"].to_numpy()
         assert overlapping.any()  # unpaired intervals overlap, the paired lead is clear
         if established.all():
-            assert "at every gamma the paired interval of the best system's lead over the " \
-                "second excludes 0" in note
+            assert "at every gamma the best system's lead over the second is established" \
+                in note
+        elif not established.any():
+            assert "at no gamma is the best system's lead" in note
         else:
-            assert f"at {int((~established).sum())} of the {len(best)} biases" in note
+            unsure = ", ".join(f"{g:g}" for g in best["gamma"][~established])
+            assert f"at {int((~established).sum())} of the {len(best)} biases (gamma " \
+                f"{unsure})" in note
+
+
+def test_the_ordinary_metrics_order_is_the_tables_even_where_an_interval_says_otherwise(
+        ) -> None:
+    """The case the page got wrong: the lead's interval at gamma -1 excludes 0, but the
+    paired table (Holm over every pair and metric) finds the same pair's difference not
+    significant. The note follows the table, and says so; without the table it follows the
+    interval, simultaneous over the biases."""
+    inputs, systems = _three_systems()
+    chosen = {n: systems[n] for n in ("a", "b")}
+    check = rp.protocol_check(inputs, chosen, ["MostPopular"], k=10, metric="recall",
+                              n_negatives=20, schemes=["uniform"], threshold=None, seed=0,
+                              max_users=100)
+    best = check.debiased.drop_duplicates("gamma").set_index("gamma")
+    assert best.loc[-1.0, "lead_ci_low"] > 0  # the interval alone would call it established
+    table = pd.DataFrame({"system": ["b"], "against": ["a"], "column": ["recall@10"],
+                          "permutation_pvalue_holm": [0.05], "p_at_floor": [False],
+                          "significant": [False]})
+    note = rp.protocol_note(check, comparison=table)
+    assert _plain_verdict(note) == "not significant"
+    assert re.search(r"biases \(gamma -1[,)]", note), note
+    alone = rp.protocol_note(check)
+    assert _plain_verdict(alone) is None and "simultaneous over the 7 biases" in alone

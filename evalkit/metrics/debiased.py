@@ -416,7 +416,8 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
                                                                          1.5, 2.0, 3.0),
                       metric: str = "recall", k: int = 10, estimator: str = "snips",
                       threshold: float | None = 4.0, confidence: float = 0.95,
-                      n_resamples: int = 1000, rng: int = 0) -> pd.DataFrame:
+                      lead_confidence: float | None = None, n_resamples: int = 1000,
+                      rng: int = 0) -> pd.DataFrame:
     """Each system's debiased metric across the assumed popularity bias.
 
     Parameters
@@ -431,6 +432,10 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
         As for :func:`ips_metric`.
     confidence, n_resamples, rng
         The user-bootstrap interval of each value (one design for every system and gamma).
+    lead_confidence : float, optional
+        Level of the intervals of the leads (default ``confidence``): ``1 - alpha / m``
+        makes them simultaneous over ``m`` gammas (Bonferroni), so that "established at
+        every gamma where the interval excludes 0" holds at family-wise level ``alpha``.
 
     Returns
     -------
@@ -451,6 +456,11 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
     func = "gamma_sensitivity"
     check_rng(rng, func=func)
     metric = get_metric(metric, func=func, arg="metric").name
+    if lead_confidence is not None and (
+            not isinstance(lead_confidence, numbers.Real) or isinstance(lead_confidence, bool)
+            or not 0 < lead_confidence < 1):
+        raise ValueError(f"{func}: 'lead_confidence' must be in (0, 1); got "
+                         f"{lead_confidence!r}.")
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"{func}: 'systems' must map names to recommendations.")
     items = np.union1d(pd.unique(train["item_id"]), pd.unique(truth["item_id"]))
@@ -471,9 +481,18 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
         if len(ranked) > 1:
             first, second = frame[f"{gamma}|{ranked[0]}"], frame[f"{gamma}|{ranked[1]}"]
             leads[f"{gamma}|lead"] = (first - second) if higher else (second - first)
-    ci = bootstrap_ci_frame(pd.concat([frame, pd.DataFrame(leads, index=frame.index)],
-                                      axis=1),
-                            confidence=confidence, n_resamples=n_resamples, rng=rng)
+    lead_frame = pd.DataFrame(leads, index=frame.index)
+    if lead_confidence is None or lead_confidence == confidence or not leads:
+        ci = bootstrap_ci_frame(pd.concat([frame, lead_frame], axis=1),
+                                confidence=confidence, n_resamples=n_resamples, rng=rng)
+    else:
+        # one resampling design for the values and the leads: a Generator gives one seed
+        seed = rng if not isinstance(rng, np.random.Generator) else \
+            int(rng.integers(0, 2**63))
+        ci = pd.concat([bootstrap_ci_frame(frame, confidence=confidence,
+                                           n_resamples=n_resamples, rng=seed),
+                        bootstrap_ci_frame(lead_frame, confidence=lead_confidence,
+                                           n_resamples=n_resamples, rng=seed)])
     keys = [f"{g}|{n}" for g, n in columns]
     out = pd.DataFrame({"gamma": [g for g, _ in columns], "system": [n for _, n in columns],
                         "value": ci.loc[keys, "mean"].to_numpy(),

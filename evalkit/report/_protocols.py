@@ -31,19 +31,22 @@ class ProtocolCheck:
     sampled_users: int | None
     debiased_metric: str
     unscored: list = field(default_factory=list)
+    alpha: float = 0.05
 
 
 def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baselines: Sequence[str],
                    *, k: int, metric: str, n_negatives: int = 100,
                    schemes: Sequence[str] = ("uniform", "popularity"),
                    threshold: float | None = 4.0, seed: int = 0,
-                   max_users: int = MAX_USERS) -> ProtocolCheck | None:
+                   max_users: int = MAX_USERS, alpha: float = 0.05) -> ProtocolCheck | None:
     """The report's protocol section: for the ``baselines`` (fitted again on the training
     data, the systems that can score any candidate), ``metric@k`` over the full ranking, with
     ``n_negatives`` sampled negatives per held-out relevant item (each scheme), and corrected
     (EM for uniform negatives, the Horvitz-Thompson rank for popularity-sampled ones), on at
     most ``max_users`` users (seeded); and for every system, SNIPS recall (or DCG) at ``k``
-    across the assumed popularity bias. None when ``n_negatives`` is 0."""
+    across the assumed popularity bias, the best system's paired lead over the second with
+    intervals simultaneous over the biases at family-wise level ``alpha`` (``ALPHA``;
+    Bonferroni). None when ``n_negatives`` is 0."""
     from ..metrics import RANKING_METRICS
     from ..metrics.debiased import DECOMPOSABLE, gamma_sensitivity
     from ..metrics.sampled import compare_sampling
@@ -70,14 +73,16 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
     debiased_metric = metric if metric in ("recall", "dcg") else "recall"
     if DECOMPOSABLE[debiased_metric] == "one":
         debiased_metric = "recall"
-    debiased = gamma_sensitivity(systems, test, train, metric=debiased_metric, k=k,
-                                 threshold=threshold, n_resamples=100, rng=seed) \
+    gammas = (-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+    debiased = gamma_sensitivity(systems, test, train, gammas=gammas, metric=debiased_metric,
+                                 k=k, threshold=threshold, n_resamples=100, rng=seed,
+                                 lead_confidence=1 - alpha / len(gammas)) \
         if systems and len(relevant) else None
     return ProtocolCheck(sampled=sampled, debiased=debiased, metric=sampled_metric, k=k,
                          n_negatives=n_negatives, users=len(users),
                          sampled_users=len(chosen) if sampled else None,
                          debiased_metric=debiased_metric,
-                         unscored=[n for n in systems if n not in models])
+                         unscored=[n for n in systems if n not in models], alpha=alpha)
 
 
 #: How each scheme's sampled ranks are corrected, as the section names it.
@@ -151,9 +156,30 @@ def _sampled_part(check: ProtocolCheck, scheme: str, comparison, label: str) -> 
             f"{_order(t, 'full')} full{tau_text}), and {verdict}{restored}.")
 
 
-def _debiased_part(check: ProtocolCheck) -> str:
+def _table_verdict(comparison: pd.DataFrame | None, pair: tuple[str, str], column: str
+                   ) -> tuple[bool, str] | None:
+    """The paired table's verdict on ``pair`` (either way round) for ``column``: whether the
+    difference is significant, and its Holm-adjusted p-value as the table prints it; None
+    when the table does not hold that pair and metric."""
+    from .._display import format_pvalue
+
+    if comparison is None or "against" not in comparison:
+        return None
+    rows = comparison[(comparison["column"] == column) & (
+        ((comparison["system"] == pair[0]) & (comparison["against"] == pair[1]))
+        | ((comparison["system"] == pair[1]) & (comparison["against"] == pair[0])))]
+    if rows.empty or not np.isfinite(rows["permutation_pvalue_holm"].iloc[0]):
+        return None
+    row = rows.iloc[0]
+    return bool(row["significant"]), format_pvalue(row["permutation_pvalue_holm"],
+                                                   at_floor=bool(row["p_at_floor"]))
+
+
+def _debiased_part(check: ProtocolCheck, comparison: pd.DataFrame | None = None) -> str:
     """The debiased paragraph: one system's values across gamma, or with several which system
-    is best at each gamma and whether its paired lead over the second is established."""
+    is best at each gamma and whether its paired lead over the second is established: at
+    gamma -1 (the ordinary metric) by the paired table's verdict on the same pair and metric
+    where the table has it, elsewhere by the lead's simultaneous interval."""
     from ..metrics import RANKING_METRICS
 
     d = check.debiased
@@ -166,22 +192,40 @@ def _debiased_part(check: ProtocolCheck) -> str:
         return (f"Debiased, {name}'s SNIPS {label} goes from {values.iloc[0]:.4f} to "
                 f"{values.iloc[-1]:.4f} across the assumed bias, {span} (one system: no "
                 "order to compare).")
-    best = d.drop_duplicates("gamma").sort_values("gamma")
-    unsure = best[~(best["lead_ci_low"] > 0)]
+    best = d.drop_duplicates("gamma").sort_values("gamma").reset_index(drop=True)
+    established = (best["lead_ci_low"] > 0).to_numpy().copy()
+    table_says = ""
+    plain = np.flatnonzero(best["gamma"].to_numpy() == -1)
+    if len(plain):
+        at = plain[0]
+        first = d[d["gamma"] == -1].sort_values("rank", kind="stable")["system"].tolist()
+        verdict = _table_verdict(comparison, (first[0], first[1]),
+                                 f"{check.debiased_metric}@{check.k}")
+        if verdict is not None:
+            established[at] = verdict[0]
+            table_says = (f" At gamma -1 this is the ordinary {label}, and the verdict is the "
+                          f"paired table's for {first[0]} and {first[1]} (p (Holm) "
+                          f"{verdict[1]}: {'significant' if verdict[0] else 'not significant'}"
+                          "); at the other biases, the lead's paired interval, simultaneous "
+                          f"over the {len(best)} biases (Bonferroni, family-wise level "
+                          f"{check.alpha:g}).")
+    if not table_says:
+        table_says = (f" The lead's paired intervals are simultaneous over the {len(best)} "
+                      f"biases (Bonferroni, family-wise level {check.alpha:g}).")
+    unsure = best[~established]
     if unsure.empty:
-        evidence = ("at every gamma the paired interval of the best system's lead over the "
-                    "second excludes 0, so the order of the two is established there")
+        evidence = ("at every gamma the best system's lead over the second is established "
+                    "by paired evidence")
     elif len(unsure) == len(best):
-        evidence = ("at no gamma does the paired interval of the best system's lead over "
-                    "the second exclude 0, so their order is not established at any")
+        evidence = ("at no gamma is the best system's lead over the second established by "
+                    "paired evidence")
     else:
         evidence = (f"at {len(unsure)} of the {len(best)} biases (gamma "
-                    f"{', '.join(f'{g:g}' for g in unsure['gamma'])}) the paired interval of "
-                    "the best system's lead over the second includes 0, so their order is "
-                    "not established there")
-    paired = (" The lead is paired over the users both are evaluated for, as the paired "
-              "tests above are, so it can be clear where the two systems' own intervals "
-              "overlap.")
+                    f"{', '.join(f'{g:g}' for g in unsure['gamma'])}) the best system's lead "
+                    "over the second is not established by paired evidence")
+    paired = (f"{table_says} The lead is paired over the users both are evaluated for, as "
+              "the paired tests above are, so it can be clear where the two systems' own "
+              "intervals overlap.")
     if best["best"].nunique() == 1:
         return (f"Under popularity debiasing (SNIPS {label}), {best['best'].iloc[0]} has the "
                 f"highest mean at every assumed bias, {span}; {evidence}.{paired}")
@@ -199,10 +243,12 @@ def _debiased_part(check: ProtocolCheck) -> str:
             f"about how the test data were observed; {evidence}.{paired}")
 
 
-def protocol_note(check: ProtocolCheck | None) -> str:
+def protocol_note(check: ProtocolCheck | None, comparison: pd.DataFrame | None = None) -> str:
     """The section's findings, computed from :func:`protocol_check`'s results: a statement
     about the order of systems only where there are two or more to order, and a statement
-    about an order established only from paired evidence."""
+    about an order established only from paired evidence: for the ordinary metric, the
+    verdict of the paired ``comparison`` table (:func:`compare_systems`) on the same pair and
+    metric, so that the page gives one answer per pair."""
     if check is None:
         return ("The protocol check is off (`SAMPLED_NEGATIVES` is 0).")
     from ..metrics import RANKING_METRICS
@@ -212,8 +258,8 @@ def protocol_note(check: ProtocolCheck | None) -> str:
     if not check.sampled:
         parts.append("No baseline can score sampled candidates here (`BASELINES` is empty), "
                      "so the sampled protocol is not shown.")
-    for scheme, comparison in check.sampled.items():
-        parts.append(_sampled_part(check, scheme, comparison, label))
+    for scheme, sampling in check.sampled.items():
+        parts.append(_sampled_part(check, scheme, sampling, label))
     if check.sampled and len(next(iter(check.sampled.values())).table) == 1:
         parts.append("With one baseline there is no order of baselines to compare.")
     if check.sampled:
@@ -232,7 +278,7 @@ def protocol_note(check: ProtocolCheck | None) -> str:
                      "sampled candidates: `evalkit sample-candidates` writes the candidates "
                      "for your model to score.")
     if check.debiased is not None:
-        parts.append(_debiased_part(check))
+        parts.append(_debiased_part(check, comparison))
     bullets = "\n".join(p for p in parts if p.startswith("- "))
     rest = [p for p in parts if not p.startswith("- ")]
     return "\n\n".join([bullets] * bool(bullets) + rest)

@@ -277,3 +277,29 @@ def test_exposure_only_at_the_most_popular_items_has_no_finite_gamma() -> None:
     bottom = top.assign(item_id=1)
     with pytest.raises(ValueError, match="least popular"):
         D.estimate_gamma(bottom, train)
+
+
+def test_the_leads_can_be_given_simultaneous_intervals_without_moving_the_values() -> None:
+    """``lead_confidence`` widens only the leads' intervals (the same resampled users, so
+    each wider interval holds the narrower one), and leaves every value and its interval."""
+    rng = np.random.default_rng(4)
+    users = np.arange(1, 301)
+    truth = pd.DataFrame({"user_id": users, "item_id": rng.integers(0, 30, 300),
+                          "rating": 5.0})
+    train = pd.DataFrame({"user_id": rng.integers(1, 301, 3000),
+                          "item_id": rng.zipf(1.5, 3000) % 30}).drop_duplicates()
+    lists = {name: pd.DataFrame({"user_id": np.repeat(users, 5),
+                                 "item_id": rng.integers(0, 30, 1500),
+                                 "rank": np.tile(np.arange(1, 6), 300)}
+                                ).drop_duplicates(["user_id", "item_id"])
+             for name in ("a", "b")}
+    one = D.gamma_sensitivity(lists, truth, train, gammas=(-1.0, 1.0), k=5, threshold=None,
+                            n_resamples=200)
+    wide = D.gamma_sensitivity(lists, truth, train, gammas=(-1.0, 1.0), k=5, threshold=None,
+                             n_resamples=200, lead_confidence=1 - 0.05 / 2)
+    same = ["gamma", "system", "value", "ci_low", "ci_high", "rank", "best", "lead"]
+    pd.testing.assert_frame_equal(one[same], wide[same])
+    assert (wide["lead_ci_low"] < one["lead_ci_low"]).all()
+    assert (wide["lead_ci_high"] > one["lead_ci_high"]).all()
+    with pytest.raises(ValueError, match=r"gamma_sensitivity: 'lead_confidence' must be in"):
+        D.gamma_sensitivity(lists, truth, train, lead_confidence=1.5)
