@@ -40,7 +40,8 @@ VERDICTS = ("improved", "unchanged", "non-inferior", "inconclusive", "regressed"
 _CORRECTIONS = ("holm", "bonferroni", "none")
 
 _COLUMNS = ["column", "metric", "k", "higher_is_better", "n_users", "baseline", "current",
-            "diff", "diff_ci_low", "diff_ci_high", "margin", "p_value", "p_value_adj",
+            "diff", "diff_ci_low", "diff_ci_high", "ci_level", "margin", "p_value",
+            "p_value_adj",
             "p_noninferior", "p_noninferior_adj", "p_equivalent", "p_equivalent_adj", "verdict"]
 
 
@@ -73,7 +74,7 @@ class RegressionCheck:
     alpha: float
     test: str
     correction: str
-    confidence: float
+    confidence: float | None
     current: str = "current"
     baseline: str = "baseline"
     notes: tuple = field(default_factory=tuple)
@@ -181,7 +182,25 @@ class RegressionCheck:
         return (f"{word}: {self.current} against {self.baseline}, {users:,} users paired; "
                 f"{verdicts}.{failing} {test.capitalize()}, {corrected} over "
                 f"{len(self.table)} metrics at alpha {self.alpha:g}; {mode}; differences are "
-                f"current minus baseline with {round(100 * self.confidence)}% intervals.")
+                f"current minus baseline with {self._levels()}.")
+
+    def _levels(self) -> str:
+        """The intervals' levels, in words."""
+        def pct(level: float) -> str:
+            return f"{100 * level:.3g}%"
+
+        if self.confidence is not None or not len(self.table):
+            return f"{pct(self.confidence or 1 - self.alpha)} intervals"
+        with_margin = self.table["margin"].to_numpy() > 0
+        levels = self.table["ci_level"].to_numpy()
+        parts = [f"{pct(levels[~with_margin][0])} for a metric without a margin "
+                 "(two-sided test)"] if (~with_margin).any() else []
+        if with_margin.any():
+            parts.append(f"{pct(levels[with_margin][0])} for one with (two one-sided tests "
+                         "against the margin)")
+        simultaneous = (" simultaneous over the metrics of each family (Bonferroni)"
+                        if self.correction != "none" else "")
+        return f"intervals{simultaneous}: {'; '.join(parts)}"
 
     def to_markdown(self, *, digits: int = DIGITS) -> str:
         """The check as Markdown, for a pull-request comment: a heading with the outcome,
@@ -360,8 +379,9 @@ def regression_check(
         test (``n_permutations`` flips, shared by every metric); or the Poisson bootstrap of
         the mean difference (``n_resamples``).
     correction : {"holm", "bonferroni", "none"}, default "holm"
-        Correction over the metrics, applied to each family of tests (difference, non-
-        inferiority, equivalence) separately.
+        Correction applied to each family of tests separately: the difference over every
+        metric; non-inferiority and equivalence over the metrics that have a margin (a
+        metric without one is not tested against a margin, so one margin is one test).
     strict : bool, default False
         Fail on an inconclusive metric too, not only on a regressed one.
     coverage : bool, default False
@@ -370,7 +390,14 @@ def regression_check(
         through the paired user bootstrap. It reads both runs' lists: at 162,541 users with
         top-100 lists it adds about 15 s, which is why it is asked for.
     confidence : float, optional
-        Level of the intervals of the differences; default ``1 - alpha``.
+        Level of every interval of the differences. Default: intervals simultaneous over
+        the family each verdict is decided in (Bonferroni), so that an interval agrees with
+        its verdict: ``1 - alpha / m`` over the ``m`` metrics for a metric without a margin
+        (an interval that excludes 0 is a significant difference), ``1 - 2 alpha / m_M``
+        over the ``m_M`` metrics with a margin for one with (the two one-sided tests read
+        from its ends: an interval within ``+-margin`` is non-inferior, and unchanged
+        unless it excludes 0 too). Holm's step-down can reach a verdict that a Bonferroni
+        interval does not show; never the other way round.
     n_permutations, n_resamples : int
         Sign flips of the randomization test; bootstrap resamples of the intervals (t: the
         t interval, no resampling) and of the bootstrap test.
@@ -384,10 +411,11 @@ def regression_check(
         view in notebooks. The table has one row per ``metric@k``: ``column``, ``metric``,
         ``k``, ``higher_is_better``, ``n_users`` (users with a value in both runs),
         ``baseline`` and ``current`` (their means over those users), ``diff`` (current minus
-        baseline) with ``diff_ci_low``/``diff_ci_high``, ``margin``, ``p_value`` (two-sided,
-        no difference), ``p_noninferior`` (one-sided: the loss is smaller than the margin),
-        ``p_equivalent`` (two one-sided tests: the difference is within +-margin), each with
-        its ``*_adj`` corrected version, and ``verdict``; then, with ``coverage=True``, one row
+        baseline) with ``diff_ci_low``/``diff_ci_high`` at level ``ci_level``, ``margin``,
+        ``p_value`` (two-sided, no difference), ``p_noninferior`` (one-sided: the loss is
+        smaller than the margin), ``p_equivalent`` (two one-sided tests: the difference is
+        within +-margin), each with its ``*_adj`` corrected version (NaN for the margin tests
+        of a metric without a margin), and ``verdict``; then, with ``coverage=True``, one row
         per cutoff for ``catalog_coverage`` (``n_users`` all users, ``baseline`` and
         ``current`` the two runs' coverage).
 
@@ -442,8 +470,8 @@ def regression_check(
     correction = check_choice(correction, func=func, arg="correction", choices=_CORRECTIONS)
     if not isinstance(strict, bool):
         raise TypeError(f"{func}: 'strict' must be True or False; got {strict!r}.")
-    confidence = check_fraction(1 - alpha if confidence is None else confidence, func=func,
-                                arg="confidence")
+    if confidence is not None:
+        confidence = check_fraction(confidence, func=func, arg="confidence")
     n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
     n_resamples = check_resamples(n_resamples, func=func)
     check_rng(rng, func=func)
@@ -483,9 +511,11 @@ def regression_check(
     margin_all = _margins(margins, all_columns, metrics + ["catalog_coverage"] * len(cov_columns),
                           np.concatenate([base_mean, cov_base]), func=func)
     margin = margin_all[:len(columns)]
+    level = (_levels(margin_all, alpha, correction) if confidence is None
+             else np.full(len(all_columns), confidence))
 
     stats = _tests(filled * sign[:, None], present, n, margin, test=test, alpha=alpha,
-                   confidence=confidence, n_permutations=n_permutations,
+                   confidence=level[:len(columns)], n_permutations=n_permutations,
                    n_resamples=n_resamples, generator=generator, users=users)
     low, high = stats["g_low"] * sign + 0.0, stats["g_high"] * sign + 0.0  # no -0.0
     table = pd.DataFrame({
@@ -497,7 +527,7 @@ def regression_check(
         "margin": margin,
     })
     if shared is not None:
-        extra = _coverage_tests(shared, margin_all[len(columns):], confidence)
+        extra = _coverage_tests(shared, margin_all[len(columns):], level[len(columns):])
         notes.append(f"Catalog coverage is the share of the {shared['catalog']:,} items of "
                      f"{shared['catalog_from']} recommended in the top k of at least one user; "
                      "its test is the paired user bootstrap (each replicate recomputes it on "
@@ -513,9 +543,19 @@ def regression_check(
     adjust = {"holm": holm, "none": np.asarray,
               "bonferroni": lambda p: np.minimum(np.asarray(p) * np.isfinite(p).sum(), 1.0)
               }[correction]
+    # the families: every metric for the difference; the metrics with a margin for
+    # non-inferiority and equivalence (a metric without one is not tested so)
+    with_margin = table["margin"].to_numpy() > 0
     for name in ("p_value", "p_noninferior", "p_equivalent"):
         table[name] = stats[name]
-        table[f"{name}_adj"] = adjust(np.asarray(stats[name], dtype=float))
+        values = np.asarray(stats[name], dtype=float)
+        if name == "p_value":
+            table[f"{name}_adj"] = adjust(values)
+        else:
+            adjusted = np.full(len(values), np.nan)
+            adjusted[with_margin] = adjust(values[with_margin])
+            table[f"{name}_adj"] = adjusted
+    table["ci_level"] = level
     table["verdict"] = _verdicts(table, stats["identical"], stats["gain"], alpha)
     table["k"] = table["k"].astype("Int64")
     table = table[_COLUMNS]
@@ -580,7 +620,29 @@ def _coverage(now: Evaluation, then: Evaluation, users: pd.Index, ks: list[int],
     return out
 
 
-def _coverage_tests(shared: dict, margin: np.ndarray, confidence: float) -> dict:
+def _intervals(means: np.ndarray, confidence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`quantile_interval` of each column of ``means`` at its own ``confidence``."""
+    confidence = np.broadcast_to(np.asarray(confidence, np.float64), (means.shape[1],))
+    low, high = np.full(means.shape[1], np.nan), np.full(means.shape[1], np.nan)
+    for level in np.unique(confidence):
+        at = confidence == level
+        low[at], high[at] = quantile_interval(means[:, at], float(level))
+    return low, high
+
+
+def _levels(margin: np.ndarray, alpha: float, correction: str) -> np.ndarray:
+    """The confidence of each column's interval, simultaneous over the family its verdict is
+    decided in (Bonferroni): ``1 - alpha / m`` over the ``m`` metrics for a metric without a
+    margin (the two-sided test), ``1 - 2 alpha / m_M`` over the ``m_M`` metrics with a margin
+    for one with (the two one-sided tests, read from the interval's ends); ``1 - alpha`` and
+    ``1 - 2 alpha`` without a correction."""
+    with_margin = margin > 0
+    m = len(margin) if correction != "none" else 1
+    m_margin = max(int(with_margin.sum()), 1) if correction != "none" else 1
+    return np.where(with_margin, 1 - 2 * alpha / m_margin, 1 - alpha / m)
+
+
+def _coverage_tests(shared: dict, margin: np.ndarray, confidence: np.ndarray) -> dict:
     """The p-values and interval of each coverage difference, from its bootstrap replicates
     centred on the observed difference (the percentile test)."""
     diff = shared["current"] - shared["baseline"]
@@ -601,7 +663,7 @@ def _coverage_tests(shared: dict, margin: np.ndarray, confidence: float) -> dict
     p_two = np.where(identical, 1.0, np.minimum(1.0, 2 * np.minimum(below(zero), above(zero))))
     p_ni = np.where(identical, np.where(margin > 0, 0.0, 1.0), below(-margin))
     p_eq = np.where(margin > 0, np.maximum(p_ni, above(margin)), np.nan)
-    low, high = quantile_interval(d.T, confidence)
+    low, high = _intervals(d.T, confidence)
     return {"p_value": p_two, "p_noninferior": p_ni, "p_equivalent": p_eq,
             "identical": identical, "gain": diff, "low": low, "high": high}
 
@@ -654,7 +716,7 @@ def _tests(g: np.ndarray, present: np.ndarray, n: np.ndarray, margin: np.ndarray
             t = (mean - null) / se
             return scipy.special.stdtr(df, -t if above else t)
 
-        quantile = scipy.special.stdtrit(df, 0.5 + confidence / 2)
+        quantile = scipy.special.stdtrit(df, 0.5 + np.asarray(confidence) / 2)
         g_low, g_high = mean - quantile * se, mean + quantile * se
     elif test == "randomization":
         streams = user_streams(users)
@@ -690,7 +752,7 @@ def _tests(g: np.ndarray, present: np.ndarray, n: np.ndarray, margin: np.ndarray
             beyond = means <= null[None, :] if above else means >= null[None, :]
             return (1 + np.count_nonzero(beyond, axis=0)) / (valid + 1)
 
-        g_low, g_high = quantile_interval(means, confidence)
+        g_low, g_high = _intervals(means, confidence)
 
     zero = np.zeros(c)
     if test == "randomization":
@@ -727,5 +789,5 @@ def _bootstrap_interval(g: np.ndarray, present: np.ndarray, n_resamples: int,
                         ) -> tuple[np.ndarray, np.ndarray]:
     if not n_resamples:
         return np.full(g.shape[0], np.nan), np.full(g.shape[0], np.nan)
-    return quantile_interval(_bootstrap_means(g, present, n_resamples, generator, users),
-                             confidence)
+    return _intervals(_bootstrap_means(g, present, n_resamples, generator, users),
+                      confidence)

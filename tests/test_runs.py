@@ -199,7 +199,11 @@ def test_p_values_agree_with_scipy_and_with_compare(runs) -> None:
         assert holm_free.loc[column, "p_noninferior"] == pytest.approx(
             sps.ttest_1samp(sign * d + 0.01, 0.0, alternative="greater").pvalue, rel=1e-9,
             abs=1e-300)
-        low, high = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
+        # every metric has a margin: the two one-sided tests' interval, simultaneous over
+        # the m metrics (Bonferroni), 1 - 2 alpha / m
+        assert check.loc[column, "ci_level"] == pytest.approx(1 - 2 * 0.05 / len(check))
+        low, high = sps.t.interval(1 - 2 * 0.05 / len(check), len(d) - 1, loc=d.mean(),
+                                   scale=sps.sem(d))
         assert check.loc[column, "diff_ci_low"] == pytest.approx(low, rel=1e-9)
         assert check.loc[column, "diff_ci_high"] == pytest.approx(high, rel=1e-9)
     # the randomization test is compare's: the same flips give the same p-values
@@ -430,3 +434,42 @@ def test_the_summary_line_names_the_failing_metrics_as_the_table_does(runs) -> N
              for line in markdown.splitlines() if "**regressed**" in line]
     assert failing == shown and "P@10" in failing
     assert "precision@" not in markdown and "ndcg@" not in markdown
+
+
+def test_one_margin_is_one_test_and_its_interval_agrees_with_its_verdict() -> None:
+    """The case the issue found: ``--margin NDCG@10=0.005`` with eleven metrics checked. The
+    non-inferiority family is the metrics with a margin (here one), so its p-value is not
+    multiplied by eleven; the interval beside it is that family's (two one-sided tests at
+    1 - 2 alpha), so an interval within the margin comes with a passing verdict, and a
+    metric without a margin has the interval of the eleven two-sided tests."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    truth = pd.DataFrame({"user_id": np.arange(n), "item_id": 1, "rating": 5.0})
+    metrics = ["precision", "recall", "f1", "hit_rate", "map", "mrr", "ndcg", "dcg",
+               "r_precision_at_k", "half_life_utility", "first_relevant_rank"]
+    base = ek.evaluate(truth, pd.DataFrame({"user_id": np.arange(n), "item_id": 1,
+                                            "rank": rng.integers(1, 12, n)}),
+                       k=10, metrics=metrics, n_resamples=0)
+    # the current run moves a few users' item one place down or up: a tiny difference
+    moved = base.per_user.copy()
+    now = dataclasses.replace(base, per_user=moved)
+    shift = rng.normal(0.0, 0.05, n)
+    for column in moved.columns:
+        moved[column] = moved[column] + shift
+    check = ek.regression_check(now, base, margins={"NDCG@10": 0.005})
+    t = check.table.set_index("column")
+    row = t.loc["ndcg@10"]
+    assert -0.005 < row["diff_ci_low"] and row["diff_ci_high"] < 0.005  # within the margin
+    assert row["verdict"] in ("unchanged", "non-inferior") and check.passed
+    assert row["p_noninferior_adj"] == pytest.approx(row["p_noninferior"])  # a family of 1
+    assert row["ci_level"] == pytest.approx(0.9)
+    others = t.drop(index="ndcg@10")
+    assert others["p_noninferior_adj"].isna().all()
+    assert np.allclose(others["ci_level"], 1 - 0.05 / len(t))
+    assert "90% for one with" in check.summary()
+    # the interval agrees with the verdict: within the margin exactly when the one-sided
+    # test at alpha finds the loss smaller than the margin
+    d = shift
+    low = sps.t.interval(0.9, n - 1, loc=d.mean(), scale=sps.sem(d))[0]
+    assert row["diff_ci_low"] == pytest.approx(low, rel=1e-9)
+    assert (low > -0.005) == (row["p_noninferior_adj"] < 0.05)
