@@ -259,3 +259,29 @@ def test_comparison_plot_of_an_every_pair_table_is_against_the_first(evaluations
     if len(floor):
         assert any(t.get_text().startswith("p<") for t in ax.texts)
     plt.close("all")
+
+
+def test_the_detectable_chart_is_promised_exactly_when_it_is_drawn() -> None:
+    """Page 07 says "the next chart shows what its test could have detected" only when the
+    chart is drawn; two identical lists (no spread of per-user differences) get a sentence
+    saying why there is no chart, a table of significant pairs another, one system none."""
+    n = 80
+    rng = np.random.default_rng(0)
+    truth = pd.DataFrame({"user_id": np.repeat(np.arange(n), 3),
+                          "item_id": np.tile(np.arange(3), n), "rating": 5.0})
+    hits = rng.random(n) < 0.5
+    same = pd.DataFrame({"user_id": np.repeat(np.arange(n), 3), "rank": np.tile([1, 2, 3], n),
+                         "item_id": np.tile(np.arange(3), n) + np.repeat(~hits, 3) * 100})
+    worse = same.assign(item_id=same["item_id"] + 1000 * (rng.random(len(same)) < 0.1))
+    cases = {"identical": {"a": same, "b": same.copy()},
+             "close": {"a": same, "b": worse}}
+    for name, systems in cases.items():
+        evaluations = {s: ek.evaluate(truth, lists, k=3, metrics=["ndcg"], n_resamples=50)
+                       for s, lists in systems.items()}
+        table = rp.compare_systems(evaluations, reference=None, alpha=0.05)
+        note = rp.detectable_note(table, "ndcg@3")
+        drawn = rp.undecided_pairs(table, "ndcg@3") > 0
+        assert ("the next chart shows" in note) == drawn, (name, note)
+        if name == "identical":
+            assert not drawn and "no chart of detectable differences" in note
+    assert rp.detectable_note(None, "ndcg@3") == ""

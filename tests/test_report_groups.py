@@ -60,7 +60,10 @@ def test_the_note_names_the_group_served_worse_and_the_exposure() -> None:
     assert "Significant gaps after Holm's correction over every system and group: F (sys)." \
         in note
     shown = rp.group_table(check)
-    assert list(shown["gender"]) == ["M", "F"] and shown.loc[0, "gap"] == "(reference)"
+    # indexed by system and group (no bare 0..n column on the page)
+    assert shown.index.names == ["system", "gender"]
+    assert list(shown.index.get_level_values("gender")) == ["M", "F"]
+    assert shown["gap"].iloc[0] == "(reference)"
     none = rp.group_check(inputs, evaluations, {"sys": recs}, None, metric="ndcg", k=10)
     assert "the data has no user attributes" in rp.group_note(none)
     assert rp.group_table(none) is None

@@ -373,6 +373,8 @@ def gamma_sensitivity(
     ax.set_xlabel("Assumed popularity bias gamma (propensity ~ popularity^((gamma+1)/2))")
     named = table["metric"].iloc[0] if "metric" in table.columns else "Debiased value"
     ax.set_ylabel(f"{named} (band: its interval)")
-    ax.set_title("Does the winner depend on the assumed popularity bias?")
+    ax.set_title("Does the winner depend on the assumed popularity bias?"
+                 if table["system"].nunique() > 1 else
+                 f"{table['system'].iloc[0]} across the assumed popularity bias")
     legend_outside(ax)
     return ax

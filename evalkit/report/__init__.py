@@ -92,6 +92,7 @@ from ._tables import (
     correlation_table,
     cross_validate_baselines,
     curve_bands,
+    cv_split_note,
     cv_split_table,
     evaluate_systems,
     library_table,
@@ -114,6 +115,7 @@ from ._tables import (
     tie_table,
     topk_confusion_table,
     tradeoff_points,
+    detectable_note,
     undecided_pairs,
 )
 
@@ -128,6 +130,7 @@ __all__ = [
     "protocol_check",
     "protocol_note",
     "protocol_table",
+    "detectable_note",
     "undecided_pairs",
     "regression_checks",
     "regression_note",
@@ -153,6 +156,7 @@ __all__ = [
     "cross_validate_baselines",
     "cross_validation_note",
     "curve_bands",
+    "cv_split_note",
     "cv_split_table",
     "data_findings",
     "findings",

@@ -391,7 +391,7 @@ def _ties(evaluations: dict, columns: list[str],
             lines.append(f"For {_bold([name])}, tied scores straddle the cutoff {k} for "
                          f"{int(count):,} of the {int(ev.counts.get('users', 0)):,} test "
                          f"users: {decided}, and their values at that cutoff depend on it "
-                         "(the ties table shows by how much).")
+                         "(the ties table of the ranking report shows by how much).")
     for k, names in sorted(cut.items()):
         lines.append(f"The lists of {_bold(names)} end at the cutoff {k}: whether tied scores "
                      f"straddle it cannot be seen from them (longer lists would show it).")

@@ -149,7 +149,7 @@ def group_table(check: GroupCheck) -> pd.DataFrame | None:
                 "gap at equal activity": "(reference)" if reference else
                 f"{row.adjusted_gap:+.4f} [{row.adjusted_gap_ci_low:+.4f}, "
                 f"{row.adjusted_gap_ci_high:+.4f}]"})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).set_index(["system", check.group])  # no bare 0..n index
 
 
 def exposure_table(check: GroupCheck) -> pd.DataFrame | None:

@@ -268,7 +268,15 @@ def protocol_note(check: ProtocolCheck | None, comparison: pd.DataFrame | None =
                      "sampled ranks: EM (Jin et al., AAAI 2021) estimates how the held-out "
                      "items' ranks among all items are distributed, and Horvitz-Thompson "
                      "weights each popularity-drawn negative by the inverse of its chance of "
-                     "being drawn; the interval resamples users.")
+                     "being drawn; the interval resamples users. The full-ranking value ranks "
+                     "each held-out relevant item on its own among every item its user has not "
+                     "interacted with (one positive at a time, as the sampled protocol ranks "
+                     f"it): another number than the {label} of the tables above, which "
+                     "scores a user's list against all of the user's relevant items at once.")
+        if any("Kendall's tau" in p for p in parts):
+            parts.append("Kendall's tau is the rank correlation of the baselines' order under "
+                         "the sampled protocol with their order under the full ranking: 1 when "
+                         "the orders agree, -1 when one reverses the other.")
     if check.sampled_users is not None and check.sampled_users < check.users:
         parts.append(f"The sampled protocol is computed on {check.sampled_users:,} of the "
                      f"{check.users:,} test users with a relevant item (seeded), since the full "

@@ -872,6 +872,16 @@ def cv_split_table(cv: pd.DataFrame, evaluations: Mapping[str, object], *,
     return pd.DataFrame(rows).set_index(["system", "metric"])
 
 
+def cv_split_note(cv: pd.DataFrame | None) -> str:
+    """The sentence before :func:`cv_split_table`: what it shows, when there is
+    cross-validation to show (empty otherwise)."""
+    if cv is None or cv.empty:
+        return ""
+    return ("The same baselines on the single split (with bootstrap intervals over its test "
+            "users) beside the folds, and the difference of the two means, which the reasons "
+            "above produce even for one and the same system.")
+
+
 def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
                     alpha: float, seed: int = 0,
                     baselines: Sequence[str] = ()) -> pd.DataFrame | None:
@@ -907,6 +917,37 @@ def undecided_pairs(table: pd.DataFrame | None, column: str) -> int:
     rows = table[(table["column"] == column) & table["against"].notna()]
     return int((~rows["significant"].astype(bool) & np.isfinite(rows["mde"].astype(float))
                 & (rows["mde"].astype(float) > 0)).sum())
+
+
+def detectable_note(table: pd.DataFrame | None, column: str) -> str:
+    """The sentence before the chart of what each undecided pair's test could have detected
+    (:func:`evalkit.plots.detectable_differences`), saying what it shows exactly when it is
+    drawn (:func:`undecided_pairs`), else why there is none; empty without pairs."""
+    from ..metrics import parse_column
+
+    if table is None or "mde" not in table.columns:
+        return ""
+    rows = table[(table["column"] == column) & table["against"].notna()]
+    if rows.empty:
+        return ""
+    metric, k = parse_column(column)
+    label = metric.column_label(k)
+    if undecided_pairs(table, column):
+        return (f"Where a pair's difference in {label} is not significant, the next chart "
+                "shows what its test could have detected: the smallest true difference found "
+                "with 80% power, falling with the number of users (each line is one pair, at "
+                "the spread of its per-user differences and the level of the Holm "
+                "correction's first step), the circle where the comparison stands, and the "
+                "cross at the users it would take to detect the difference observed.")
+    undecided = rows[~rows["significant"].astype(bool)]
+    if undecided.empty:
+        return (f"Every pair differs significantly in {label}, so there is no chart of what "
+                "the tests could have detected.")
+    return (f"{len(undecided)} of the {len(rows)} pairs do not differ significantly in {label}, "
+            "and their per-user differences do not vary (the same difference for every user, "
+            "as for two identical lists) or too few users share them, so the power "
+            "calculation has no spread to work with: there is no chart of detectable "
+            "differences.")
 
 
 def significance_headline(table: pd.DataFrame | None, *, column: str | None = None
