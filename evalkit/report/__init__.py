@@ -94,6 +94,7 @@ from ._tables import (
     curve_bands,
     cv_split_note,
     cv_split_table,
+    detectable_note,
     evaluate_systems,
     library_table,
     make_splits,
@@ -115,7 +116,6 @@ from ._tables import (
     tie_table,
     topk_confusion_table,
     tradeoff_points,
-    detectable_note,
     undecided_pairs,
 )
 
