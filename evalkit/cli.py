@@ -178,7 +178,8 @@ def _parser() -> argparse.ArgumentParser:
                     "timestamp, score, rank, prediction): --columns uid=user_id sku=item_id; "
                     "each file takes the ones it has")
     rp.add_argument("--baselines", nargs="*", default=None, metavar="NAME",
-                    help="evalkit baselines beside your systems (default: each notebook's; "
+                    help="evalkit baselines beside your systems, ranking (MostPopular, ...) or "
+                    "rating ('user + item bias', ...) (default: each notebook's; "
                     "none: give the flag alone)")
     rp.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
                     metavar=("NAME", "VALUE"),
@@ -587,8 +588,13 @@ def report_parameters(args: argparse.Namespace) -> dict[str, object]:
         params["RECS"] = _named_files(args.recs, flag="--recs")
     if args.predictions:
         params["PREDICTIONS"] = _named_files(args.predictions, flag="--predictions")
-    if args.baselines is not None:
-        params["BASELINES"] = list(args.baselines)
+    if args.baselines is not None:  # every baseline of the run, ranking and rating alike:
+        # a rating baseline's name goes to RATING_BASELINES, any other to BASELINES, so that
+        # --baselines alone leaves out the rating pages' baselines too
+        from .models import RATING_BASELINES
+
+        params["BASELINES"] = [b for b in args.baselines if b not in RATING_BASELINES]
+        params["RATING_BASELINES"] = [b for b in args.baselines if b in RATING_BASELINES]
     if getattr(args, "columns", None):
         params["COLUMNS"] = _column_pairs(args.columns)
     for name, value in args.parameter:

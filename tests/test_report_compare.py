@@ -69,7 +69,7 @@ def test_headline_gives_each_pairs_difference_with_its_interval(evaluations) -> 
     # a column the table does not have: its first metric@k
     first = rp.significance_headline(table, column="nope@3")
     assert next(iter(first)).startswith(table["column"].iloc[0] + " ")
-    assert rp.significance_headline(None) == {}
+    assert rp.significance_headline(None) == {"paired tests": "one system: no pair to compare"}
 
 
 def test_the_display_table_formats_and_the_numbers_stay_numeric(evaluations) -> None:

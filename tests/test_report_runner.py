@@ -350,7 +350,12 @@ def test_report_options_become_notebook_parameters() -> None:
         "-p", "METRIC", "recall", "-p", "ALPHA", "0.01"])
     assert report_parameters(args) == {
         "TRAIN": "t.csv", "TEST": "s.csv", "RECS": {"mine": "m.parquet"}, "BASELINES": [],
+        "RATING_BASELINES": [],  # --baselines alone: no baseline on any page
         "K_VALUES": [1, 3, 25], "THRESHOLD": None, "METRIC": "recall", "ALPHA": 0.01}
+    # a rating baseline's name is a rating baseline, any other a ranking one
+    args = _parser().parse_args(["report", "--baselines", "EASE", "user + item bias"])
+    assert report_parameters(args) == {"BASELINES": ["EASE"],
+                                       "RATING_BASELINES": ["user + item bias"]}
 
 
 def test_sample_refuses_to_overwrite_and_keeps_the_example_reproducible(tmp_path,

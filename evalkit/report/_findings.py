@@ -776,20 +776,35 @@ _SPLIT_WORDING = {
 }
 
 
+#: What each audit check is, in a few words, for the index's one line per split.
+_SPLIT_SHORT = {
+    "test_pairs_in_train": "test pairs repeat training pairs",
+    "dev_pairs_in_train": "dev pairs repeat training pairs",
+    "test_pairs_in_dev": "test pairs repeat dev pairs",
+    "duplicate_pairs_train": "pairs repeated in training",
+    "duplicate_pairs_test": "pairs repeated in the test set",
+    "cold_users": "test users new to training",
+    "cold_items": "test items new to training",
+    "user_time_leakage": "training rows after the user's first test interaction",
+    "global_time_leakage": "training rows after the earliest test interaction",
+}
+
+
 def split_headline(splits: Mapping[str, object]) -> dict[str, str]:
-    """The splitting report's headline: for each split, whether its audit finds a leak and
-    which hazards it warns of (the audit's check names), e.g. ``{"random": "no leak;
-    warnings: cold_items, user_time_leakage"}``."""
+    """The splitting report's headline: for each split, in words, what its audit finds:
+    repeated pairs across train and test (the leaks) and the hazards with their shares, e.g.
+    ``{"random split": "no repeated pair; test items new to training 2.5%, ..."}``."""
     from ..split import audit as audit_split
 
     out = {}
     for name, split in splits.items():  # one step per split strategy
         audit = splits.audit(name) if hasattr(splits, "audit") else audit_split(split)
         found = audit[audit["count"].astype(int) > 0]
-        leaks = found.loc[found["severity"].eq("leak"), "check"].tolist()
-        warnings = found.loc[found["severity"].eq("warning"), "check"].tolist()
-        out[name] = "; ".join([f"leaks: {', '.join(leaks)}" if leaks else "no leak"]
-                              + ([f"warnings: {', '.join(warnings)}"] if warnings else []))
+        said = [f"{_SPLIT_SHORT.get(r.check, r.check.replace('_', ' '))} {_share(r.share)}"
+                for r in found.itertuples(index=False)]
+        leaks = found["severity"].eq("leak").any()
+        out[f"{name.replace('_', ' ')} split"] = "; ".join(
+            (["LEAKS"] if leaks else ["no repeated pair"]) + said)
     return out
 
 

@@ -238,8 +238,10 @@ def _headline_text(numbers: Mapping[str, object]) -> str:
             and len(set(values)) == 1):
         return (f"{_headline_value(values[0])} for each of "
                 f"{', '.join(html.escape(k) for k in shown)}")
-    return ", ".join(f"{html.escape(k)} = {html.escape(_headline_value(v, intervals.get(k)))}"
-                     for k, v in shown.items())
+    # sentences (a split's audit, say) one per line; numbers on one line
+    sep = "<br>" if any(isinstance(v, str) and len(v) > 30 for v in values) else ", "
+    return sep.join(f"{html.escape(k)} = {html.escape(_headline_value(v, intervals.get(k)))}"
+                    for k, v in shown.items())
 
 
 def _baselines_run(notebooks: Sequence[Path], params: Mapping[str, object]) -> list[str]:

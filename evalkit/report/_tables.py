@@ -954,13 +954,13 @@ def significance_headline(table: pd.DataFrame | None, *, column: str | None = No
                           ) -> dict[str, object]:
     """The comparison report's headline: for each tested pair, the difference in ``column``
     (``"ndcg@10"``; default: the table's first metric@k) with its paired bootstrap interval
-    under ``"intervals"``, and how many tests of the whole table are significant after Holm
-    (empty for None or a table without tests)."""
+    under ``"intervals"``, and how many tests of the whole table are significant after Holm;
+    with one system (``table`` None) or no test, what there was to compare."""
     if table is None:
-        return {}
+        return {"paired tests": "one system: no pair to compare"}
     tested = table[table["against"].notna() & table["permutation_pvalue"].notna()]
     if tested.empty:
-        return {}
+        return {"paired tests": "no pair could be tested (too few users shared)"}
     if column is None or column not in set(tested["column"]):
         column = str(tested["column"].iloc[0])
     rows = tested[tested["column"] == column]
