@@ -85,6 +85,17 @@ def as_dataframe(frame: object) -> object:
     return frame
 
 
+#: Column names recognised without a mapping where files are read (MovieLens' own among
+#: them), and the canonical name each stands for.
+COLUMN_ALIASES: dict[str, str] = {
+    "user_id": "user_id", "userId": "user_id", "userID": "user_id", "user": "user_id",
+    "item_id": "item_id", "movieId": "item_id", "itemId": "item_id", "itemID": "item_id",
+    "item": "item_id", "movie_id": "item_id",
+    "rating": "rating",
+    "timestamp": "timestamp", "ts": "timestamp",
+}  # fmt: skip
+
+
 def check_columns(
     frame: object,
     *,
@@ -108,9 +119,15 @@ def check_columns(
             f"{', '.join(repr(str(c)) for c in repeated)}; give each column its own name.")
     missing = [c for c in required if c not in frame.columns]
     if missing:
+        # names the file readers map (MovieLens' userId, movieId): say how to map them here
+        renaming = {str(c): COLUMN_ALIASES[c] for c in frame.columns
+                    if c in COLUMN_ALIASES and COLUMN_ALIASES[c] in missing}
+        how = (f" Rename them with .rename(columns={renaming!r}), or read the file with "
+               "evalkit.load_interactions (interactions) or evalkit.read_recommendations "
+               "(lists), which map them." if renaming else "")
         raise InvalidParameterError(
             f"{func}: '{arg}' is missing column(s) {', '.join(missing)}; "
-            f"it has {', '.join(map(str, frame.columns)) or 'no columns'}."
+            f"it has {', '.join(map(str, frame.columns)) or 'no columns'}.{how}"
         )
     return frame
 

@@ -121,6 +121,8 @@ class Evaluation:
             defs = Definitions.from_dict(defs, func="Evaluation")
         if not isinstance(self.summary, Summary):
             object.__setattr__(self, "summary", Summary(self.summary))
+        if self.curves is not None and not isinstance(self.curves, CompactTable):
+            object.__setattr__(self, "curves", CompactTable(self.curves))  # shown at 4 decimals
         object.__setattr__(self, "definitions", defs)
         object.__setattr__(self, "bootstrap", boot)
 

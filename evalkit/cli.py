@@ -8,6 +8,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 __all__ = ["main"]
 
@@ -27,15 +28,29 @@ commands:
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors are the one line that matters and where to
+    read more, not the whole usage (30 lines for ``report``) before it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n(see {self.prog} --help)\n")
+
+
+def _prog() -> str:
+    """The command as it was typed: ``evalkit`` for the installed script, else
+    ``python -m evalkit``."""
+    return "evalkit" if Path(sys.argv[0]).name == "evalkit" else "python -m evalkit"
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m evalkit",
+    parser = _Parser(
+        prog=_prog(),
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error instead of one line")
-    sub = parser.add_subparsers(dest="command", metavar="command")
+    sub = parser.add_subparsers(dest="command", metavar="command", parser_class=_Parser)
 
     ev = sub.add_parser(
         "evaluate",

@@ -295,3 +295,21 @@ def test_report_errors_name_the_options_as_typed(sample_files, here, options, me
     assert done.returncode != 0 and message.format(d=d) in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and "TRAIN=" not in done.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("argv0", "prog"), [("/venv/bin/evalkit", "evalkit"),
+                                             ("/x/evalkit/__main__.py", "python -m evalkit")])
+def test_a_usage_error_is_one_line_in_the_words_it_was_typed(argv0, prog, monkeypatch,
+                                                              capsys) -> None:
+    """No 30 lines of usage before the line that matters; the command named as it was run
+    (``evalkit`` for the installed script, ``python -m evalkit`` for the module)."""
+    from evalkit.cli import main
+
+    monkeypatch.setattr(sys, "argv", [argv0])
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", "--jobs", "0"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        f"{prog} report: error: argument --jobs: must be a positive integer; got '0'",
+        f"(see {prog} report --help)"]

@@ -133,3 +133,22 @@ def test_a_regression_check_at_the_randomization_floor_shows_a_plain_bound_and_w
     assert "< 0.006" in check._repr_html_().replace("&lt;", "<")
     plain = ek.regression_check(now, then)  # the t-test: no floor, no note
     assert set(plain.readable()["p (adjusted)"]) == {"< 0.001"} and not plain.notes
+
+
+def test_curves_and_rating_errors_show_4_decimals_as_the_readme_promises() -> None:
+    """``ranking_curves``, ``Evaluation.curves`` and ``rating_errors`` show their floats at 4
+    decimals in a notebook (values at full precision, ``.table`` a plain DataFrame)."""
+    truth = pd.DataFrame({"user_id": [1, 1, 2, 3], "item_id": [1, 2, 1, 3],
+                          "rating": [5.0, 4.0, 3.0, 5.0]})
+    recs = pd.DataFrame({"user_id": [1, 1, 1, 2, 3, 3], "item_id": [2, 4, 1, 5, 6, 3],
+                         "rank": [1, 2, 3, 1, 1, 2]})
+    predictions = truth.assign(prediction=[4.1234567, 3.3333333, 2.7777777, 4.4444444])
+    shown = {"ranking_curves": ek.metrics.ranking_curves(truth, recs, k_max=3),
+             "curves": ek.evaluate(truth, recs, k=3, curves=3, n_resamples=0).curves,
+             "rating_errors": ek.metrics.rating_errors(truth, predictions, n_resamples=20)}
+    for name, table in shown.items():
+        page, text = table._repr_html_(), repr(table)
+        assert re.search(r"\d\.\d{4}\b", page), name
+        assert not re.search(r"\d\.\d{5,}", page + text), (name, text)
+        assert type(table.table) is pd.DataFrame, name
+        assert (table.to_numpy(np.float64) != np.round(table.to_numpy(np.float64), 4)).any()

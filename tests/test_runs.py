@@ -420,6 +420,7 @@ def test_an_unknown_margin_key_lists_every_metric_of_the_registry(runs) -> None:
         message = str(info.value)
         assert message.startswith(f"regression_check: 'margins' names an unknown metric {key!r}")
         assert all(f"{m.name} ({m.label})" in message or f" {m.name}," in message
+                   or f"{m.name} ({m.label}@k)" in message  # R-Prec@k beside R-Prec
                    for m in METRICS.values()), message
     assert "did you mean 'NDCG' or 'ndcg'?" in message  # case-sensitive, and says so
 

@@ -14,20 +14,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import as_dataframe, check_columns, check_ids
+from evalkit._checks import COLUMN_ALIASES, as_dataframe, check_columns, check_ids
 from evalkit.data._archive import os_error
 
 __all__ = ["fingerprint", "load_interactions"]
 
 _CANONICAL = ("user_id", "item_id", "rating", "timestamp")
 #: Column names recognised without a mapping, and the canonical name each stands for.
-ALIASES: dict[str, str] = {
-    "user_id": "user_id", "userId": "user_id", "userID": "user_id", "user": "user_id",
-    "item_id": "item_id", "movieId": "item_id", "itemId": "item_id", "itemID": "item_id",
-    "item": "item_id", "movie_id": "item_id",
-    "rating": "rating",
-    "timestamp": "timestamp", "ts": "timestamp",
-}  # fmt: skip
+ALIASES: dict[str, str] = COLUMN_ALIASES
 _COMPRESSION = {".gz", ".bz2", ".zip", ".xz", ".zst"}
 _FUNC = "load_interactions"
 _UINT64_FROM = 2**63

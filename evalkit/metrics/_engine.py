@@ -18,12 +18,14 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_cutoff, check_ks, frames_inside
+from .._display import CompactTable
+from .._errors import InvalidParameterError
 from ..definitions import Definitions, takes_definitions
 from ..profiles import check_covered, covers
 from ._common import fill_undefined, n_counted, n_dropped
 from ._curves import RankingCurves
 from ._hits import HitTable
-from ._registry import CURVE_METRICS, RANKING_METRICS, get_metric
+from ._registry import CURVE_METRICS, RANKING_METRICS, parse_column
 from ._spec import Hits, Metric, from_hits, hits_of
 from .ranking import SharedTruth, prepare, tie_check
 
@@ -46,21 +48,25 @@ def default_metrics(*, definitions: Definitions | str | None = None,
             if m.kernel and covers(definitions, name)]
 
 
-def check_metrics(metrics: object, *, func: str) -> list[str]:
+def check_metrics(metrics: object, *, func: str, ks: Sequence[int] | None = None
+                  ) -> list[str]:
     """Registry names of ranking metrics, distinct, in the order given (None: the defaults);
-    each named by its registry name or its label (:func:`~evalkit.metrics.get_metric`)."""
+    each named by its registry name or its label, or at one of the cutoffs ``ks`` as margins
+    name it (``"NDCG@10"``, :func:`~evalkit.metrics.parse_column`); unknown names list the
+    ranking metrics only."""
     if metrics is None:
         return default_metrics()
     if isinstance(metrics, str):
         metrics = [metrics]
-    names = [get_metric(m, func=func, arg="metrics").name for m in metrics]
-    for name in names:
-        if name not in RANKING_METRICS:
-            raise ValueError(
-                f"{func}: metric {name!r} is not a ranking metric; {func} takes "
-                f"{', '.join(RANKING_METRICS)}. Call "
-                f"evalkit.metrics.{get_metric(name, func=func).func.__name__} directly."
-            )
+    names = []
+    for text in metrics:
+        metric, k = parse_column(text, func=func, arg="metrics", choices=RANKING_METRICS)
+        if k is not None and (ks is None or k not in ks):
+            raise InvalidParameterError(
+                f"{func}: {text!r} in 'metrics' names the cutoff {k}, which is not among the "
+                f"cutoffs k={list(ks or [])}; give k={k}, or name the metric alone "
+                f"({metric.label!r}) to have it at every cutoff.")
+        names.append(metric.name)
     if not names:
         raise ValueError(f"{func}: 'metrics' must name at least one metric; got [].")
     return list(dict.fromkeys(names))
@@ -177,7 +183,7 @@ def curve_table(engine: _Engine, definitions: Definitions, k_max: int,
     table = engine.table(defs)[0]
     frame["n_users"] = n_counted(table.n_users, int(np.count_nonzero(table.n_rel == 0)),
                                  defs.empty)
-    return frame
+    return CompactTable(frame)  # a DataFrame shown at 4 decimals
 
 
 def check_curve_metrics(metrics: object, *, func: str) -> list[str]:
@@ -289,7 +295,7 @@ def rank(
     func = caller
     ks = check_ks(k, func=func)
     names = default_metrics(definitions=definitions) if metrics is None else \
-        check_metrics(metrics, func=func)
+        check_metrics(metrics, func=func, ks=ks)
     if curves is not None:
         curves = check_cutoff(curves, func=func, arg="curves")
     return run(truth, recs, ks=ks, names=names, train=train, definitions=definitions,
@@ -326,7 +332,8 @@ def ranking_curves(
         One row per ``k`` (index ``k``), one column per metric (by default ``precision,
         recall, f1, hit_rate, map, mrr, ndcg``) holding means over users, and ``n_users``
         (users evaluated for recall). The precision-recall curve is the
-        ``(recall, precision)`` points.
+        ``(recall, precision)`` points. A notebook shows it at 4 decimals; ``.table`` is a
+        plain DataFrame.
 
     Notes
     -----

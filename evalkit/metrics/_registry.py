@@ -301,7 +301,12 @@ def _quoted(arg: str) -> str:
 def _listed(names: Iterable[str] | None = None) -> str:
     """``precision (P), recall (R), ...``: each metric's name and, where it differs, label."""
     chosen = METRICS.values() if names is None else [METRICS[n] for n in names if n in METRICS]
-    return ", ".join(m.name if m.label == m.name else f"{m.name} ({m.label})" for m in chosen)
+    flat_labels = {m.label for m in METRICS.values() if not m.at_k}
+
+    def label(m: Metric) -> str:  # a label a metric without a cutoff has too: with its "@k"
+        return f"{m.label}@k" if m.at_k and m.label in flat_labels else m.label
+
+    return ", ".join(m.name if label(m) == m.name else f"{m.name} ({label(m)})" for m in chosen)
 
 
 def _matches(text: str, choices: Collection[str] | None, *, at_k: bool) -> list[Metric]:
@@ -348,9 +353,11 @@ def _one(text: str, found: list[Metric], *, func: str, arg: str | None,
             f"label{at}.{hint}")
     metric = found[0]
     if choices is not None and metric.name not in choices:
+        direct = getattr(metric.func, "__name__", None)
         raise InvalidParameterError(
             f"{func}: metric {shown!r}{where} is {metric.name!r}, which {func} does not take; "
-            f"it takes {_listed(choices)}.")
+            f"it takes {_listed(choices)}."
+            + (f" Call evalkit.metrics.{direct} for {metric.name}." if direct else ""))
     return metric
 
 

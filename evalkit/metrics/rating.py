@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import MISSING_POLICIES, check_choice, join_predictions
+from .._display import CompactTable
 from ._common import finish_per_user
 
 __all__ = ["AVERAGES", "ERROR_ROWS", "MISSING_POLICIES", "mae", "mae_per_user", "rating_errors",
@@ -324,7 +325,7 @@ def rating_errors(
         Indexed by ``MAE``, ``RMSE`` (over all test ratings, as :func:`mae` and :func:`rmse`
         with ``average="micro"``), ``MAE per user`` and ``RMSE per user``
         (``average="user"``); columns ``value``, ``ci_low``, ``ci_high``, ``n_users`` and
-        ``n_ratings``.
+        ``n_ratings``. A notebook shows it at 4 decimals; ``.table`` is a plain DataFrame.
 
     Raises
     ------
@@ -378,6 +379,6 @@ def rating_errors(
             replicates = np.vstack([sums[0] / sums[2], np.sqrt(sums[1] / sums[2]),
                                     sums[3] / sums[5], sums[4] / sums[5]]).T
         low, high = percentile_interval(replicates, confidence)
-    return pd.DataFrame({"value": value, "ci_low": low, "ci_high": high,
+    return CompactTable({"value": value, "ci_low": low, "ci_high": high,  # at 4 decimals
                          "n_users": len(users), "n_ratings": len(joined)},
                         index=pd.Index(ERROR_ROWS, name="error"))

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import InvalidParameterError, check_positive_int, check_resamples, check_rng
+from .._display import CompactTable
 from .._evaluation import Evaluation
 from .._evaluation import evaluate as evaluate_in_memory
 from .._resample import (
@@ -91,6 +92,10 @@ class SparkEvaluation:
     curves: pd.DataFrame | None = None
     _cached: object = field(default=None, repr=False, compare=False)
     bootstrap: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.curves is not None and not isinstance(self.curves, CompactTable):
+            object.__setattr__(self, "curves", CompactTable(self.curves))  # as in memory
 
     def _shape(self) -> Evaluation:
         return Evaluation(per_user=pd.DataFrame(), summary=self.summary,

@@ -55,8 +55,10 @@ def test_a_bad_metric_name_is_refused_listing_the_registry(text, message) -> Non
     with pytest.raises(ek.InvalidParameterError, match=message) as info:
         get_metric(text, func="f", arg="m")
     if isinstance(text, str) and "@" not in text:
+        # a label a metric without a cutoff has too shows with its "@k" (R-Prec@k)
         assert all(f"{m.name} ({m.label})" in str(info.value) or f" {m.name}," in
-                   str(info.value) for m in METRICS.values())
+                   str(info.value) or f"{m.name} ({m.label}@k)" in str(info.value)
+                   for m in METRICS.values())
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -150,3 +152,39 @@ def test_a_plot_takes_a_label(data) -> None:
     np.testing.assert_array_equal(by_label.lines[0].get_ydata(), by_name.lines[0].get_ydata())
     assert len(plots.metrics_at_k(curves, metrics=("P", "NDCG")).axes) == 2
     plt.close("all")
+
+
+def test_evaluate_lists_the_metrics_it_takes_and_takes_a_metric_at_one_of_its_cutoffs() -> None:
+    """The list of valid names in ``evaluate``'s message is the ranking metrics it takes (no
+    MAE it would refuse next, R-Prec once and R-Prec@k once); ``"NDCG@10"`` is taken where 10
+    is a cutoff, as margins take it; at another cutoff it is refused, naming the cutoffs."""
+    import evalkit as ek
+    from evalkit._errors import InvalidParameterError
+
+    truth = pd.DataFrame({"user_id": [1, 2], "item_id": [1, 1], "rating": 5.0})
+    recs = pd.DataFrame({"user_id": [1, 2], "item_id": [1, 2], "rank": 1})
+    with pytest.raises(InvalidParameterError) as raised:
+        ek.evaluate(truth, recs, k=10, metrics=["bogus"])
+    message = str(raised.value)
+    assert "mae" not in message and "Novelty" not in message
+    assert message.count("(R-Prec)") == 1 and message.count("(R-Prec@k)") == 1
+    a = ek.evaluate(truth, recs, k=[5, 10], metrics=["NDCG@10"], n_resamples=0)
+    b = ek.evaluate(truth, recs, k=[5, 10], metrics=["ndcg"], n_resamples=0)
+    pd.testing.assert_frame_equal(a.per_user, b.per_user)
+    with pytest.raises(InvalidParameterError, match=r"'NDCG@3' in 'metrics' names the cutoff "
+                                                    r"3, which is not among the cutoffs"):
+        ek.evaluate(truth, recs, k=[5, 10], metrics=["NDCG@3"])
+    with pytest.raises(InvalidParameterError, match=r"Call evalkit.metrics.rmse_per_user"):
+        ek.evaluate(truth, recs, k=5, metrics=["RMSE"])
+
+
+def test_movielens_column_names_are_refused_with_how_to_map_them() -> None:
+    import evalkit as ek
+    from evalkit._errors import InvalidParameterError
+
+    truth = pd.DataFrame({"userId": [1], "movieId": [1], "rating": 5.0})
+    recs = pd.DataFrame({"user_id": [1], "item_id": [1], "rank": 1})
+    with pytest.raises(InvalidParameterError, match=r"Rename them with \.rename\(columns="
+                                                    r"\{'userId': 'user_id', 'movieId': "
+                                                    r"'item_id'\}\)"):
+        ek.evaluate(truth, recs, k=5)
