@@ -417,7 +417,8 @@ def _margins_of(args: argparse.Namespace) -> dict[str, str] | None:
     targets = margin_targets(given, named, metrics + ["catalog_coverage"] * (len(named)
                              - len(columns)), func="evalkit check", arg="--margin",
                              holder="the baseline run holds")
-    margins = dict.fromkeys(columns, every) if every is not None else {}
+    # a bare VALUE is every row's the check reports, catalog coverage included (as the API)
+    margins = dict.fromkeys(named, every) if every is not None else {}
     for key, (_, positions) in sorted(targets.items(), key=lambda item: item[1][0]):
         margins.update(dict.fromkeys((named[j] for j in positions), given[key]))
     return margins
@@ -460,10 +461,17 @@ def _sample_candidates(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from ._regression import regression_check
 
+    from ._runs import IncomparableRunsError
+
     margins = _margins_of(args)
-    check = regression_check(args.current, args.baseline, margins=margins or None,
-                             alpha=args.alpha, test=args.test, correction=args.correction,
-                             strict=args.strict, coverage=args.coverage, rng=args.seed)
+    try:
+        check = regression_check(args.current, args.baseline, margins=margins or None,
+                                 alpha=args.alpha, test=args.test, correction=args.correction,
+                                 strict=args.strict, coverage=args.coverage, rng=args.seed)
+    except IncomparableRunsError as error:  # exit 2, never 1 ("regressed") for a CI gate
+        print(f"evalkit check: error: {str(error).removeprefix('evalkit check: ')}",
+              file=sys.stderr)
+        return 2
     print(check.to_markdown(), end="")
     return 0 if check.passed else 1
 

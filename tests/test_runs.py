@@ -273,6 +273,26 @@ def test_the_check_command_exits_by_its_verdict(runs, tmp_path, monkeypatch, cap
     assert code == 1 and "regressed" in out and "randomization" in out
     code, _, err = cli("check", "--baseline", "runs/a", "--current", "nowhere")
     assert code == 2 and "not a saved run" in err
+    # runs of other test data cannot be compared: exit 2 (never 1, which a CI gate reads as
+    # "regressed"), naming why; and the error is a ValueError, as documented
+    assert issubclass(ek.IncomparableRunsError, ValueError)
+    truth.iloc[:-3].to_csv(tmp_path / "fewer.csv", index=False)
+    code, _, err = cli("evaluate", "--truth", "fewer.csv", "--recs", "b.csv", "--metrics",
+                       "precision", "ndcg", "--save", "runs/fewer")
+    assert code == 0, err
+    code, out, err = cli("check", "--baseline", "runs/a", "--current", "runs/fewer")
+    assert code == 2 and out == "" and "different test data" in err, err
+    assert err.startswith("evalkit check: error: ") and "Traceback" not in err
+    # a bare --margin is every row's, catalog coverage's too, as regression_check's margins
+    code, out, err = cli("check", "--baseline", "runs/b", "--current", "runs/a", "--margin",
+                         "0.5", "--coverage")
+    api = ek.regression_check(tmp_path / "runs" / "a", tmp_path / "runs" / "b", margins=0.5,
+                              coverage=True)
+    coverage_rows = api.table[api.table["metric"] == "catalog_coverage"]
+    assert len(coverage_rows) and (coverage_rows["margin"] == 0.5).all()
+    assert code == (0 if api.passed else 1), out + err
+    rows = [line for line in out.splitlines() if line.lower().startswith("| catalog coverage")]
+    assert rows and all("| 0.5 |" in line for line in rows), out
     code, _, err = cli("check", "--baseline", "runs/a", "--current", "runs/b", "--margin",
                        "=1")
     assert code == 2 and "--margin takes METRIC@K=VALUE" in err
