@@ -460,7 +460,6 @@ def _sample_candidates(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from ._regression import regression_check
-
     from ._runs import IncomparableRunsError
 
     margins = _margins_of(args)
