@@ -157,3 +157,31 @@ def test_required_users_inverts_the_mde(n) -> None:
     found = stats.mde(sd=0.1, n_users=n, n_tests=99)
     assert stats.required_users(found, sd=0.1, n_tests=99) == n
     assert np.isfinite(stats.power(found, sd=0.1, n_users=n, n_tests=99))
+
+
+def _statsmodels() -> dict:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "references" / "fixtures" / "power_statsmodels.json"
+    return json.loads(path.read_text())
+
+
+def test_power_mde_and_users_agree_with_statsmodels_on_small_samples() -> None:
+    """Every t-method path against statsmodels' ``TTestPower`` (fixture and the script that
+    made it: tests/references/power_statsmodels.py), on samples as small as 3 users, where a
+    degree of freedom of n instead of n - 1 moves each number far beyond the tolerance."""
+    ref = _statsmodels()
+    for row in ref["power"]:
+        got = stats.power(row["effect"], sd=1.0, n_users=row["n"], alpha=row["alpha"],
+                          alternative=row["alternative"])
+        assert got == pytest.approx(row["power"], rel=1e-7, abs=1e-10), row
+    assert len(ref["mde"]) >= 30
+    for row in ref["mde"]:
+        got = stats.mde(sd=1.0, n_users=row["n"], alpha=row["alpha"], power=row["power"],
+                        alternative=row["alternative"])
+        assert got == pytest.approx(row["mde"], rel=1e-6), row
+    for row in ref["users"]:  # the fewest whole users reaching the target
+        got = stats.required_users(row["effect"], sd=1.0, alpha=row["alpha"],
+                                   power=row["power"], alternative=row["alternative"])
+        assert got == max(2, math.ceil(row["nobs"] - 1e-9)), row
