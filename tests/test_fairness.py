@@ -341,3 +341,25 @@ def test_item_groups_of_another_id_kind_than_the_lists_are_refused(call) -> None
     with pytest.raises(ValueError, match=rf"{call}: 'item_id' holds string ids in "
                                          r"'item_groups' but integer ids in 'recs'"):
         getattr(fairness, call)(recs, groups, k=2)
+
+
+def test_compare_disparity_corrects_its_tests_by_holm_over_every_pair_and_group() -> None:
+    """The correction is applied where the table is made: ``p_value_holm`` is Holm's over
+    every (pair, group) row, and ``smaller`` is named exactly where it is below alpha."""
+    from tests.holm_oracle import holm_by_hand
+
+    rng = np.random.default_rng(9)
+    n = 900
+    users = pd.Index(range(n), name="user_id")
+    groups = pd.Series(rng.choice(["x", "y", "z"], n, p=[0.5, 0.3, 0.2]), index=users)
+    base = rng.random(n)
+    systems = {f"s{j}": pd.Series(base + np.where(groups == "y", -0.03 * j, 0.0)
+                                  + np.where(groups == "z", 0.02 * j, 0.0)
+                                  + rng.normal(0, 0.05, n), index=users) for j in range(4)}
+    table = fairness.compare_disparity(systems, groups, n_resamples=300)
+    assert len(table) == 6 * 2
+    want = holm_by_hand(list(table["p_value"]))
+    assert table["p_value_holm"].to_numpy() == pytest.approx(want)
+    assert (table["p_value_holm"] > table["p_value"]).any()  # the correction moved something
+    named = table["smaller"].notna().to_numpy()
+    assert (named == (np.asarray(want) < 0.05)).all()

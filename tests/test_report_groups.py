@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import evalkit as ek
 from evalkit import report as rp
@@ -107,3 +108,27 @@ def test_the_analysts_own_files_never_get_the_samples_users(tmp_path) -> None:
     sample.users.iloc[:50, [0, 2]].to_csv(tmp_path / "users.csv", index=False)
     given = rp.user_attributes(own[0], tmp_path / "users.csv")
     assert list(given.columns) == ["user_id", "age"] and len(given) == 50
+
+
+def test_the_group_tests_are_corrected_by_holm_over_every_system_and_group() -> None:
+    """Page 07's group table: each gap's ``p_value_holm`` is Holm's over the tests of every
+    system and every group against its reference, and the note's list of significant gaps
+    reads those."""
+    from tests.holm_oracle import holm_by_hand
+
+    inputs, recs, attributes = _world()
+    plans = np.array(["basic", "plus", "pro"])[attributes["user_id"].to_numpy() % 3]
+    attributes = attributes.assign(plan=plans)
+    other = recs.assign(item_id=recs["item_id"].where((recs["user_id"] % 4 != 0)
+                                                      | (recs["rank"] != 1), 62))
+    systems = {"sys": recs, "other": other}
+    evaluations = {n: ek.evaluate(inputs.test, s, k=[10], metrics=["ndcg"])
+                   for n, s in systems.items()}
+    check = rp.group_check(inputs, evaluations, systems, attributes, group="plan",
+                           metric="ndcg", k=10)
+    tables = list(check.disparities.values())
+    assert len(tables) == 2 and all(len(t) == 3 for t in tables)
+    raw = [p for t in tables for p in t["p_value"].iloc[1:]]
+    adjusted = [p for t in tables for p in t["p_value_holm"].iloc[1:]]
+    assert adjusted == pytest.approx(holm_by_hand(raw))
+    assert any(a > r for a, r in zip(adjusted, raw))
