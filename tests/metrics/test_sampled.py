@@ -442,3 +442,25 @@ def test_the_full_rank_arguments_are_checked() -> None:
         S.sampled_ranks(scored, candidates, catalog=[0, 1, 2, 3])
     with pytest.raises(ValueError, match="sampled_ranks: .*'train'.*item_id"):
         S.sampled_ranks(scored, candidates, train=train.rename(columns={"item_id": "i"}))
+
+
+@pytest.mark.parametrize("replace", [True, False])
+def test_the_correction_reads_each_users_own_number_of_candidates(replace) -> None:
+    """Real data mixes users with few and many candidates. Here half the users rank their
+    held-out item among 200 candidates, half among 2,000, with the same distribution of
+    relative positions, so their true ranks differ tenfold. EM's estimate is near the true
+    full-ranking HR@10 and NDCG@10 (the naive sampled values are far off); taking every user's
+    count as the largest (2,000) would put it about 0.1 below."""
+    rng = np.random.default_rng(5)
+    n_users, m = 4000, 100
+    n = np.where(np.arange(n_users) % 2 == 0, 200, 2000)
+    r = 1 + np.round(rng.beta(0.3, 4.0, n_users) * (n - 1)).astype(int)
+    sampled_rank = 1 + (rng.binomial(m, (r - 1) / (n - 1)) if replace
+                        else rng.hypergeometric(r - 1, n - r, m))
+    ranks = pd.DataFrame({"user_id": np.arange(n_users), "rank": sampled_rank,
+                          "n_negatives": m, "n_possible": n - 1, "replace": replace})
+    for metric, true in (("hit_rate", np.mean(r <= 10)),
+                         ("ndcg", np.mean((r <= 10) / np.log2(r + 1)))):
+        got = S.corrected_metric(ranks, metric=metric, k=10, estimator="em", n_resamples=0)
+        assert abs(got.naive - true) > 0.2  # sampling inflates it: there is work to do
+        assert got.value == pytest.approx(true, abs=0.03), (metric, got.value, true)
