@@ -171,8 +171,14 @@ def estimate_gamma(recs: pd.DataFrame, train: pd.DataFrame, *, k: int | None = N
     :func:`popularity_propensity`), and ``(c, b)`` are fitted by maximum likelihood (a
     log-link Poisson regression of ``E_i`` on ``log(n_i + s)``, by iteratively reweighted
     least squares): ``gamma = 2 b - 1``. Exposure counts of a deterministic recommender
-    are not Poisson, so the interval is a quasi-Poisson Wald interval: the standard error
-    scaled by the square root of the dispersion (Pearson's chi-squared over ``items - 2``).
+    are not Poisson, so the interval is a Wald interval with the HC3 sandwich standard error,
+    which does not take the counts' variance to be their mean (nor proportional to it, as a
+    quasi-Poisson interval would; ``dispersion`` is Pearson's chi-squared over ``items - 2``,
+    for information). Measured coverage of the 95% interval, 400 items of Zipf-like
+    popularity, true gamma 1.2, 300 simulations (``tests/metrics/test_debiased.py``): 0.95
+    with Poisson counts, 0.91 with negative-binomial counts (shape 2), 0.87 with a lognormal
+    item effect (sigma 0.5); the quasi-Poisson interval it replaces covered 0.38 and 0.45
+    there. Heavy over-dispersion on a few very popular items still leaves it somewhat short.
     The estimate is only as good as the assumption that observation follows exposure;
     :func:`gamma_sensitivity` shows how a verdict depends on ``gamma`` around it.
     """
@@ -214,12 +220,27 @@ def estimate_gamma(recs: pd.DataFrame, train: pd.DataFrame, *, k: int | None = N
                          f"{len(np.unique(x))} distinct popularity value(s).")
     intercept, slope, cov, dispersion = _poisson_fit(x, exposure, func=func)
     z = stats.norm.ppf(0.5 + confidence / 2)
-    se = np.sqrt(cov[1, 1] * dispersion)
+    se = _robust_se(x, exposure, intercept, slope)
     return GammaEstimate(gamma=float(2 * slope - 1), ci_low=float(2 * (slope - z * se) - 1),
                          ci_high=float(2 * (slope + z * se) - 1), confidence=float(confidence),
                          exponent=float(slope), dispersion=float(dispersion),
                          n_items=len(catalogue), n_lists=int(listed["user_id"].nunique()),
                          smoothing=float(smoothing))
+
+
+def _robust_se(x: np.ndarray, y: np.ndarray, intercept: float, slope: float) -> float:
+    """The slope's standard error by the HC3 sandwich of the Poisson fit: ``B M B`` with
+    ``B`` the inverse Fisher information and ``M = sum_i x_i x_i' (y_i - mu_i)^2 /
+    (1 - h_i)^2``, ``h_i`` the leverage ``mu_i x_i' B x_i`` (MacKinnon and White 1985; Long
+    and Ervin 2000). It does not assume the variance of the counts is proportional to their
+    mean, which over-dispersed exposure (a negative binomial, a Poisson with an item effect)
+    breaks."""
+    X = np.column_stack([np.ones_like(x), x - x.mean()])
+    mu = np.exp(intercept + slope * x)
+    bread = np.linalg.inv(X.T @ (X * mu[:, None]))
+    leverage = np.minimum(mu * np.einsum("ij,jk,ik->i", X, bread, X), 1 - 1e-12)
+    meat = X.T @ (X * ((y - mu) ** 2 / (1 - leverage) ** 2)[:, None])
+    return float(np.sqrt((bread @ meat @ bread)[1, 1]))
 
 
 def _poisson_fit(x: np.ndarray, y: np.ndarray, *, func: str, iterations: int = 100,
