@@ -15,6 +15,7 @@ import scipy.special
 
 from ._checks import check_choice, check_fraction, check_positive_int, check_resamples, check_rng
 from ._display import DIGITS, format_pvalue
+from ._errors import InvalidParameterError
 from ._evaluation import Evaluation, load_evaluation
 from ._resample import (
     design_key,
@@ -400,7 +401,9 @@ def regression_check(
         interval does not show; never the other way round.
     n_permutations, n_resamples : int
         Sign flips of the randomization test; bootstrap resamples of the intervals (t: the
-        t interval, no resampling) and of the bootstrap test.
+        t interval, no resampling) and of the bootstrap test. ``n_resamples=0`` (no
+        resampling) is refused with ``test="bootstrap"`` or ``coverage=True``, whose tests
+        are the bootstrap.
     rng : int, Generator or None, default 0
         Seed of the flips and resamples.
 
@@ -474,6 +477,11 @@ def regression_check(
         confidence = check_fraction(confidence, func=func, arg="confidence")
     n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
     n_resamples = check_resamples(n_resamples, func=func)
+    if not n_resamples and (test == "bootstrap" or coverage):
+        needs = "test='bootstrap'" if test == "bootstrap" else "coverage=True"
+        raise InvalidParameterError(
+            f"{func}: {needs} resamples users (its test is the bootstrap), so 'n_resamples' "
+            "must be at least 1; got 0.")
     check_rng(rng, func=func)
     check_comparable(now, then, func=func)
     columns = [c for c in now.summary.index if c in then.summary.index]
@@ -500,7 +508,7 @@ def regression_check(
     metrics = [str(m) for m in now.summary.loc[columns, "metric"]]
     generator = np.random.default_rng(rng)
     ks = sorted({int(k) for k in now.summary.loc[columns, "k"].dropna()})
-    shared = _coverage(now, then, users, ks, n_resamples or 1000, generator) \
+    shared = _coverage(now, then, users, ks, n_resamples, generator) \
         if coverage and ks else None
     if coverage and ks and shared is None:
         notes.append("Catalog coverage is not checked: a run does not hold its lists (save "
@@ -744,7 +752,7 @@ def _tests(g: np.ndarray, present: np.ndarray, n: np.ndarray, margin: np.ndarray
         g_low, g_high = _bootstrap_interval(g, present, n_resamples, confidence, generator,
                                             users)
     else:
-        means = _bootstrap_means(g, present, n_resamples or 1000, generator, users)
+        means = _bootstrap_means(g, present, n_resamples, generator, users)
         valid = np.isfinite(means).sum(axis=0)
 
         def tail(null: np.ndarray, above: bool) -> np.ndarray:

@@ -494,3 +494,14 @@ def test_one_margin_is_one_test_and_its_interval_agrees_with_its_verdict() -> No
     low = sps.t.interval(0.9, n - 1, loc=d.mean(), scale=sps.sem(d))[0]
     assert row["diff_ci_low"] == pytest.approx(low, rel=1e-9)
     assert (low > -0.005) == (row["p_noninferior_adj"] < 0.05)
+
+
+def test_no_resampling_is_refused_where_the_test_is_the_bootstrap(runs) -> None:
+    """``n_resamples=0`` means no resampling: refused where the test itself resamples
+    (``test="bootstrap"``, catalog coverage), instead of silently drawing 1,000."""
+    _, _, _, _, a, b = runs
+    for options in ({"test": "bootstrap"}, {"coverage": True}):
+        with pytest.raises(ek.InvalidParameterError, match=r"regression_check: .* so "
+                                                           r"'n_resamples' must be at least 1"):
+            ek.regression_check(b, a, n_resamples=0, **options)
+    assert ek.regression_check(b, a, n_resamples=0).passed in (True, False)  # t: no resampling

@@ -790,7 +790,10 @@ def corrected_metric(
     Returns
     -------
     CorrectedMetric
-        ``value``, ``ci_low``, ``ci_high``, ``naive``, ``estimator``, ...
+        ``value``, ``ci_low``, ``ci_high``, ``naive``, ``estimator``, ... An estimate outside
+        the metric's range (the minimal-bias fit can give one when the sampled ranks cannot
+        resolve the cutoff) is no estimate: ``value`` and its interval are NaN, and a
+        warning gives the value and the reason.
 
     Notes
     -----
@@ -881,14 +884,17 @@ def corrected_metric(
     mass = w.sum(axis=0)
     estimates = totals / np.where(mass > 0, mass, np.nan)
     low_bound, high_bound = spec.bounds
+    low = high = math.nan
     if not low_bound - 1e-9 <= estimates[0] <= high_bound + 1e-9:
+        # not an estimate of the metric: NaN, with the value and the reason
         warnings.warn(
             f"{func}: the {estimator!r} estimate {estimates[0]:.4g} lies outside "
-            f"{spec.column_label(k)}'s range [{low_bound:g}, {high_bound:g}]: the sampled ranks "
-            f"({int(np.max(m))} negatives among up to {int(np.max(n)):,} candidates) cannot "
-            f"resolve the cutoff; use estimator='em' or 'bv'.", UserWarning, stacklevel=2)
-    low = high = math.nan
-    if n_resamples:
+            f"{spec.column_label(k)}'s range [{low_bound:g}, {high_bound:g}], so it is given "
+            f"as NaN: the sampled ranks ({int(np.max(m))} negatives among up to "
+            f"{int(np.max(n)):,} candidates) cannot resolve the cutoff; use estimator='em' or "
+            "'bv'.", UserWarning, stacklevel=2)
+        estimates = np.full_like(estimates, np.nan)
+    elif n_resamples:
         low, high = (float(v[0]) for v in quantile_interval(estimates[1:, None], confidence))
     return CorrectedMetric(value=float(estimates[0]), ci_low=low, ci_high=high, naive=naive,
                            estimator=estimator, metric=metric, k=k, n_users=len(users),

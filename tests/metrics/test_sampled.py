@@ -212,8 +212,12 @@ def test_bad_input_is_refused_naming_the_argument() -> None:
         S.corrected_metric(ranks, gamma=2)
     big = _world(100, 1500, lambda u: 3 + u % 50)
     ranks = S.sampled_ranks(big[2], S.sample_negatives(big[0], big[1], n_negatives=50))
-    with pytest.warns(UserWarning, match="outside HR@3's range"):
-        S.corrected_metric(ranks, metric="hit_rate", k=3, estimator="cls", n_resamples=0)
+    with pytest.warns(UserWarning, match=r"outside HR@3's range \[0, 1\], so it is given as "
+                                         "NaN"):
+        out = S.corrected_metric(ranks, metric="hit_rate", k=3, estimator="cls",
+                                 n_resamples=20)
+    # an impossible value is never reported as an estimate
+    assert np.isnan(out.value) and np.isnan(out.ci_low) and np.isnan(out.ci_high)
 
 
 def test_the_command_line_writes_candidates_to_score(tmp_path, monkeypatch, capsys) -> None:
