@@ -505,3 +505,28 @@ def test_no_resampling_is_refused_where_the_test_is_the_bootstrap(runs) -> None:
                                                            r"'n_resamples' must be at least 1"):
             ek.regression_check(b, a, n_resamples=0, **options)
     assert ek.regression_check(b, a, n_resamples=0).passed in (True, False)  # t: no resampling
+
+
+def test_each_correction_is_applied_over_its_family(runs) -> None:
+    """Bonferroni and Holm, each over its family, against the p-values corrected by hand:
+    the difference over every metric, non-inferiority over the metrics with a margin."""
+    from tests.holm_oracle import holm_by_hand
+
+    _, _, _, _, a, b = runs
+    margins = {"ndcg@5": 0.01, "ndcg@10": 0.02}
+    raw = ek.regression_check(b, a, correction="none", margins=margins).table
+    m = int(np.isfinite(raw["p_value"]).sum())
+    with_margin = raw["margin"].to_numpy() > 0
+    for correction in ("bonferroni", "holm"):
+        t = ek.regression_check(b, a, correction=correction, margins=margins).table
+        if correction == "bonferroni":
+            want = np.minimum(raw["p_value"].to_numpy() * m, 1.0)
+            want_ni = np.minimum(raw["p_noninferior"].to_numpy()[with_margin]
+                                 * with_margin.sum(), 1.0)
+        else:
+            want = holm_by_hand(list(raw["p_value"]))
+            want_ni = holm_by_hand(list(raw["p_noninferior"][with_margin]))
+        assert t["p_value_adj"].to_numpy() == pytest.approx(want, rel=1e-12, abs=0, nan_ok=True)
+        assert t["p_noninferior_adj"].to_numpy()[with_margin] == pytest.approx(want_ni, rel=1e-12,
+                                                                               abs=0)
+        assert t["p_noninferior_adj"][~with_margin].isna().all()
