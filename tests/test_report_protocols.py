@@ -208,3 +208,20 @@ def test_the_ordinary_metrics_order_is_the_tables_even_where_an_interval_says_ot
     assert re.search(r"biases \(gamma -1[,)]", note), note
     alone = rp.protocol_note(check)
     assert _plain_verdict(alone) is None and "simultaneous over the 7 biases" in alone
+
+
+def test_the_protocol_sections_leads_are_simultaneous_over_the_biases() -> None:
+    """The correction where it is applied: the section's lead intervals are the paired
+    bootstrap's at 1 - alpha / (number of biases), as gamma_sensitivity gives them."""
+    inputs, systems = _three_systems()
+    chosen = {n: systems[n] for n in ("a", "b")}
+    check = rp.protocol_check(inputs, chosen, [], k=10, metric="recall", n_negatives=20,
+                              threshold=None, seed=0, alpha=0.1)
+    gammas = sorted(check.debiased["gamma"].unique())
+    want = gamma_sensitivity(chosen, inputs.test, inputs.train, gammas=gammas, k=10,
+                             threshold=None, n_resamples=100, rng=0,
+                             lead_confidence=1 - 0.1 / len(gammas))
+    pd.testing.assert_frame_equal(check.debiased, want)
+    pointwise = gamma_sensitivity(chosen, inputs.test, inputs.train, gammas=gammas, k=10,
+                                  threshold=None, n_resamples=100, rng=0)
+    assert (check.debiased["lead_ci_low"] < pointwise["lead_ci_low"]).all()
