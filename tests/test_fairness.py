@@ -143,26 +143,40 @@ def test_awrf_is_the_jensen_shannon_distance_to_the_target() -> None:
         assert got[user] == pytest.approx(jensenshannon(p, target[names], base=2), abs=1e-12)
 
 
-def test_expected_exposure_against_the_vectors_written_out() -> None:
-    n_items, k, patience = 12, 4, 0.5
-    recs = pd.DataFrame({"user_id": [1] * 4 + [2] * 4, "item_id": [3, 0, 7, 5, 1, 2, 9, 4],
-                         "rank": [1, 2, 3, 4] * 2})
-    truth = pd.DataFrame({"user_id": [1, 1, 2, 2, 2, 2, 2, 2], "item_id": [0, 5, 1, 2, 3, 4, 6,
-                                                                           8], "rating": 5.0})
+def test_expected_exposure_against_every_ideal_ranking_enumerated() -> None:
+    """Expected exposure (Diaz et al., CIKM 2020) against its definition, not a closed form:
+    the target exposure of an item is its mean exposure over every ideal ranking (each order
+    of the user's relevant items, then each order of the rest), enumerated here; the system's
+    is its list's position weights. Users with fewer, as many and more relevant items than
+    k."""
+    n_items, k, patience = 7, 4, 0.5
+    recs = pd.DataFrame({"user_id": [1] * 4 + [2] * 4 + [3] * 4,
+                         "item_id": [3, 0, 6, 5, 1, 2, 0, 4, 2, 6, 1, 0],
+                         "rank": [1, 2, 3, 4] * 3})
+    relevant = {1: [0, 5], 2: [1, 2, 3, 4], 3: [0, 1, 2, 3, 4]}
+    truth = pd.DataFrame([(u, i) for u, items in relevant.items() for i in items],
+                         columns=["user_id", "item_id"]).assign(rating=5.0)
     got = fairness.expected_exposure(recs, truth, n_items=n_items, k=k, patience=patience)
-    w = patience ** np.arange(k)
-    for user in (1, 2):
+
+    def weight(position: int) -> float:  # position 0 is the top: patience^p, cut at k
+        return patience ** position if position < k else 0.0
+
+    for user, rel in relevant.items():
+        rest = [i for i in range(n_items) if i not in rel]
+        star, count = np.zeros(n_items), 0
+        for top in itertools.permutations(rel):
+            for bottom in itertools.permutations(rest):
+                for position, item in enumerate(top + bottom):
+                    star[item] += weight(position)
+                count += 1
+        star /= count
         e = np.zeros(n_items)
-        listed = recs[recs["user_id"] == user]
-        e[listed["item_id"].to_numpy()] = w[listed["rank"].to_numpy() - 1]
-        rel = truth.loc[truth["user_id"] == user, "item_id"].to_numpy()
-        r = len(rel)
-        star = np.full(n_items, w[min(r, k):].sum() / (n_items - r))
-        star[rel] = w[:min(r, k)].sum() / r
+        for row in recs[recs["user_id"] == user].itertuples():
+            e[row.item_id] = weight(row.rank - 1)
         row = got.loc[user]
-        assert row["ee_l"] == pytest.approx(((e - star) ** 2).sum())
-        assert row["ee_d"] == pytest.approx((e ** 2).sum())
-        assert row["ee_r"] == pytest.approx(e @ star)
+        assert row["ee_l"] == pytest.approx(((e - star) ** 2).sum(), abs=1e-12)
+        assert row["ee_d"] == pytest.approx((e ** 2).sum(), abs=1e-12)
+        assert row["ee_r"] == pytest.approx(e @ star, abs=1e-12)
 
 
 def test_with_random_labels_the_gap_interval_covers_zero_at_about_the_nominal_rate() -> None:
