@@ -12,7 +12,7 @@ PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constra
 # may be named evalkit, import evalkit still finds the package, not an empty namespace.
 EDITABLE := --config-settings editable_mode=compat
 
-.PHONY: setup setup-test spark-setup report test notebooks benchmark lock clean
+.PHONY: setup setup-test spark-setup report test calibration notebooks benchmark lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,11 @@ report: setup
 test: setup-test
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest
+
+## The large calibration simulations: the levels of compare's tests, the coverage of its
+## intervals and the regression gate's false alarms, to about two points (a few minutes).
+calibration: setup-test
+	$(BIN)/python -m pytest -m calibration -p no:cacheprovider tests/test_calibration.py
 
 ## Time the metric engine against ranx, trec_eval and pandas (SCALE=small|medium|full).
 benchmark: setup-test
