@@ -14,7 +14,7 @@ import pytest
 import evalkit as ek
 from evalkit import report as rp
 from evalkit.metrics import debiased, sampled
-from evalkit.models import ItemKNN, MostPopular
+from evalkit.models import MostPopular, Random
 
 
 def _shuffled(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -40,7 +40,7 @@ def real(ml_latest_small_dir) -> dict:
     split = ek.user_ratio_split(ratings, test_fraction=0.2, rng=0)
     users = np.sort(split.test["user_id"].unique())
     systems = {"pop": MostPopular().fit(split.train).recommend(users, k=20),
-               "knn": ItemKNN().fit(split.train).recommend(users, k=20)}
+               "knn": Random(rng=3).fit(split.train).recommend(users, k=20)}
     return {"ratings": ratings, "train": split.train, "test": split.test, "systems": systems,
             "shuffled": {"ratings": _shuffled(ratings, 1), "train": _shuffled(split.train, 2),
                          "test": _shuffled(split.test, 3),
@@ -144,3 +144,24 @@ def test_a_report_reads_the_same_data_from_csv_in_any_order_as_from_parquet(real
     _equal(rp.protocol_table(pa), rp.protocol_table(pb))
     _equal(pa.debiased, pb.debiased)
     assert rp.protocol_note(pa) == rp.protocol_note(pb)
+
+
+def test_every_baseline_fits_the_same_model_from_the_rows_in_any_order() -> None:
+    """The baselines' lists and scores, and the rating baselines' predictions, exactly equal
+    for the training rows in any order (the sample: small, every model fits in a moment)."""
+    from evalkit.models import MODELS, predict_ratings
+
+    ratings = ek.load_sample().ratings
+    ratings = ratings[ratings["user_id"] <= ratings["user_id"].unique()[199]]  # 200 users
+    split = ek.user_ratio_split(ratings, test_fraction=0.2, rng=0)
+    shuffled = _shuffled(split.train, 5)
+    users = np.sort(split.test["user_id"].unique())[:100]
+    for name, model in MODELS.items():
+        options = {"rng": 0} if name == "Random" else {}
+        a = model(**options).fit(split.train).recommend(users, k=10)
+        b = model(**options).fit(shuffled).recommend(users, k=10)
+        _equal(a.reset_index(drop=True), b.reset_index(drop=True))
+    pairs = split.test[["user_id", "item_id"]]
+    a, b = predict_ratings(split.train, pairs), predict_ratings(shuffled, pairs)
+    for name in a:
+        _equal(a[name].reset_index(drop=True), b[name].reset_index(drop=True))

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from evalkit._canonical import in_canonical_order
 from evalkit._checks import check_columns, check_finite, check_ids, check_positive_int, describe
 from evalkit._parallel import available_threads, run_parallel
 
@@ -118,6 +119,9 @@ class Recommender:
         check_ids(train, func=func, arg="train")
         if len(train) == 0:
             raise ValueError(f"{func}: 'train' must hold at least one interaction; got 0 rows.")
+        # in the canonical order of the rows: sums over ratings are then taken in one order,
+        # and the fitted model is the same for the same interactions in any row order
+        train = in_canonical_order(train)
         ratings = check_finite(train, "rating", func=func, arg="train") if need_rating else None
 
         user_codes, users = pd.factorize(train["user_id"], sort=True)
