@@ -5,8 +5,8 @@ same data.
 A seeded draw that gives the i-th row its random key depends on which row is i-th; a sum of
 floats depends (in its last bits) on the order of its terms. evalkit gives random keys to rows
 in this order and sums in it, so the same interactions, read from a Parquet file or from a
-CSV file in another order, give the same numbers; the order is also the one of
-:func:`evalkit.data.fingerprint`'s "same data".
+CSV file in another order, give the same numbers, as :func:`evalkit.data.fingerprint` (which
+sorts the rows its own way, with the same :func:`sort_key`) calls them the same data.
 """
 
 from __future__ import annotations
@@ -61,19 +61,22 @@ def canonical_order(frame: pd.DataFrame, columns: Sequence[str] = COLUMNS) -> np
     (they are equal in every column sorted on).
 
     Returns ``np.arange(len(frame))`` when the rows are in that order already."""
+    order = _reordering(frame, columns)
+    return np.arange(len(frame)) if order is None else order
+
+
+def _reordering(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray | None:
+    """The canonical order's positions, or None when the rows are in it already (one
+    vectorized check, no sort)."""
     keys = [sort_key(frame[c]) for c in columns if c in frame.columns]
-    if _is_sorted(keys):
-        return np.arange(len(frame))
-    return np.lexsort(keys[::-1])
+    return None if _is_sorted(keys) else np.lexsort(keys[::-1])
 
 
 def in_canonical_order(frame: pd.DataFrame, columns: Sequence[str] = COLUMNS) -> pd.DataFrame:
     """``frame`` with its rows in the canonical order (the frame itself when they are;
     else a new frame with a fresh index)."""
-    order = canonical_order(frame, columns)
-    if np.array_equal(order, np.arange(len(frame))):
-        return frame
-    return frame.iloc[order].reset_index(drop=True)
+    order = _reordering(frame, columns)
+    return frame if order is None else frame.iloc[order].reset_index(drop=True)
 
 
 def canonical_permutation(frame: pd.DataFrame, generator: np.random.Generator) -> np.ndarray:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalkit._canonical import sort_key
 from evalkit._checks import COLUMN_ALIASES, as_dataframe, check_columns, check_ids
 from evalkit.data._archive import os_error
 
@@ -386,20 +387,13 @@ def _column_bytes(values: pd.Series, dtype: str) -> bytes:
     return "\x00".join(values.astype("str").tolist()).encode("utf-8")
 
 
-def _sort_key(values: pd.Series) -> np.ndarray:
-    """Integers whose order is the values' order (equal values, equal keys)."""
-    if pd.api.types.is_integer_dtype(values.dtype) or pd.api.types.is_float_dtype(values.dtype):
-        return values.to_numpy()
-    return pd.factorize(values, sort=True)[0]
-
-
 def _canonical_order(ratings: pd.DataFrame, others: list[str]) -> np.ndarray:
     """The row order by (``user_id``, ``item_id``, then ``others`` last to first): one sort
     on a single key combining user and item where their ranges allow it (integer ids), else a
     lexicographic sort. Rows equal in all of them are equal in every hashed column, so any
     input order gives the same sorted columns."""
-    user, item = _sort_key(ratings["user_id"]), _sort_key(ratings["item_id"])
-    keys = [_sort_key(ratings[c]) for c in others]
+    user, item = sort_key(ratings["user_id"]), sort_key(ratings["item_id"])
+    keys = [sort_key(ratings[c]) for c in others]
     if len(user):
         users = int(user.max()) - int(user.min()) + 1
         span = int(item.max()) - int(item.min()) + 1
