@@ -37,7 +37,7 @@ _SCOPE_SECONDS = {
     "tests/test_notebook_grid.py::TestNotebook05": 18,
     "notebooks/07-model-comparison.ipynb": 17, "tests/test_packaging.py": 17,
     "tests/test_models.py": 16, "tests/test_notebook_grid.py::TestNotebook06": 15,
-    "tests/test_report_plan.py": 15,
+    "tests/test_report_plan.py": 15, "tests/test_calibration.py": 20,
     "tests/test_notebook_grid.py::TestNotebook01": 13,
     "tests/test_notebook_grid.py::TestNotebook07": 11,
 }

@@ -1,6 +1,10 @@
 """Calibration of the decisions on simulated data with a known truth: the level of compare's
-three paired tests and the coverage of its difference interval under no difference, and the
-regression gate's false alarms under no change and its power against a planted regression.
+three paired tests and the coverage of its difference interval under no difference; the
+regression gate's false alarms under no change and its power against a planted regression;
+the coverage of evaluate's intervals of a metric's mean; the rejection rate of compare's
+tests at the minimum detectable effect the power functions report; the level of the group
+gaps' permutation tests and the coverage of their intervals; the coverage of exposure
+shares' intervals.
 
 Each check runs twice: a small version in ``make test`` (its tolerance four binomial standard
 errors, so that it catches a test that is off by a factor, not by a few points), and a large
@@ -10,6 +14,7 @@ tolerance is tight enough to hold the nominal levels to about two points.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -17,6 +22,7 @@ import pandas as pd
 import pytest
 
 import evalkit as ek
+from evalkit import stats
 
 N_USERS, N_ITEMS, RELEVANT, LIST = 80, 20, 5, 10
 
@@ -100,12 +106,185 @@ def _check_gate(runs: int, seed: int) -> None:
     assert _gate(max(runs // 3, 20), seed + 1, 0.6) >= 0.8  # a planted regression is caught
 
 
+def _evaluate_coverage(runs: int, seed: int) -> dict[str, float]:
+    """Lists in random order: each of the first ten slots holds a relevant item with
+    chance 5/20, so the expected P@10 is 1/4, R@10 1/2, and NDCG@10 1/4 of the sum of the
+    ten discounts over the ideal DCG of five relevant items."""
+    discount = 1 / np.log2(np.arange(2, LIST + 2))
+    want = {"precision@10": RELEVANT / N_ITEMS, "recall@10": LIST / N_ITEMS,
+            "ndcg@10": RELEVANT / N_ITEMS * discount.sum() / discount[:RELEVANT].sum()}
+    rng = np.random.default_rng(seed)
+    covered = dict.fromkeys(want, 0)
+    for _ in range(runs):
+        summary = ek.evaluate(_truth(rng), _lists(rng), k=LIST,
+                              metrics=["precision", "recall", "ndcg"], n_resamples=200,
+                              rng=int(rng.integers(2**31))).summary
+        for column, truth in want.items():
+            covered[column] += summary.loc[column, "ci_low"] <= truth <= \
+                summary.loc[column, "ci_high"]
+    return {column: count / runs for column, count in covered.items()}
+
+
+def _check_evaluate(runs: int, seed: int) -> None:
+    for column, rate in _evaluate_coverage(runs, seed).items():
+        assert abs(rate - 0.95) <= _tolerance(0.95, runs), (column, rate)
+
+
+def _power_at_the_mde(runs: int, seed: int) -> dict[str, float]:
+    """The MDE each method reports for 80 users, then samples of 80 per-user differences
+    from the population shifted by it: the test should reject at the target power, 0.8.
+    The t method's MDE on symmetric differences (the difference of two users' skewed
+    values); the simulation method's on skewed ones (exponential), for the t-test and the
+    Wilcoxon test, given the population (a sample of it adds its own error: an MDE from
+    2,000 differences, whose mean is off by 0.002, realised 0.87). On these skewed
+    differences the t method's MDE is realised at about 0.87, not 0.8: the simulation
+    method is for such shapes."""
+    rng = np.random.default_rng(seed)
+    skewed = rng.exponential(0.1, 20_000)
+    symmetric = rng.beta(0.5, 2.0, 20_000) - rng.beta(0.5, 2.0, 20_000)
+    n = 80
+    cases = {"t": (symmetric - symmetric.mean(),
+                   stats.mde(sd=symmetric.std(ddof=1), n_users=n))}
+    for test in ("t", "wilcoxon"):
+        cases[f"{test} (simulated)"] = (skewed - skewed.mean(), stats.mde(
+            skewed, n_users=n, method="simulation", test=test, n_simulations=2000, rng=seed))
+    rejected = dict.fromkeys(cases, 0)
+    for _ in range(runs):
+        for case, (population, effect) in cases.items():
+            p = stats.paired_tests(rng.choice(population, n) + effect, np.zeros(n),
+                                   n_permutations=1)
+            rejected[case] += p[f"{case.split()[0]}_pvalue"] < 0.05
+    return {case: count / runs for case, count in rejected.items()}
+
+
+def _check_power(runs: int, seed: int) -> None:
+    for case, rate in _power_at_the_mde(runs, seed).items():
+        # a simulated MDE carries its own Monte-Carlo error (2,000 samples)
+        slack = _tolerance(0.8, runs) + (4 * math.sqrt(0.16 / 2000) if "sim" in case else 0)
+        assert abs(rate - 0.8) <= slack, (case, rate)
+
+
+def _groups_under_the_null(runs: int, seed: int, n_users: int) -> dict[str, float]:
+    """Per-user values drawn alike for three groups of unequal size (1/2, 1/3, 1/6 of the
+    users): no true gap. Below 1,000 users a group is tested by label permutations, above
+    by their normal limit."""
+    rng = np.random.default_rng(seed)
+    users = pd.Index(np.arange(n_users), name="user_id")
+    label = pd.Series(np.array(["a", "b", "c"])[
+        np.searchsorted([n_users // 2, n_users * 5 // 6], np.arange(n_users), side="right")],
+        index=users)
+    rejected = covered = tests = 0
+    for _ in range(runs):
+        values = pd.Series(rng.beta(0.5, 2.0, n_users), index=users)  # skewed, like NDCG
+        table = ek.fairness.group_disparity(values, label, n_permutations=999,
+                                            n_resamples=200, rng=int(rng.integers(2**31)))
+        other = table[table["group"] != table.reference]
+        rejected += int((other["p_value"] < 0.05).sum())
+        covered += int(((other["gap_ci_low"] <= 0) & (0 <= other["gap_ci_high"])).sum())
+        tests += len(other)
+    return {"level": rejected / tests, "coverage": covered / tests, "tests": tests}
+
+
+def _check_groups(runs: int, seed: int, n_users: int) -> None:
+    rates = _groups_under_the_null(runs, seed, n_users)
+    # two gaps per data set share the reference group: correlated, so the tolerance is
+    # that of the data sets, not of the tests
+    assert abs(rates["level"] - 0.05) <= _tolerance(0.05, runs), rates
+    assert abs(rates["coverage"] - 0.95) <= _tolerance(0.95, runs), rates
+
+
+def _exposure_coverage(runs: int, seed: int, n_users: int) -> float:
+    """Slot p of every list holds an item of group "head" with chance 0.7 - 0.05 p, else one
+    of "tail" (items 2p and 2p + 1, so a list never repeats one): the true head share is
+    the attention-weighted mean of those chances. The percentile interval is a little
+    narrow with few users: 0.93-0.94 measured at 80 users (a naive bootstrap of the
+    per-user shares gives the same), 0.94-0.95 at 400."""
+    chance = 0.7 - 0.05 * np.arange(1, LIST + 1)
+    attention = 1 / np.log2(np.arange(2, LIST + 2))
+    want = float(chance @ attention / attention.sum())
+    groups = pd.Series(np.tile(["head", "tail"], LIST), index=np.arange(2 * LIST))
+    rng = np.random.default_rng(seed)
+    covered = 0
+    for _ in range(runs):
+        tail = rng.random((n_users, LIST)) >= chance
+        items = 2 * np.arange(LIST) + tail
+        recs = pd.DataFrame({"user_id": np.repeat(np.arange(n_users), LIST),
+                             "item_id": items.ravel(),
+                             "rank": np.tile(np.arange(1, LIST + 1), n_users)})
+        share = ek.fairness.exposure_share(recs, groups, k=LIST, n_resamples=200,
+                                           rng=int(rng.integers(2**31)))
+        covered += share.loc["head", "ci_low"] <= want <= share.loc["head", "ci_high"]
+    return covered / runs
+
+
+def _check_exposure(runs: int, seed: int, n_users: int) -> None:
+    rate = _exposure_coverage(runs, seed, n_users)
+    assert abs(rate - 0.95) <= _tolerance(0.95, runs), rate
+
+
+def _corrected_coverage(runs: int, seed: int, estimator: str) -> dict[str, float]:
+    """Sampled ranks with a known full-ranking truth: 300 users, each with one held-out item
+    among n = 500, 1,000 or 3,000 candidates (varied, as on real data) and 50 or 100
+    negatives drawn with replacement; the item's true rank is uniform on 1..20 for 30% of
+    the users and on 1..n - 1 for the rest. A negative drawn lands above the item with
+    chance (r - 1) / (n - 1), so its sampled rank is 1 + Binomial(m, (r - 1) / (n - 1))."""
+    from evalkit.metrics.sampled import corrected_metric
+
+    sizes, users = np.array([500, 1000, 3000]), 300
+    discount = 1 / np.log2(np.arange(2, 12))
+    near = {"recall": 0.5, "ndcg": discount.sum() / 20}  # uniform on 1..20, at k = 10
+    far = {"recall": np.mean(10 / (sizes - 1)), "ndcg": np.mean(discount.sum() / (sizes - 1))}
+    want = {metric: 0.3 * near[metric] + 0.7 * far[metric] for metric in near}
+    rng = np.random.default_rng(seed)
+    covered = dict.fromkeys(want, 0)
+    for run in range(runs):
+        n = rng.choice(sizes, users)
+        m = rng.choice([50, 100], users)
+        true = np.where(rng.random(users) < 0.3, rng.integers(1, 21, users),
+                        rng.integers(1, n))
+        ranks = pd.DataFrame({"user_id": np.arange(users), "item_id": 0,
+                              "group": np.arange(users),
+                              "rank": 1 + rng.binomial(m, (true - 1) / (n - 1)),
+                              "n_negatives": m, "n_possible": n - 1, "replace": True})
+        for metric, truth in want.items():
+            found = corrected_metric(ranks, metric=metric, k=10, estimator=estimator,
+                                     n_resamples=100, rng=run)
+            covered[metric] += found.ci_low <= truth <= found.ci_high
+    return {metric: count / runs for metric, count in covered.items()}
+
+
+def _check_corrected(runs: int, seed: int, estimator: str) -> None:
+    for metric, rate in _corrected_coverage(runs, seed, estimator).items():
+        assert abs(rate - 0.95) <= _tolerance(0.95, runs), (estimator, metric, rate)
+
+
 def test_compare_holds_its_level_and_coverage_under_no_difference() -> None:
     _check_null(runs=60, seed=1)
 
 
 def test_the_regression_gate_rarely_fails_a_system_unchanged_and_catches_a_regression() -> None:
     _check_gate(runs=40, seed=2)
+
+
+def test_evaluate_intervals_cover_the_expected_metric() -> None:
+    _check_evaluate(runs=60, seed=3)
+
+
+def test_compares_tests_detect_the_reported_mde_at_the_target_power() -> None:
+    _check_power(runs=200, seed=4)
+
+
+@pytest.mark.parametrize("n_users", [120, 2400])
+def test_group_gaps_hold_their_level_and_coverage_under_no_gap(n_users) -> None:
+    _check_groups(runs=40, seed=5, n_users=n_users)
+
+
+def test_corrected_sampled_metrics_cover_the_full_ranking_truth() -> None:
+    _check_corrected(runs=20, seed=7, estimator="bv")
+
+
+def test_exposure_share_intervals_cover_the_true_share() -> None:
+    _check_exposure(runs=60, seed=6, n_users=N_USERS)
 
 
 @pytest.mark.calibration
@@ -116,3 +295,30 @@ def test_compare_holds_its_level_and_coverage_under_no_difference_at_scale() -> 
 @pytest.mark.calibration
 def test_the_regression_gate_holds_its_level_at_scale() -> None:
     _check_gate(runs=2000, seed=12)
+
+
+@pytest.mark.calibration
+def test_evaluate_intervals_cover_at_scale() -> None:
+    _check_evaluate(runs=2000, seed=13)
+
+
+@pytest.mark.calibration
+def test_power_at_the_mde_at_scale() -> None:
+    _check_power(runs=4000, seed=14)
+
+
+@pytest.mark.calibration
+@pytest.mark.parametrize("n_users", [120, 2400])
+def test_group_gaps_at_scale(n_users) -> None:
+    _check_groups(runs=1000, seed=15, n_users=n_users)
+
+
+@pytest.mark.calibration
+def test_exposure_share_intervals_at_scale() -> None:
+    _check_exposure(runs=2000, seed=16, n_users=400)
+
+
+@pytest.mark.calibration
+@pytest.mark.parametrize(("estimator", "runs"), [("em", 300), ("bv", 1000)])
+def test_corrected_sampled_metrics_at_scale(estimator, runs) -> None:
+    _check_corrected(runs=runs, seed=17, estimator=estimator)
