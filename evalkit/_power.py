@@ -380,6 +380,9 @@ def required_users(effect: float, *, diffs: object = None, sd: float | None = No
     """The fewest users with which a paired t-test detects ``effect`` with probability
     ``power`` (the t method; ``diffs`` or ``sd`` give the spread of the differences).
 
+    Parameters are as for :func:`power`; ``power`` is the target (default 0.8), and more
+    than ``max_users`` (default 1000000000) is refused.
+
     Examples
     --------
     R's ``power.t.test(delta = 0.5, sd = 1, power = 0.8, type = "one.sample")`` gives
@@ -416,7 +419,8 @@ def power_curve(diffs: object = None, *, sd: float | None = None,
     ``n_users`` and ``mde``, for a chart of users against detectable difference.
 
     ``n_users``: the numbers of users (default: 12 values from 10 to 100 times the number
-    of ``diffs``, or of 1,000, spaced evenly on a log scale).
+    of ``diffs``, or of 1,000, spaced evenly on a log scale). The other parameters are as
+    for :func:`power`; ``power`` is the target (default 0.8).
     """
     func = "power_curve"
     values, spread, n0 = _spread(diffs, sd, None, func=func, need_n=False)

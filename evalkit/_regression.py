@@ -88,6 +88,8 @@ class RegressionCheck:
         bad = {"regressed", "inconclusive"} if self.strict else {"regressed"}
         return [c for c, v in zip(self.table["column"], self.table["verdict"]) if v in bad]
 
+    # Display (what a person reads; the numbers are in the table): not mutation-tested.
+    # pragma: no mutate start
     def _floors(self, metric: str) -> tuple[float, float]:
         """The smallest two-sided and one-sided p-values the test of ``metric``'s row can
         give, before the correction (0 for the t-test): a randomization test of B flips,
@@ -236,6 +238,7 @@ class RegressionCheck:
         with pd.option_context("display.width", 200, "display.max_columns", 20):
             return "\n".join([self.summary(), rows.to_string(index=False)]
                               + [f"- {note}" for note in self._notes()])
+    # pragma: no mutate end
 
 
 def _as_run(value: object, *, arg: str, func: str) -> tuple[Evaluation, str]:
@@ -399,8 +402,10 @@ def regression_check(
         from its ends: an interval within ``+-margin`` is non-inferior, and unchanged
         unless it excludes 0 too). Holm's step-down can reach a verdict that a Bonferroni
         interval does not show; never the other way round.
-    n_permutations, n_resamples : int
-        Sign flips of the randomization test; bootstrap resamples of the intervals (t: the
+    n_permutations : int, default 10000
+        Sign flips of the randomization test.
+    n_resamples : int, default 1000
+        Bootstrap resamples of the intervals (t: the
         t interval, no resampling) and of the bootstrap test. ``n_resamples=0`` (no
         resampling) is refused with ``test="bootstrap"`` or ``coverage=True``, whose tests
         are the bootstrap.

@@ -185,3 +185,27 @@ def test_power_mde_and_users_agree_with_statsmodels_on_small_samples() -> None:
         got = stats.required_users(row["effect"], sd=1.0, alpha=row["alpha"],
                                    power=row["power"], alternative=row["alternative"])
         assert got == max(2, math.ceil(row["nobs"] - 1e-9)), row
+
+
+def test_the_noncentral_tail_falls_back_where_scipy_gives_nan(monkeypatch) -> None:
+    # Far in a tail scipy's series can give NaN (older releases do); the survival function
+    # then comes from the distribution function, and where that fails too, from the side of
+    # c the noncentrality lies on.
+    import scipy.special
+    import scipy.stats
+
+    from evalkit import _power
+
+    c, df = 2.0, 30.0
+    nc = np.array([-40.0, 0.5, 3.0, 40.0])
+    want = scipy.stats.nct.sf(c, df, nc)
+    sf, cdf = scipy.stats.nct.sf, scipy.special.nctdtr
+    far = np.abs(nc) > 10
+    monkeypatch.setattr(scipy.stats.nct, "sf",
+                        lambda c, df, nc: np.where(np.abs(nc) > 10, np.nan, sf(c, df, nc)))
+    np.testing.assert_allclose(_power._upper(c, df, nc), want, rtol=1e-9, atol=1e-12)
+    monkeypatch.setattr(scipy.special, "nctdtr",
+                        lambda df, nc, c: np.where(np.abs(nc) > 10, np.nan, cdf(df, nc, c)))
+    got = _power._upper(c, df, nc)
+    np.testing.assert_allclose(got[~far], want[~far], rtol=1e-9)
+    assert got[far].tolist() == [0.0, 1.0]

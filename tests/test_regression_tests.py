@@ -1,0 +1,124 @@
+"""The regression gate's tests, column by column, against independent computations: the
+paired t-test, its one-sided tests against the margin and its interval (scipy), the sign-flip
+randomization test (every flip enumerated), the bootstrap's percentile test (its replicates
+counted again); and the differences known exactly (every user's the same), where the
+p-values are 0 or 1 and the interval a point."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from evalkit._regression import _bootstrap_means, _tests
+
+MARGIN = np.array([0.0, 0.05, 0.2])
+
+
+def _gains(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Three columns of per-user gains (0 where absent): a clear gain, a small loss, noise;
+    one user absent from the second column."""
+    rng = np.random.default_rng(seed)
+    g = np.vstack([rng.normal(0.08, 0.1, n), rng.normal(-0.02, 0.1, n),
+                   rng.normal(0.0, 0.1, n)])
+    present = np.ones_like(g, dtype=bool)
+    present[1, 0] = False
+    return np.where(present, g, 0.0), present
+
+
+def _run(g, present, test, margin=MARGIN, **how):
+    how = {"alpha": 0.05, "confidence": 0.9, "n_permutations": 999, "n_resamples": 400} | how
+    return _tests(g, present, present.sum(axis=1), margin, test=test,
+                  generator=np.random.default_rng(3),
+                  users=pd.Index(np.arange(g.shape[1]), name="user_id"), **how)
+
+
+def test_the_t_tests_are_scipys() -> None:
+    g, present = _gains(30, 1)
+    out = _run(g, present, "t")
+    for j in range(3):
+        x = g[j][present[j]]
+        assert out["p_value"][j] == pytest.approx(sps.ttest_1samp(x, 0).pvalue, rel=1e-9)
+        ni = sps.ttest_1samp(x, -MARGIN[j], alternative="greater").pvalue
+        assert out["p_noninferior"][j] == pytest.approx(ni, rel=1e-9)
+        if MARGIN[j] > 0:
+            below = sps.ttest_1samp(x, MARGIN[j], alternative="less").pvalue
+            assert out["p_equivalent"][j] == pytest.approx(max(ni, below), rel=1e-9)
+        else:
+            assert np.isnan(out["p_equivalent"][j])
+        low, high = sps.t.interval(0.9, len(x) - 1, x.mean(), sps.sem(x))
+        assert (out["g_low"][j], out["g_high"][j]) == pytest.approx((low, high), rel=1e-9)
+        assert out["gain"][j] == pytest.approx(x.mean(), rel=1e-12)
+
+
+def _exact_sign_flips(x: np.ndarray, null: float) -> dict[str, float]:
+    """Every one of the 2^n sign patterns of x - null."""
+    d = x - null
+    signs = np.array(list(itertools.product([-1.0, 1.0], repeat=len(d))))
+    flipped, observed = signs @ d, d.sum()
+    tol = 1e-9
+    return {"two": np.mean(np.abs(flipped) >= abs(observed) - tol),
+            "above": np.mean(flipped >= observed - tol),
+            "below": np.mean(flipped <= observed + tol)}
+
+
+def test_the_randomization_tests_approach_the_exact_sign_flip_test() -> None:
+    g, present = _gains(12, 2)
+    flips = 40_000
+    out = _run(g, present, "randomization", n_permutations=flips)
+    slack = 4 * np.sqrt(0.25 / flips) + 1 / flips
+    for j in range(3):
+        x = g[j][present[j]]
+        exact = _exact_sign_flips(x, 0.0)
+        assert out["p_value"][j] == pytest.approx(exact["two"], abs=slack)
+        ni = _exact_sign_flips(x, -MARGIN[j])["above"]
+        assert out["p_noninferior"][j] == pytest.approx(ni, abs=slack)
+        if MARGIN[j] > 0:
+            eq = max(ni, _exact_sign_flips(x, MARGIN[j])["below"])
+            assert out["p_equivalent"][j] == pytest.approx(eq, abs=slack)
+
+
+def test_the_bootstrap_test_counts_its_replicates() -> None:
+    g, present = _gains(40, 3)
+    out = _run(g, present, "bootstrap", n_resamples=2000)
+    users = pd.Index(np.arange(g.shape[1]), name="user_id")
+    means = _bootstrap_means(g, present, 2000, np.random.default_rng(3), users)
+    for j in range(3):
+        m = means[:, j][np.isfinite(means[:, j])]
+        b = len(m)
+        above, below = (1 + np.sum(m <= 0)) / (b + 1), (1 + np.sum(m >= 0)) / (b + 1)
+        assert out["p_value"][j] == pytest.approx(min(1.0, 2 * min(above, below)), rel=1e-12)
+        ni = (1 + np.sum(m <= -MARGIN[j])) / (b + 1)
+        assert out["p_noninferior"][j] == pytest.approx(ni, rel=1e-12)
+        if MARGIN[j] > 0:
+            eq = max(ni, (1 + np.sum(m >= MARGIN[j])) / (b + 1))
+            assert out["p_equivalent"][j] == pytest.approx(eq, rel=1e-12)
+        low, high = np.quantile(m, [0.05, 0.95])
+        assert (out["g_low"][j], out["g_high"][j]) == pytest.approx((low, high), rel=0.02)
+
+
+@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+def test_differences_known_exactly_give_p_values_of_0_or_1(test) -> None:
+    # every user's gain the same: 0 (identical), 0.03 (within the 0.05 margin), -0.1
+    # (beyond it), and a column of one user (untested)
+    n = 6
+    g = np.array([[0.0] * n, [0.03] * n, [-0.1] * n, [0.2] + [0.0] * (n - 1)])
+    present = np.ones_like(g, dtype=bool)
+    present[3, 1:] = False
+    margin = np.array([0.05, 0.05, 0.05, 0.05])
+    out = _run(g, present, test, margin=margin)
+    assert out["identical"].tolist() == [True, False, False, False]
+    np.testing.assert_array_equal(out["p_value"][:3], [1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(out["p_noninferior"][:3], [0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(out["p_equivalent"][:3], [0.0, 0.0, 1.0])
+    np.testing.assert_allclose(out["g_low"][:3], [0.0, 0.03, -0.1], rtol=1e-12)
+    np.testing.assert_allclose(out["g_high"][:3], [0.0, 0.03, -0.1], rtol=1e-12)
+    assert all(np.isnan(out[name][3]) for name in
+               ("p_value", "p_noninferior", "p_equivalent", "g_low", "g_high"))
+    # without a margin the equivalence test is not made, non-inferiority is the sign's
+    out = _run(g[:3], present[:3], test, margin=np.zeros(3))
+    assert np.isnan(out["p_equivalent"]).all()
+    np.testing.assert_array_equal(out["p_noninferior"], [1.0, 0.0, 1.0])
