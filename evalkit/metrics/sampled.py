@@ -372,6 +372,15 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
         them, ``n_negatives="all"``, or when ``scores`` and ``train`` give every allowed item's
         score; else NaN).
 
+    Notes
+    -----
+    Drawn with replacement, a negative drawn twice is two candidates: each draw scored above
+    the positive adds 1 to its rank, as the binomial law of :func:`corrected_metric` (m
+    independent draws) takes it. RecBole ranks each user's candidates by item, so there a
+    repeated negative counts once and a rank can be lower than this one (at most by the
+    repeats above the positive); its numbers are evalkit's metrics over
+    :func:`sampled_lists`, which lists each candidate once.
+
     Raises
     ------
     ValueError

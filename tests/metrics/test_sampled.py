@@ -345,6 +345,30 @@ def test_recbole_uni100_numbers_are_evalkits_metrics_over_recboles_sampled_lists
         np.testing.assert_allclose(naive.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
 
 
+def test_a_repeated_negative_counts_per_draw_here_and_once_in_recboles_lists() -> None:
+    import evalkit as ek
+
+    # one user, one positive (item 0, score 0.5) and 12 draws: items 1..9 score above it,
+    # item 1 drawn twice; two draws below. The sampled rank counts each draw above (11);
+    # RecBole's lists, by item, put the positive 10th: a hit at 10 there, not here.
+    drawn = [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 21]
+    candidates = pd.DataFrame({
+        "user_id": 7, "item_id": [0] + drawn, "positive": [True] + [False] * 12, "group": 0,
+        "probability": [np.nan] + [1 / 50] * 12, "n_negatives": 12, "n_possible": 50,
+        "replace": True})
+    scores = {**dict(zip(range(1, 10), np.linspace(1.0, 0.6, 9))), 0: 0.5, 20: 0.1, 21: 0.2}
+    scored = candidates.assign(score=candidates["item_id"].map(scores))
+    ranks = S.sampled_ranks(scored)
+    assert ranks["rank"].tolist() == [11]
+    assert S.sampled_metric(ranks, metric="hit_rate", k=10).tolist() == [0.0]
+    lists = S.sampled_lists(scored)
+    assert lists.loc[lists["item_id"] == 0, "rank"].tolist() == [10]
+    truth = pd.DataFrame({"user_id": [7], "item_id": [0]})
+    got = ek.evaluate(truth, lists, k=10, metrics=["hit_rate"], threshold=None,
+                      n_resamples=0)
+    assert got.per_user["hit_rate@10"].tolist() == [1.0]
+
+
 def test_recboles_uni100_draws_follow_evalkits_per_user_law() -> None:
     from scipy.stats import chisquare
 
