@@ -12,7 +12,7 @@ PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constra
 # may be named evalkit, import evalkit still finds the package, not an empty namespace.
 EDITABLE := --config-settings editable_mode=compat
 
-.PHONY: setup setup-test spark-setup report test calibration notebooks benchmark lock clean
+.PHONY: setup setup-test spark-setup report test calibration mutation notebooks benchmark lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,16 @@ test: setup-test
 ## intervals and the regression gate's false alarms, to about two points (a few minutes).
 calibration: setup-test
 	$(BIN)/python -m pytest -m calibration -p no:cacheprovider tests/test_calibration.py
+
+## Mutation testing of the decision functions ([tool.mutmut] in pyproject.toml: the modules,
+## the tests that run against each mutant, what is not mutated): each mutant is one small wrong
+## edit, run against the tests that reach it; a survivor is a change no test notices. A rerun
+## tests only what changed since (mutmut's cache in mutants/). The survivors are written to
+## benchmarks/results/mutation-survivors.txt; benchmarks/README.md has the last result.
+mutation: setup-test
+	$(BIN)/mutmut run --max-children 2
+	$(BIN)/mutmut results > benchmarks/results/mutation-survivors.txt.tmp
+	mv benchmarks/results/mutation-survivors.txt.tmp benchmarks/results/mutation-survivors.txt
 
 ## Time the metric engine against ranx, trec_eval and pandas (SCALE=small|medium|full).
 benchmark: setup-test

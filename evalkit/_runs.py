@@ -106,6 +106,9 @@ def input_fingerprints(inputs: Mapping[str, object]) -> dict[str, dict]:
     return out
 
 
+# Saving and reading a run's folder (storage: the round trips, atomic writes and refusals
+# are tested in tests/test_runs.py), outside the decision functions make mutation tests.
+# pragma: no mutate start
 def top_lists(recs: object, k: int) -> pd.DataFrame:
     """Each user's top ``k`` as the ranking metrics order lists
     (:func:`evalkit.metrics.top_k`): ``user_id``, ``item_id``, ``position`` (1-based)."""
@@ -274,3 +277,4 @@ def read_run(path: str | os.PathLike, *, func: str = "load_evaluation") -> dict:
                 definitions=Definitions.from_dict(record["definitions"], func=func),
                 counts=record.get("counts") or {}, curves=curves,
                 bootstrap=record.get("bootstrap") or {}, provenance=provenance)
+# pragma: no mutate end

@@ -65,8 +65,11 @@ def _exact_sign_flips(x: np.ndarray, null: float) -> dict[str, float]:
             "below": np.mean(flipped <= observed + tol)}
 
 
-def test_the_randomization_tests_approach_the_exact_sign_flip_test() -> None:
+@pytest.mark.parametrize("discrete", [False, True])
+def test_the_randomization_tests_approach_the_exact_sign_flip_test(discrete) -> None:
     g, present = _gains(12, 2)
+    if discrete:  # gains of a few values: many flipped sums tie with the observed one
+        g = np.where(present, np.round(g * 10) / 10, 0.0)
     flips = 40_000
     out = _run(g, present, "randomization", n_permutations=flips)
     slack = 4 * np.sqrt(0.25 / flips) + 1 / flips
@@ -79,10 +82,17 @@ def test_the_randomization_tests_approach_the_exact_sign_flip_test() -> None:
         if MARGIN[j] > 0:
             eq = max(ni, _exact_sign_flips(x, MARGIN[j])["below"])
             assert out["p_equivalent"][j] == pytest.approx(eq, abs=slack)
+    # each p-value is (1 + flips as extreme) / (flips + 1)
+    for name in ("p_value", "p_noninferior"):
+        counts = out[name] * (flips + 1)
+        np.testing.assert_allclose(counts, np.round(counts), rtol=0, atol=1e-6)
 
 
-def test_the_bootstrap_test_counts_its_replicates() -> None:
+@pytest.mark.parametrize("discrete", [False, True])
+def test_the_bootstrap_test_counts_its_replicates(discrete) -> None:
     g, present = _gains(40, 3)
+    if discrete:  # gains of -0.2, 0 and 0.2: replicate means tie with the nulls
+        g = np.where(present, np.sign(np.round(g * 10)) * 0.2, 0.0)
     out = _run(g, present, "bootstrap", n_resamples=2000)
     users = pd.Index(np.arange(g.shape[1]), name="user_id")
     means = _bootstrap_means(g, present, 2000, np.random.default_rng(3), users)
@@ -103,14 +113,21 @@ def test_the_bootstrap_test_counts_its_replicates() -> None:
 @pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
 def test_differences_known_exactly_give_p_values_of_0_or_1(test) -> None:
     # every user's gain the same: 0 (identical), 0.03 (within the 0.05 margin), -0.1
-    # (beyond it), and a column of one user (untested)
+    # (beyond it); a column of one user (untested), one of one user without a change
+    # (identical), one of two users that differ (tested) and one at the margin (0.25 of
+    # 0.25: not within it)
     n = 6
-    g = np.array([[0.0] * n, [0.03] * n, [-0.1] * n, [0.2] + [0.0] * (n - 1)])
+    g = np.array([[0.0] * n, [0.03] * n, [-0.1] * n, [0.2] + [0.0] * (n - 1),
+                  [0.0] * n, [0.1, 0.3] + [0.0] * (n - 2), [0.25] * n])
     present = np.ones_like(g, dtype=bool)
-    present[3, 1:] = False
-    margin = np.array([0.05, 0.05, 0.05, 0.05])
+    present[3:5, 1:] = False
+    present[5, 2:] = False
+    margin = np.array([0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.25])
     out = _run(g, present, test, margin=margin)
-    assert out["identical"].tolist() == [True, False, False, False]
+    assert out["identical"].tolist() == [True, False, False, False, True, False, False]
+    assert (out["p_value"][4], out["p_noninferior"][4], out["p_equivalent"][4]) == (1, 0, 0)
+    assert 0 < out["p_value"][5] <= 1 and out["g_low"][5] < 0.2 < out["g_high"][5]
+    assert (out["p_value"][6], out["p_noninferior"][6], out["p_equivalent"][6]) == (0, 0, 1)
     np.testing.assert_array_equal(out["p_value"][:3], [1.0, 0.0, 0.0])
     np.testing.assert_array_equal(out["p_noninferior"][:3], [0.0, 0.0, 1.0])
     np.testing.assert_array_equal(out["p_equivalent"][:3], [0.0, 0.0, 1.0])
@@ -122,3 +139,44 @@ def test_differences_known_exactly_give_p_values_of_0_or_1(test) -> None:
     out = _run(g[:3], present[:3], test, margin=np.zeros(3))
     assert np.isnan(out["p_equivalent"]).all()
     np.testing.assert_array_equal(out["p_noninferior"], [1.0, 0.0, 1.0])
+
+
+def test_catalog_coverage_replicates_count_the_items_a_drawn_user_keeps() -> None:
+    """Each replicate's coverage, counted again by brute force from the same bootstrap
+    weights: an item is covered when at least one user with weight > 0 has it in the top k.
+    Some items are listed for more users than the always-covered threshold, most for few."""
+    import evalkit as ek
+    from evalkit._regression import _ALWAYS_COVERED, _coverage
+    from evalkit._resample import design_key, poisson_weights, user_streams
+
+    rng = np.random.default_rng(4)
+    n_users, k_max = 80, 6
+    train = pd.DataFrame({"user_id": 0, "item_id": np.arange(60)})  # the catalogue: 0..59
+
+    def lists(popular: int) -> pd.DataFrame:
+        # item 0 in every list (always covered), then items from a pool of ``popular``
+        rest = np.argsort(rng.random((n_users, popular)), axis=1)[:, :k_max - 1] + 1
+        items = np.column_stack([np.zeros(n_users, dtype=int), rest])
+        return pd.DataFrame({"user_id": np.repeat(np.arange(n_users), k_max),
+                             "item_id": items.ravel(),
+                             "rank": np.tile(np.arange(1, k_max + 1), n_users)})
+
+    truth = pd.DataFrame({"user_id": np.arange(n_users), "item_id": 0})
+    now, then = (ek.evaluate(truth, recs, k=[3, 6], metrics=["precision"], train=train,
+                             threshold=None, n_resamples=0)
+                 for recs in (lists(50), lists(30)))
+    users = now.per_user.index
+    assert (now.lists()["item_id"] == 0).sum() > _ALWAYS_COVERED
+    b = 300
+    got = _coverage(now, then, users, [3, 6], b, np.random.default_rng(9))
+    weights = poisson_weights(user_streams(users), design_key(np.random.default_rng(9)), b) > 0
+    assert got["catalog"] == 60 and got["catalog_from"] == "the training data"
+    for side, run in (("current", now), ("baseline", then)):
+        listed = run.lists()
+        for j, k in enumerate([3, 6]):
+            top = listed[listed["position"] <= k]
+            assert got[side][j] == top["item_id"].nunique() / 60
+            rows = users.get_indexer(top["user_id"])
+            kept = weights[rows]  # (pairs, b): the pair's user drawn in the replicate
+            covered = pd.DataFrame(kept).groupby(top["item_id"].to_numpy()).any().sum()
+            np.testing.assert_array_equal(got[f"{side}_replicates"][j], covered / 60)
