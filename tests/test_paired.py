@@ -76,3 +76,20 @@ def test_partitions_add_up_to_the_whole() -> None:
             else:
                 np.testing.assert_allclose(got[name], value, rtol=1e-10, atol=1e-12,
                                            err_msg=name)
+
+
+def test_pieces_without_resampling_add_up_without_it() -> None:
+    # compare with n_resamples=0 (no interval): the pieces carry no bootstrap sums, nor
+    # does their total, whose tests are the whole's
+    n = 200
+    diffs = _diffs(11, n)
+    ids = np.arange(n)
+    keys = dict(KEYS, n_resamples=0)
+    whole = paired_results(paired_sums(diffs, user_streams(ids), **keys),
+                           n_permutations=keys["n_permutations"], confidence=0.9)
+    total = paired_sums(diffs[:, :80], user_streams(ids[:80]), **keys) + \
+        paired_sums(diffs[:, 80:], user_streams(ids[80:]), **keys)
+    assert total.boot is None
+    got = paired_results(total, n_permutations=keys["n_permutations"], confidence=0.9)
+    for name in ("t_pvalue", "wilcoxon_pvalue", "permutation_pvalue", "diff"):
+        np.testing.assert_allclose(got[name], whole[name], rtol=1e-10, atol=1e-12)

@@ -209,3 +209,20 @@ def test_the_noncentral_tail_falls_back_where_scipy_gives_nan(monkeypatch) -> No
     got = _power._upper(c, df, nc)
     np.testing.assert_allclose(got[~far], want[~far], rtol=1e-9)
     assert got[far].tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_required_users_is_the_first_number_of_users_with_the_power(alternative) -> None:
+    # against a scan of every number of users: the first n whose t-test power reaches the
+    # target, for effects needing from 3 to about 2,500 users
+    n = np.arange(2, 4000, dtype=np.float64)
+    for effect in (2.0, 0.9, 0.31, 0.13, 0.057):
+        power_at = t_power(effect * np.sqrt(n) / 1.0, n - 1, 0.05, alternative)
+        want = int(n[np.argmax(power_at >= 0.8)])
+        assert stats.required_users(effect, sd=1.0, alternative=alternative) == want, effect
+        # and one user fewer falls short
+        assert stats.power(effect, sd=1.0, n_users=want - 1, alternative=alternative) < 0.8 \
+            or want == 2
+    with pytest.raises(ValueError, match="more than max_users=1,000"):
+        stats.required_users(0.057, sd=1.0, max_users=1000, alternative=alternative)
+    assert stats.required_users(0.057, sd=1.0, max_users=want, alternative=alternative) == want

@@ -180,3 +180,61 @@ def test_catalog_coverage_replicates_count_the_items_a_drawn_user_keeps() -> Non
             kept = weights[rows]  # (pairs, b): the pair's user drawn in the replicate
             covered = pd.DataFrame(kept).groupby(top["item_id"].to_numpy()).any().sum()
             np.testing.assert_array_equal(got[f"{side}_replicates"][j], covered / 60)
+
+
+def test_the_coverage_tests_are_percentile_tests_of_the_centred_replicates() -> None:
+    from evalkit._regression import _coverage_tests
+
+    rng = np.random.default_rng(5)
+    b = 500
+    shared = {"current": np.array([0.40, 0.30, 0.25]), "baseline": np.array([0.35, 0.30, 0.25])}
+    shared["current_replicates"] = shared["current"][:, None] - rng.gamma(2.0, 0.01, (3, b))
+    shared["baseline_replicates"] = shared["baseline"][:, None] - rng.gamma(2.0, 0.01, (3, b))
+    shared["current_replicates"][2] = shared["baseline_replicates"][2]  # no change at all
+    margin = np.array([0.0, 0.02, 0.02])
+    confidence = np.array([0.9, 0.8, 0.8])
+    out = _coverage_tests(shared, margin, confidence)
+    diff = shared["current"] - shared["baseline"]
+    d = shared["current_replicates"] - shared["baseline_replicates"]
+    d = d - d.mean(axis=1, keepdims=True) + diff[:, None]  # centred on the observed change
+    for j in range(2):
+        below = (1 + np.sum(d[j] <= 0)) / (b + 1)
+        above = (1 + np.sum(d[j] >= 0)) / (b + 1)
+        assert out["p_value"][j] == pytest.approx(min(1.0, 2 * min(below, above)), rel=1e-12)
+        ni = (1 + np.sum(d[j] <= -margin[j])) / (b + 1)
+        assert out["p_noninferior"][j] == pytest.approx(ni, rel=1e-12)
+        low, high = np.quantile(d[j], [(1 - confidence[j]) / 2, (1 + confidence[j]) / 2])
+        assert (out["low"][j], out["high"][j]) == pytest.approx((low, high), rel=1e-12)
+    assert np.isnan(out["p_equivalent"][0])
+    eq = max((1 + np.sum(d[1] <= -0.02)) / (b + 1), (1 + np.sum(d[1] >= 0.02)) / (b + 1))
+    assert out["p_equivalent"][1] == pytest.approx(eq, rel=1e-12)
+    # the unchanged cutoff: identical, p 1, non-inferior within its margin
+    assert out["identical"].tolist() == [False, False, True]
+    assert (out["p_value"][2], out["p_noninferior"][2]) == (1.0, 0.0)
+    np.testing.assert_array_equal(out["gain"], diff)
+
+
+def test_each_verdict_follows_from_its_p_values() -> None:
+    from evalkit._regression import _verdicts
+
+    a = 0.05
+    rows = [  # p, p non-inferior, p equivalent, margin, users, gain: verdict
+        (0.01, 1.00, np.nan, 0.00, 50, 0.02, "improved"),
+        (0.01, 1.00, np.nan, 0.00, 50, -0.02, "regressed"),
+        (0.05, 1.00, np.nan, 0.00, 50, -0.02, "inconclusive"),  # p = alpha: not below
+        (0.01, 0.01, 0.01, 0.01, 50, -0.002, "non-inferior"),   # differs, within the margin
+        (0.30, 0.01, 0.01, 0.01, 50, -0.002, "unchanged"),      # equivalent, no difference
+        (0.30, 0.01, 0.05, 0.01, 50, -0.002, "non-inferior"),   # equivalence p = alpha
+        (0.30, 0.05, 0.05, 0.01, 50, -0.002, "inconclusive"),   # non-inferiority p = alpha
+        (0.30, 0.01, 0.01, 0.00, 50, -0.002, "inconclusive"),   # no margin: nothing shown
+        (0.01, 1.00, np.nan, 0.00, 50, 0.0, "regressed"),       # a 0 gain never improves
+        (0.01, 0.01, 0.01, 0.01, 1, 0.02, "inconclusive"),      # one user
+        (0.01, 0.01, 0.01, 0.01, 2, 0.02, "improved"),          # two users: tested
+        (1.00, 0.00, 0.00, 0.01, 50, 0.0, "unchanged"),         # identical
+    ]
+    table = pd.DataFrame(rows, columns=["p_value_adj", "p_noninferior_adj",
+                                        "p_equivalent_adj", "margin", "n_users", "gain",
+                                        "want"])
+    identical = np.arange(len(rows)) == len(rows) - 1
+    got = _verdicts(table, identical, table["gain"].to_numpy(), a)
+    assert got == table["want"].tolist()

@@ -11,6 +11,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalkit import stats
 from evalkit.stats import bootstrap_ci, bootstrap_ci_frame, holm, paired_tests
 
 # ----------------------------------------------------------------------------------------------
@@ -411,3 +412,34 @@ def test_bootstrap_ci_frame_without_resamples_gives_means_and_no_intervals():
         bootstrap_ci_frame(table, n_resamples=-1)
     with pytest.raises(ValueError, match="bootstrap_ci: 'n_resamples' must be a positive integer;"):
         bootstrap_ci([0.1, 0.2], n_resamples=0)
+
+
+def test_user_bootstrap_sums_weigh_every_column_by_the_same_poisson_weights() -> None:
+    from evalkit._resample import design_key, poisson_weights, user_streams
+
+    rng = np.random.default_rng(2)
+    users = rng.permutation(5000)[:300]
+    columns = [rng.random(300), rng.integers(0, 5, 300).astype(float)]
+    sums = stats.user_bootstrap_sums(columns, users, n_resamples=50, rng=7)
+    weights = poisson_weights(user_streams(users), design_key(np.random.default_rng(7)), 50)
+    assert sums.shape == (2, 50)
+    for j, column in enumerate(columns):
+        np.testing.assert_allclose(sums[j], column @ weights, rtol=1e-12)
+    # the same seed as every evalkit interval: the design follows the users, not their order
+    order = rng.permutation(300)
+    again = stats.user_bootstrap_sums([c[order] for c in columns], users[order],
+                                      n_resamples=50, rng=7)
+    np.testing.assert_allclose(again, sums, rtol=1e-12)
+
+
+def test_percentile_interval_is_numpys_quantiles_without_nan() -> None:
+    rng = np.random.default_rng(3)
+    replicates = rng.normal(size=(400, 3))
+    replicates[:37, 1] = np.nan
+    low, high = stats.percentile_interval(replicates, 0.9)
+    for j in range(3):
+        column = replicates[:, j][~np.isnan(replicates[:, j])]
+        assert (low[j], high[j]) == pytest.approx(tuple(np.quantile(column, [0.05, 0.95])),
+                                                  rel=1e-12)
+    assert np.array_equal(stats.percentile_interval(replicates)[0],
+                          stats.percentile_interval(replicates, 0.95)[0], equal_nan=True)
