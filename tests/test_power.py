@@ -226,3 +226,20 @@ def test_required_users_is_the_first_number_of_users_with_the_power(alternative)
     with pytest.raises(ValueError, match="more than max_users=1,000"):
         stats.required_users(0.057, sd=1.0, max_users=1000, alternative=alternative)
     assert stats.required_users(0.057, sd=1.0, max_users=want, alternative=alternative) == want
+
+
+def test_power_curves_default_grid_and_the_smallest_numbers_of_users() -> None:
+    diffs = np.random.default_rng(4).normal(0.0, 0.1, 50)
+    for given, base in ((dict(diffs=diffs), 50), (dict(sd=0.1), 1000)):
+        curve = stats.power_curve(**given)
+        want = np.unique(np.round(np.geomspace(10, 100 * base, 12)).astype(int))
+        np.testing.assert_array_equal(curve["n_users"], want)
+    one = stats.power_curve(diffs, n_users=500)
+    assert one["n_users"].tolist() == [500]
+    assert one["mde"].iloc[0] == pytest.approx(stats.mde(diffs, n_users=500), rel=1e-12)
+    # two users are enough to test (one is not)
+    assert np.isfinite(stats.mde(sd=1.0, n_users=2))
+    with pytest.raises(ValueError, match="'n_users' must be at least 2"):
+        stats.mde(sd=1.0, n_users=1)
+    with pytest.raises(ValueError, match="no number of users"):
+        stats.required_users(0.0, sd=1.0)

@@ -238,3 +238,57 @@ def test_each_verdict_follows_from_its_p_values() -> None:
     identical = np.arange(len(rows)) == len(rows) - 1
     got = _verdicts(table, identical, table["gain"].to_numpy(), a)
     assert got == table["want"].tolist()
+
+
+def test_the_intervals_levels_and_margins_of_each_column() -> None:
+    from evalkit._regression import _intervals, _levels, _margin_value
+
+    rng = np.random.default_rng(6)
+    means = rng.normal(size=(1000, 3))
+    low, high = _intervals(means, np.array([0.9, 0.8, 0.9]))
+    for j, level in enumerate([0.9, 0.8, 0.9]):
+        want = np.quantile(means[:, j], [(1 - level) / 2, (1 + level) / 2])
+        assert (low[j], high[j]) == pytest.approx(tuple(want), rel=1e-12)
+    margin = np.array([0.0, 0.01, 0.0, 0.02])
+    np.testing.assert_allclose(_levels(margin, 0.05, "none"), [0.95, 0.9, 0.95, 0.9])
+    for correction in ("holm", "bonferroni"):
+        np.testing.assert_allclose(_levels(margin, 0.05, correction),
+                                   [1 - 0.05 / 4, 1 - 0.1 / 2, 1 - 0.05 / 4, 1 - 0.1 / 2])
+    assert _margin_value(0.0, 0.3, key="ndcg@10", func="f") == 0.0  # no margin: allowed
+    assert _margin_value("10%", -0.3, key="ndcg@10", func="f") == pytest.approx(0.03)
+    with pytest.raises(ValueError, match="margin of ndcg@10 must be a number >= 0"):
+        _margin_value(-0.01, 0.3, key="ndcg@10", func="f")
+    # no resamples: no bootstrap interval for the randomization test
+    g, present = _gains(10, 8)
+    out = _run(g, present, "randomization", n_resamples=0)
+    assert out["g_low"].shape == (3,) and np.isnan(out["g_low"]).all()
+    assert np.isnan(out["g_high"]).all() and np.isfinite(out["p_value"]).all()
+
+
+def test_the_bootstrap_follows_the_users_not_their_order() -> None:
+    g, present = _gains(30, 9)
+    users = pd.Index(np.random.default_rng(1).permutation(1000)[:30], name="user_id")
+    order = np.random.default_rng(2).permutation(30)
+    first = _bootstrap_means(g, present, 200, np.random.default_rng(3), users)
+    again = _bootstrap_means(g[:, order], present[:, order], 200, np.random.default_rng(3),
+                             users[order])
+    np.testing.assert_allclose(again, first, rtol=1e-12)
+
+
+def test_the_checks_name_their_runs_and_refuse_no_resamples(tmp_path) -> None:
+    import evalkit as ek
+
+    truth = pd.DataFrame({"user_id": np.arange(20), "item_id": 0, "rating": 5.0})
+    recs = pd.DataFrame({"user_id": np.repeat(np.arange(20), 2),
+                         "item_id": np.tile([0, 1], 20), "rank": np.tile([1, 2], 20)})
+    run = ek.evaluate(truth, recs, k=2, metrics=["precision"], n_resamples=0)
+    assert (ek.regression_check(run, run).current, ek.regression_check(run, run).baseline) \
+        == ("current", "baseline")
+    folder = run.save(tmp_path / "saved", name="mine")
+    named = ek.load_evaluation(folder)
+    check = ek.regression_check(named, str(folder))
+    assert (check.current, check.baseline) == ("mine", str(folder))
+    for how, needs in ((dict(test="bootstrap"), "test='bootstrap'"),
+                       (dict(coverage=True), "coverage=True")):
+        with pytest.raises(ValueError, match=f"regression_check: {needs} resamples users"):
+            ek.regression_check(run, run, n_resamples=0, **how)

@@ -443,3 +443,16 @@ def test_percentile_interval_is_numpys_quantiles_without_nan() -> None:
                                                   rel=1e-12)
     assert np.array_equal(stats.percentile_interval(replicates)[0],
                           stats.percentile_interval(replicates, 0.95)[0], equal_nan=True)
+
+
+def test_the_randomization_test_counts_tied_sums_as_extreme() -> None:
+    # differences of a few values: many sign patterns tie with the observed sum, and each
+    # counts as at least as extreme (the exact test enumerates all 2^12)
+    d = np.array([1.0, 2.0, -1.0, 1.0, 0.0, 2.0, 1.0, -2.0, 1.0, 1.0, -1.0, 2.0])
+    signs = np.array(list(itertools.product([-1.0, 1.0], repeat=len(d))))
+    exact = np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-9)
+    got = paired_tests(d, np.zeros(len(d)), n_permutations=40_000, rng=1)
+    assert got["permutation_pvalue"] == pytest.approx(exact, abs=4 * np.sqrt(0.25 / 40_000))
+    same = paired_tests(d, d)
+    assert (same["t_pvalue"], same["wilcoxon_pvalue"], same["permutation_pvalue"]) == (1, 1, 1)
+    assert same["wilcoxon_statistic"] == 0.0 and same["t_statistic"] == 0.0
