@@ -292,3 +292,27 @@ def test_the_checks_name_their_runs_and_refuse_no_resamples(tmp_path) -> None:
                        (dict(coverage=True), "coverage=True")):
         with pytest.raises(ValueError, match=f"regression_check: {needs} resamples users"):
             ek.regression_check(run, run, n_resamples=0, **how)
+
+
+def test_strict_fails_on_inconclusive_and_the_result_keeps_its_settings() -> None:
+    import evalkit as ek
+
+    rng = np.random.default_rng(12)
+    truth = pd.DataFrame({"user_id": np.arange(40), "item_id": 0, "rating": 5.0})
+
+    def run():
+        items = np.argsort(rng.random((40, 8)), axis=1)[:, :4]
+        recs = pd.DataFrame({"user_id": np.repeat(np.arange(40), 4), "item_id": items.ravel(),
+                             "rank": np.tile(np.arange(1, 5), 40)})
+        return ek.evaluate(truth, recs, k=4, metrics=["precision", "ndcg"], n_resamples=0)
+
+    now, then = run(), run()
+    lenient = ek.regression_check(now, then, n_resamples=123, confidence=0.8)
+    strict = ek.regression_check(now, then, strict=True)
+    assert "inconclusive" in set(strict.table["verdict"])
+    assert lenient.passed and not strict.passed and strict.strict and not lenient.strict
+    assert strict.failed == list(strict.table.loc[strict.table["verdict"] == "inconclusive",
+                                                  "column"])
+    assert (lenient.n_resamples, lenient.confidence) == (123, 0.8)
+    assert (lenient.table["ci_level"] == 0.8).all()
+    assert str(strict.table["k"].dtype) == "Int64"
