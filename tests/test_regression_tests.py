@@ -316,3 +316,23 @@ def test_strict_fails_on_inconclusive_and_the_result_keeps_its_settings() -> Non
     assert (lenient.n_resamples, lenient.confidence) == (123, 0.8)
     assert (lenient.table["ci_level"] == 0.8).all()
     assert str(strict.table["k"].dtype) == "Int64"
+
+
+def test_the_profile_label_alone_does_not_make_runs_incomparable() -> None:
+    # the label changes no number: the same definitions under a profile's name and without
+    # it are compared; other definitions are refused
+    import evalkit as ek
+
+    truth = pd.DataFrame({"user_id": np.arange(20), "item_id": 0, "rating": 5.0})
+    recs = pd.DataFrame({"user_id": np.repeat(np.arange(20), 2),
+                         "item_id": np.tile([0, 1], 20), "rank": np.tile([1, 2], 20)})
+    plain = ek.evaluate(truth, recs, k=2, metrics=["precision"], n_resamples=0)
+    labelled = ek.evaluate(truth, recs, k=2, metrics=["precision"], n_resamples=0,
+                           definitions=plain.definitions.replace(profile="my team's"))
+    assert labelled.definitions.as_dict()["profile"] == "my team's"
+    assert ek.regression_check(labelled, plain).passed
+    assert ek.regression_check(plain, labelled).passed
+    other = ek.evaluate(truth, recs, k=2, metrics=["precision"], n_resamples=0,
+                        definitions=plain.definitions.replace(threshold=3.0))
+    with pytest.raises(ek.IncomparableRunsError, match="different definitions"):
+        ek.regression_check(other, plain)
