@@ -28,7 +28,7 @@ def documented_defaults(func) -> dict:
     if ":func:`power`" in doc:
         found.update({name: value for name, value in documented_defaults(stats.power).items()
                       if name in inspect.signature(func).parameters})
-    for line in (inspect.getdoc(func) or "").splitlines():
+    for line in doc.splitlines():
         match = _PARAM.match("    " + line)
         if match:
             for name in match[1].split(", "):

@@ -223,6 +223,7 @@ def test_required_users_is_the_first_number_of_users_with_the_power(alternative)
         # and one user fewer falls short
         assert stats.power(effect, sd=1.0, n_users=want - 1, alternative=alternative) < 0.8 \
             or want == 2
+    # the last effect needs `want` users: a limit below it refuses, the limit itself does not
     with pytest.raises(ValueError, match="more than max_users=1,000"):
         stats.required_users(0.057, sd=1.0, max_users=1000, alternative=alternative)
     assert stats.required_users(0.057, sd=1.0, max_users=want, alternative=alternative) == want
