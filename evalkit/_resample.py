@@ -313,12 +313,17 @@ def poisson_means(columns: list[np.ndarray], n_resamples: int, key: int,
 
 
 def quantile_interval(means: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """The alpha/2 and 1 - alpha/2 quantiles of each column of ``means`` (NaN rows skipped)."""
+    """The alpha/2 and 1 - alpha/2 quantiles of each column of ``means`` (NaN rows skipped;
+    NaN for a column without a value, such as a metric no user has)."""
     alpha = 1.0 - confidence
-    if np.isnan(means).any():
-        low, high = np.nanquantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
-    else:
+    if not np.isnan(means).any():
         low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2], axis=0)
+        return low, high
+    some = ~np.isnan(means).all(axis=0)
+    low, high = np.full(means.shape[1:], np.nan), np.full(means.shape[1:], np.nan)
+    if some.any():
+        low[some], high[some] = np.nanquantile(means[:, some], [alpha / 2, 1 - alpha / 2],
+                                               axis=0)
     return low, high
 
 

@@ -24,6 +24,10 @@ def _diffs(seed: int, n: int) -> np.ndarray:
         np.zeros(n),                                         # identical systems
         np.where(np.arange(n) < 12, np.round(gen.normal(0, 1, n), 0), np.nan),  # 12 shared
         np.where(np.arange(n) < 1, 0.5, np.nan),             # one shared user: not tested
+        np.where(np.arange(n) < 2, np.arange(n) * 0.4 - 0.1, np.nan),  # two shared users
+        np.where(np.arange(n) % 3 == 0, np.nan, 0.3),        # a constant among absent users
+        np.where(np.arange(n) == n // 2, 0.5, 0.0),          # one user differs
+        np.where(np.arange(n) < 50, gen.normal(0, 1, n), np.nan),  # scipy's exact limit
     ]
     return np.vstack(rows)
 
@@ -38,6 +42,7 @@ def test_one_piece_gives_scipys_tests(n) -> None:
         assert got["n_shared"][j] == len(d)
         if len(d) < 2:
             assert not got["tested"][j] and np.isnan(got["t_pvalue"][j])
+            assert np.isnan(got["diff"][j]) and np.isnan(got["effect_size"][j])
             continue
         assert got["diff"][j] == pytest.approx(d.mean(), rel=1e-12, abs=1e-15)
         if d.any():
@@ -49,10 +54,13 @@ def test_one_piece_gives_scipys_tests(n) -> None:
             t = scipy.stats.ttest_rel(d, np.zeros(len(d)))
             assert got["t_pvalue"][j] == pytest.approx(t.pvalue, rel=1e-9), j
             assert got["effect_size"][j] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+            assert got["sd"][j] == pytest.approx(d.std(ddof=1), rel=1e-12)
             assert got["diff_ci_low"][j] < d.mean() < got["diff_ci_high"][j]
         else:
             assert got["t_pvalue"][j] == (1.0 if d[0] == 0 else 0.0)
             assert got["diff_ci_low"][j] == got["diff_ci_high"][j] == d[0]
+            assert got["sd"][j] == 0.0
+            assert got["effect_size"][j] == (0.0 if d[0] == 0 else np.copysign(np.inf, d[0]))
 
 
 def test_partitions_add_up_to_the_whole() -> None:
@@ -93,3 +101,51 @@ def test_pieces_without_resampling_add_up_without_it() -> None:
     got = paired_results(total, n_permutations=keys["n_permutations"], confidence=0.9)
     for name in ("t_pvalue", "wilcoxon_pvalue", "permutation_pvalue", "diff"):
         np.testing.assert_allclose(got[name], whole[name], rtol=1e-10, atol=1e-12)
+
+
+def test_each_replicate_and_each_flip_is_read_as_documented() -> None:
+    # PairedSums whose bootstrap replicates all weigh every user once and whose sign-flip
+    # sums are every sign vector: each replicate's mean and effect size (ddof 1) are then
+    # the sample's, so the intervals are points, and the randomization p-value is the
+    # exact one (the identity flip, a tie, counted)
+    import dataclasses
+    import itertools
+
+    diffs = np.array([[0.3, -0.1, 0.5, 0.2, 0.0, 0.4, -0.2],
+                      [1.0, 2.5, 0.5, 1.5, 3.0, 2.0, 1.0],
+                      [-0.4, 0.1, -0.6, -0.2, 0.3, -0.5, -0.1]])
+    c, n = diffs.shape
+    sums = paired_sums(diffs, user_streams(np.arange(n)), **KEYS)
+    b = 5
+    s = np.vstack([np.repeat(diffs.sum(axis=1)[:, None], b, axis=1),
+                   np.repeat((diffs ** 2).sum(axis=1)[:, None], b, axis=1)])
+    bits = np.array(list(itertools.product((1.0, 0.0), repeat=n)))  # 1 keeps, 0 flips
+    exact = dataclasses.replace(sums, boot=(s, np.full((2 * c, b), float(n))),
+                                signs=diffs @ bits.T)
+    got = paired_results(exact, n_permutations=len(bits), confidence=0.9)
+    dz = diffs.mean(axis=1) / diffs.std(axis=1, ddof=1)
+    np.testing.assert_allclose(got["effect_size_ci_low"], dz, rtol=1e-12)
+    np.testing.assert_allclose(got["effect_size_ci_high"], dz, rtol=1e-12)
+    np.testing.assert_allclose(got["diff_ci_low"], diffs.mean(axis=1), rtol=1e-12)
+    flipped = np.abs(diffs @ (2 * bits - 1).T)
+    observed = np.abs(diffs.sum(axis=1))[:, None]
+    want = (1 + np.count_nonzero(flipped >= observed - 1e-12, axis=1)) / (1 + len(bits))
+    np.testing.assert_allclose(got["permutation_pvalue"], want, rtol=1e-12)
+
+
+def test_a_piece_of_one_user_keeps_its_extremes() -> None:
+    # a comparison where one user differs, in a piece of its own: the total is not
+    # "identical systems"
+    n = 30
+    diffs = np.vstack([np.where(np.arange(n) == 7, 0.5, 0.0), np.linspace(-1, 1, n)])
+    ids = np.arange(n)
+    whole = paired_results(paired_sums(diffs, user_streams(ids), **KEYS),
+                           n_permutations=KEYS["n_permutations"], confidence=0.9)
+    alone, rest = ids == 7, ids != 7
+    total = paired_sums(diffs[:, alone], user_streams(ids[alone]), **KEYS) + \
+        paired_sums(diffs[:, rest], user_streams(ids[rest]), **KEYS)
+    got = paired_results(total, n_permutations=KEYS["n_permutations"], confidence=0.9)
+    assert whole["t_pvalue"][0] < 1.0
+    for name in ("t_pvalue", "wilcoxon_pvalue", "effect_size", "sd"):
+        np.testing.assert_allclose(got[name], whole[name], rtol=1e-10, atol=1e-12,
+                                   err_msg=name)

@@ -244,3 +244,141 @@ def test_power_curves_default_grid_and_the_smallest_numbers_of_users() -> None:
         stats.mde(sd=1.0, n_users=1)
     with pytest.raises(ValueError, match="no number of users"):
         stats.required_users(0.0, sd=1.0)
+
+
+def _exact_sign_flip_p(sample: list[int], alternative: str) -> float:
+    """The add-one p-value of the sign-flip test over every sign vector, in integers."""
+    import itertools
+
+    observed = sum(sample)
+    count = 0
+    for signs in itertools.product((1, -1), repeat=len(sample)):
+        flipped = sum(s * x for s, x in zip(signs, sample))
+        count += (abs(flipped) >= abs(observed) if alternative == "two-sided" else
+                  flipped >= observed if alternative == "greater" else flipped <= observed)
+    return (1 + count) / (1 + 2 ** len(sample))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_the_simulated_sign_flip_p_value_counts_ties_and_each_tail(alternative) -> None:
+    # the simulation's randomization test, given every sign vector, against the count in
+    # integers: tenths whose floating sums break ties by rounding, each tail, the add-one
+    from evalkit._power import _sign_flip_p
+
+    tenths = [[1, 2, 3, -3, 5, 1], [3, -1, -2, 4, 1, 1], [-2, -3, -1, 1, 3, 2]]
+    signs = np.array(list(__import__("itertools").product((1.0, -1.0), repeat=6)))
+    got = _sign_flip_p(np.array(tenths, dtype=np.float64) / 10, signs, alternative)
+    want = [_exact_sign_flip_p(row, alternative) for row in tenths]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_the_randomization_levels_reachable_and_not() -> None:
+    # the smallest p-value of 999 flips is 1/1000: a level at it is refused, one above is not
+    diffs = np.random.default_rng(1).normal(0.1, 1.0, 20)
+    kw = dict(diffs=diffs, method="simulation", test="randomization", n_simulations=3)
+    for level in (0.001, 0.000999):
+        with pytest.raises(ek.InvalidParameterError, match="smallest p-value is 0.001"):
+            stats.power(0.1, alpha=level, **kw)
+    assert 0 <= stats.power(0.1, alpha=0.001001, **kw) <= 1
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: stats.mde(sd=0.0, n_users=10), "'sd' must be a positive finite number"),
+    (lambda: stats.mde(sd=True, n_users=10), "'sd' must be a positive finite number"),
+    (lambda: stats.mde(sd="0.1", n_users=10), "'sd' must be a positive finite number"),
+    (lambda: stats.mde(sd=1, n_users=10, power=0.05), "'power' must exceed"),
+    (lambda: stats.required_users(-0.1, sd=1, alternative="greater"), "no number of users"),
+])
+def test_more_bad_arguments_are_named(call, message) -> None:
+    with pytest.raises(ek.InvalidParameterError, match=message):
+        call()
+
+
+def test_two_differences_are_enough() -> None:
+    # the spread of two differences is their standard deviation (ddof 1), for two users
+    assert stats.mde([0.1, 0.3]) == pytest.approx(
+        stats.mde(sd=float(np.std([0.1, 0.3], ddof=1)), n_users=2), rel=1e-12)
+
+
+def test_a_low_power_target_and_mixed_starts_in_one_call() -> None:
+    # at power 0.1 one standard error already has the power (the search's first upper
+    # bound); at 2 users it does not: both in one vectorized call, as compare makes it
+    from evalkit._power import t_mde
+
+    sd, n = np.array([1.0, 1.0, 0.5]), np.array([2, 400, 30])
+    together = t_mde(sd, n, 0.05, 0.1)
+    for j in range(3):
+        alone = t_mde(sd[j:j + 1], n[j:j + 1], 0.05, 0.1)[0]
+        assert together[j] == pytest.approx(alone, rel=1e-9)
+        assert float(t_power(together[j] * math.sqrt(n[j]) / sd[j], n[j] - 1, 0.05,
+                             "two-sided")) == pytest.approx(0.1, abs=1e-8)
+
+
+def test_the_simulated_mde_is_the_bisection_of_its_own_rates() -> None:
+    # the simulation's MDE is the smallest effect whose rate (the same samples: the same
+    # seed) reaches the target, to 1e-4 standard errors; at a low target too, where the
+    # first upper bound already has the power
+    diffs = np.random.default_rng(2).exponential(0.1, 60) - 0.1
+    se = float(np.std(diffs, ddof=1)) / math.sqrt(60)
+    for target in (0.8, 0.1):
+        kw = dict(diffs=diffs, method="simulation", n_simulations=200, rng=4)
+        found = stats.mde(power=target, **kw)
+        assert stats.power(found, **kw) >= target
+        assert stats.power(found - 1.01e-4 * se, **kw) < target
+
+
+def test_the_simulated_mde_under_less_mirrors_greater() -> None:
+    # alternative="less" detects negative effects: the MDE of the differences is that of
+    # their negatives under "greater" (the same samples, mirrored)
+    diffs = np.random.default_rng(6).exponential(0.1, 40) - 0.1
+    for test in ("t", "randomization"):
+        kw = dict(method="simulation", test=test, n_simulations=100, rng=3)
+        less = stats.mde(diffs, alternative="less", **kw)
+        assert less == pytest.approx(stats.mde(-diffs, alternative="greater", **kw),
+                                     rel=1e-9)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_the_simulated_tests_take_their_alternative(alternative) -> None:
+    # on normal differences the simulated t and Wilcoxon tests have about the t method's
+    # power, one-sided as two-sided (Monte-Carlo error 0.011 at 2,000 samples; the
+    # Wilcoxon test's efficiency is 0.955 of the t-test's)
+    diffs = np.random.default_rng(9).normal(0.0, 1.0, 400)
+    kw = dict(diffs=diffs, n_users=25, alternative=alternative)
+    want = stats.power(0.45, **kw)
+    for test, slack in (("t", 0.045), ("wilcoxon", 0.07)):
+        got = stats.power(0.45, method="simulation", test=test, **kw)
+        assert abs(got - want) < slack, (test, got, want)
+
+
+def test_the_simulation_resamples_every_user() -> None:
+    # differences of +1 and -1: every sample draws from both (a sample of one value has no
+    # spread, and its t-test no p-value); at a huge effect every sample is detected
+    kw = dict(diffs=[1.0, -1.0], n_users=20, method="simulation", n_simulations=300)
+    assert abs(stats.power(0.5, **kw) - stats.power(0.5, sd=1.0, n_users=20)) < 0.1
+    assert stats.power(1e6, **kw) == 1.0
+
+
+def test_the_simulated_mde_takes_its_documented_number_of_samples() -> None:
+    diffs = np.random.default_rng(10).normal(0.0, 1.0, 30)
+    assert stats.mde(diffs, method="simulation") == \
+        stats.mde(diffs, method="simulation", n_simulations=2000)
+
+
+def test_a_p_value_at_the_level_is_not_a_rejection() -> None:
+    # every sample of a constant difference has the randomization p-value 1/1000 (no
+    # random sign vector of 20 users here is all one sign): at the level 1/1000 nothing is
+    # rejected, as compare rejects only below the level
+    from evalkit._power import _simulated
+
+    rates = _simulated(np.ones(5), np.array([1.0]), 20, 0.001, "two-sided", "randomization",
+                       10, 0)
+    assert rates.tolist() == [0.0]
+    assert _simulated(np.ones(5), np.array([1.0]), 20, 0.0011, "two-sided", "randomization",
+                      10, 0).tolist() == [1.0]
+
+
+def test_two_users_can_be_enough() -> None:
+    # the search starts at two users: an effect far beyond the spread needs no more
+    assert stats.required_users(100.0, sd=1.0) == 2
+    assert stats.power(100.0, sd=1.0, n_users=2) >= 0.8

@@ -336,3 +336,125 @@ def test_the_profile_label_alone_does_not_make_runs_incomparable() -> None:
                         definitions=plain.definitions.replace(threshold=3.0))
     with pytest.raises(ek.IncomparableRunsError, match="different definitions"):
         ek.regression_check(other, plain)
+
+
+def test_edge_columns_of_few_users_and_of_gains_up_to_zero() -> None:
+    # two users with different gains are t-tested with one degree of freedom; two users
+    # with the same gain are a difference known exactly; gains that are all <= 0 with a
+    # largest gain of exactly 0 are not "identical"
+    g = np.array([[0.1, 0.3, 0, 0, 0, 0], [0.2, 0.2, 0, 0, 0, 0],
+                  [-0.1, 0.0, -0.3, -0.2, 0.0, -0.1]])
+    present = np.array([[True, True, False, False, False, False],
+                        [True, True, False, False, False, False], [True] * 6])
+    margin = np.zeros(3)
+    out = _run(g, present, "t", margin=margin)
+    assert out["identical"].tolist() == [False, False, False]
+    assert out["p_value"][0] == pytest.approx(sps.ttest_1samp([0.1, 0.3], 0).pvalue,
+                                              rel=1e-9)
+    assert (out["p_value"][1], out["g_low"][1], out["g_high"][1]) == (0.0, 0.2, 0.2)
+    assert out["p_value"][2] == pytest.approx(sps.ttest_1samp(g[2], 0).pvalue, rel=1e-9)
+
+
+def test_the_randomization_test_follows_the_users_not_their_order() -> None:
+    g, present = _gains(30, 10)
+    users = pd.Index(np.random.default_rng(1).permutation(1000)[:30], name="user_id")
+    order = np.random.default_rng(2).permutation(30)
+    kw = dict(alpha=0.05, confidence=0.9, n_permutations=499, n_resamples=0,
+              test="randomization")
+    first = _tests(g, present, present.sum(axis=1), MARGIN, generator=np.random.default_rng(3),
+                   users=users, **kw)
+    again = _tests(g[:, order], present[:, order], present.sum(axis=1), MARGIN,
+                   generator=np.random.default_rng(3), users=users[order], **kw)
+    for name in ("p_value", "p_noninferior", "p_equivalent"):
+        np.testing.assert_array_equal(again[name], first[name], err_msg=name)
+
+
+def _two_runs(regress: float = 0.0):
+    import evalkit as ek
+
+    rng = np.random.default_rng(21)
+    truth = pd.DataFrame({"user_id": np.repeat(np.arange(60), 2),
+                          "item_id": np.tile([0, 1], 60), "rating": 5.0})
+    hits = rng.random(60) < 0.6
+
+    def run(lose: float):
+        lost = rng.random(60) < lose
+        first = np.where(hits & ~lost, 0, 2 + np.arange(60) % 5)
+        items = np.column_stack([first, 10 + np.arange(60) % 7, 20 + np.arange(60) % 3])
+        recs = pd.DataFrame({"user_id": np.repeat(np.arange(60), 3), "item_id": items.ravel(),
+                             "rank": np.tile([1, 2, 3], 60)})
+        return ek.evaluate(truth, recs, k=[1, 3], metrics=["precision", "recall"],
+                           n_resamples=0)
+
+    return run(regress), run(0.0)
+
+
+def test_strict_fails_on_a_regression_and_the_levels_are_corrected() -> None:
+    import evalkit as ek
+
+    now, then = _two_runs(regress=0.9)
+    check = ek.regression_check(now, then, strict=True, n_permutations=777)
+    assert "regressed" in set(check.table["verdict"]) and not check.passed
+    assert check.n_permutations == 777
+    # Holm over the four columns: the intervals are at 1 - alpha / 4
+    assert len(check.table) == 4
+    np.testing.assert_allclose(check.table["ci_level"], 1 - 0.05 / 4)
+    none = ek.regression_check(now, then, correction="none")
+    np.testing.assert_allclose(none.table["ci_level"], 0.95)
+
+
+def test_the_coverage_note_only_when_coverage_is_asked_for(tmp_path) -> None:
+    import evalkit as ek
+
+    now, then = _two_runs()
+    saved = ek.load_evaluation(now.save(tmp_path / "now", name="now", lists=False))
+    note = "Catalog coverage is not checked"
+    assert saved.lists() is None  # a loaded run without its lists
+    assert any(note in text for text in ek.regression_check(saved, then, coverage=True).notes)
+    assert not any(note in text for text in ek.regression_check(saved, then).notes)
+    assert not any(note in text for text in ek.regression_check(now, then).notes)
+
+
+def test_a_margin_for_one_cutoff_wins_over_one_for_every_cutoff() -> None:
+    import evalkit as ek
+
+    now, then = _two_runs()
+    for margins in ({"P@3": 0.2, "precision": 0.1}, {"precision": 0.1, "P@3": 0.2},
+                    {"precision@3": 0.2, "precision": 0.1}):
+        table = ek.regression_check(now, then, margins=margins).table.set_index("column")
+        assert table.loc["precision@3", "margin"] == 0.2, margins
+        assert table.loc["precision@1", "margin"] == 0.1, margins
+
+
+@pytest.mark.parametrize("test", ["t", "randomization", "bootstrap"])
+def test_a_column_without_users_has_no_numbers(test) -> None:
+    # recall is undefined for every user (nothing relevant at the threshold): its row has
+    # no gain, no baseline, no interval and no p-value, and is inconclusive
+    import evalkit as ek
+
+    truth = pd.DataFrame({"user_id": [0, 1, 2], "item_id": [0, 1, 2], "rating": [1.0, 2, 5]})
+    recs = pd.DataFrame({"user_id": [0, 0, 1, 1, 2, 2], "item_id": [0, 2, 1, 3, 2, 0],
+                         "rank": [1, 2, 1, 2, 1, 2]})
+    run = ek.evaluate(truth, recs, k=2, metrics=["precision", "recall"], threshold=6.0,
+                      n_resamples=0)
+    row = ek.regression_check(run, run, test=test, n_resamples=50).table.set_index(
+        "column").loc["recall@2"]
+    assert row["n_users"] == 0 and row["verdict"] == "inconclusive"
+    for name in ("baseline", "current", "diff", "diff_ci_low", "diff_ci_high", "p_value"):
+        assert np.isnan(row[name]), name
+
+
+def test_ties_with_the_null_count_in_either_tail() -> None:
+    # two users with gains 0.1 and 0.2 and a margin of 0.15: against +0.15 the differences
+    # are -0.05 and +0.05, whose four sign patterns give -0.1, 0, 0, +0.1 against an
+    # observed 0 (to rounding): three of four are at or below it, so equivalence is not
+    # shown (p about 0.75); the bootstrap's two-sided p-value of two users of opposite
+    # gains, whose replicate means are often exactly 0, stays at most 1
+    g = np.array([[0.1, 0.2]])
+    present = np.ones_like(g, dtype=bool)
+    out = _run(g, present, "randomization", margin=np.array([0.15]), n_permutations=4000)
+    assert out["p_equivalent"][0] == pytest.approx(0.75, abs=0.03)
+    g = np.zeros((1, 40))
+    g[0, :2] = [0.1, -0.1]
+    out = _run(g, np.ones_like(g, dtype=bool), "bootstrap", margin=np.zeros(1))
+    assert out["p_value"][0] == 1.0
