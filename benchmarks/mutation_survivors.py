@@ -3,7 +3,8 @@ reason it cannot change a result (or marked UNEXPLAINED).
 
 Reads mutmut's cache (``mutants/**/*.meta``, what ``mutmut results`` reads) and the reasons
 written by hand in ``benchmarks/results/mutation-explained.txt`` (a ``[key] reason`` line per
-kind of survivor, then one ``NAME key`` line per survivor); writes
+kind of survivor, then one ``NAME key`` line per survivor, with ``# why`` where the kind
+needs the case); writes
 ``benchmarks/results/mutation-survivors.txt``. Exits 1 when fewer than 90% of the mutants are
 killed (a timeout counts as killed: the mutant was detected) or a survivor is unexplained.
 
@@ -45,11 +46,12 @@ def _explanations() -> tuple[dict[str, str], dict[str, str]]:
         if match:
             reasons[match[1]] = match[2]
             continue
-        name, key = line.split()
+        name, _, why = line.partition("#")
+        name, key = name.split()
         if key not in reasons:
             raise SystemExit(f"{EXPLAINED.name}: {name} gives the reason {key!r}, not defined "
                              "above it.")
-        which[name] = key
+        which[name] = f"{key}  # {why.strip()}" if why.strip() else key
     return reasons, which
 
 

@@ -43,6 +43,7 @@ def test_one_piece_gives_scipys_tests(n) -> None:
         if len(d) < 2:
             assert not got["tested"][j] and np.isnan(got["t_pvalue"][j])
             assert np.isnan(got["diff"][j]) and np.isnan(got["effect_size"][j])
+            assert np.isnan(got["diff_ci_low"][j]) and np.isnan(got["diff_ci_high"][j])
             continue
         assert got["diff"][j] == pytest.approx(d.mean(), rel=1e-12, abs=1e-15)
         if d.any():
@@ -112,23 +113,31 @@ def test_each_replicate_and_each_flip_is_read_as_documented() -> None:
     import itertools
 
     diffs = np.array([[0.3, -0.1, 0.5, 0.2, 0.0, 0.4, -0.2],
-                      [1.0, 2.5, 0.5, 1.5, 3.0, 2.0, 1.0],
+                      [1.0, 2.5, 0.5, 1.5, 3.0, 2.0, np.nan],  # a user not shared
                       [-0.4, 0.1, -0.6, -0.2, 0.3, -0.5, -0.1]])
     c, n = diffs.shape
+    filled = np.nan_to_num(diffs)
+    shared = (~np.isnan(diffs)).sum(axis=1)
     sums = paired_sums(diffs, user_streams(np.arange(n)), **KEYS)
     b = 5
-    s = np.vstack([np.repeat(diffs.sum(axis=1)[:, None], b, axis=1),
-                   np.repeat((diffs ** 2).sum(axis=1)[:, None], b, axis=1)])
+    s = np.vstack([np.repeat(filled.sum(axis=1)[:, None], b, axis=1),
+                   np.repeat((filled ** 2).sum(axis=1)[:, None], b, axis=1)])
+    w = np.repeat(np.concatenate([shared, shared]).astype(float)[:, None], b, axis=1)
     bits = np.array(list(itertools.product((1.0, 0.0), repeat=n)))  # 1 keeps, 0 flips
-    exact = dataclasses.replace(sums, boot=(s, np.full((2 * c, b), float(n))),
-                                signs=diffs @ bits.T)
+    exact = dataclasses.replace(sums, boot=(s, w), signs=filled @ bits.T)
     got = paired_results(exact, n_permutations=len(bits), confidence=0.9)
-    dz = diffs.mean(axis=1) / diffs.std(axis=1, ddof=1)
+    dz = np.nanmean(diffs, axis=1) / np.nanstd(diffs, axis=1, ddof=1)
     np.testing.assert_allclose(got["effect_size_ci_low"], dz, rtol=1e-12)
     np.testing.assert_allclose(got["effect_size_ci_high"], dz, rtol=1e-12)
-    np.testing.assert_allclose(got["diff_ci_low"], diffs.mean(axis=1), rtol=1e-12)
-    flipped = np.abs(diffs @ (2 * bits - 1).T)
-    observed = np.abs(diffs.sum(axis=1))[:, None]
+    np.testing.assert_allclose(got["diff_ci_low"], np.nanmean(diffs, axis=1), rtol=1e-12)
+    # replicates without spread (every draw the same user) have no effect size
+    flat = dataclasses.replace(exact, boot=(np.vstack([filled[:, :1] * 2, filled[:, :1] ** 2 * 2]
+                                                      ).repeat(b, axis=1),
+                                            np.full((2 * c, b), 2.0)))
+    assert np.isnan(paired_results(flat, n_permutations=len(bits),
+                                   confidence=0.9)["effect_size_ci_low"]).all()
+    flipped = np.abs(filled @ (2 * bits - 1).T)
+    observed = np.abs(filled.sum(axis=1))[:, None]
     want = (1 + np.count_nonzero(flipped >= observed - 1e-12, axis=1)) / (1 + len(bits))
     np.testing.assert_allclose(got["permutation_pvalue"], want, rtol=1e-12)
 

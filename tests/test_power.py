@@ -202,7 +202,7 @@ def test_the_noncentral_tail_falls_back_where_scipy_gives_nan(monkeypatch) -> No
     sf, cdf = scipy.stats.nct.sf, scipy.special.nctdtr
     far = np.abs(nc) > 10
     monkeypatch.setattr(scipy.stats.nct, "sf",
-                        lambda c, df, nc: np.where(np.abs(nc) > 10, np.nan, sf(c, df, nc)))
+                        lambda c, df, nc: np.where(np.abs(nc) > 2, np.nan, sf(c, df, nc)))
     np.testing.assert_allclose(_power._upper(c, df, nc), want, rtol=1e-9, atol=1e-12)
     monkeypatch.setattr(scipy.special, "nctdtr",
                         lambda df, nc, c: np.where(np.abs(nc) > 10, np.nan, cdf(df, nc, c)))
@@ -382,3 +382,11 @@ def test_two_users_can_be_enough() -> None:
     # the search starts at two users: an effect far beyond the spread needs no more
     assert stats.required_users(100.0, sd=1.0) == 2
     assert stats.power(100.0, sd=1.0, n_users=2) >= 0.8
+
+
+def test_the_simulated_mde_scales_with_the_differences() -> None:
+    # differences ten times larger have a ten times larger MDE (the search's bracket and
+    # tolerance scale with their standard error, which here exceeds 1)
+    diffs = np.random.default_rng(12).normal(0.0, 1.0, 8)
+    kw = dict(method="simulation", n_simulations=100, rng=0)
+    assert stats.mde(10 * diffs, **kw) == pytest.approx(10 * stats.mde(diffs, **kw), rel=1e-3)

@@ -458,3 +458,92 @@ def test_ties_with_the_null_count_in_either_tail() -> None:
     g[0, :2] = [0.1, -0.1]
     out = _run(g, np.ones_like(g, dtype=bool), "bootstrap", margin=np.zeros(1))
     assert out["p_value"][0] == 1.0
+
+
+def test_a_column_of_one_user_and_a_metric_without_a_cutoff() -> None:
+    # recall and R-precision are defined for one user only: their gain is that user's, the
+    # relative margin is of that user's baseline, and R-precision (no @k) takes a margin
+    import evalkit as ek
+
+    truth = pd.DataFrame({"user_id": [0, 1, 2, 2], "item_id": [0, 1, 2, 5],
+                          "rating": [1.0, 2, 5, 4]})
+
+    def run(second):
+        recs = pd.DataFrame({"user_id": [0, 0, 1, 1, 2, 2], "item_id": [0, 2, 1, 3, 2, second],
+                             "rank": [1, 2, 1, 2, 1, 2]})
+        return ek.evaluate(truth, recs, k=2, metrics=["precision", "recall", "r_precision"],
+                           threshold=4.0, n_resamples=0)
+
+    now, then = run(5), run(0)  # user 2's second item: relevant now, not before
+    table = ek.regression_check(now, then, margins={"recall": "10%", "r_precision": 0.01}
+                                ).table.set_index("column")
+    assert table.loc["recall@2", "n_users"] == 1
+    assert table.loc["recall@2", "diff"] == pytest.approx(0.5)
+    assert table.loc["recall@2", "baseline"] == pytest.approx(0.5)
+    assert table.loc["recall@2", "margin"] == pytest.approx(0.05)
+    assert table.loc["r_precision", "margin"] == 0.01
+    assert table.loc["recall@2", "verdict"] == "inconclusive"
+
+
+def test_margins_for_coverage_and_unreadable_margins() -> None:
+    import evalkit as ek
+
+    now, then = _two_runs()
+    check = ek.regression_check(now, then, coverage=True, n_resamples=100,
+                                margins={"catalog_coverage": 0.05, "precision@1": 0.2,
+                                         "precision": 0.1})
+    table = check.table.set_index("column")
+    covered = [c for c in table.index if c.startswith("catalog_coverage")]
+    assert covered and (table.loc[covered, "margin"] == 0.05).all()
+    assert table.loc["precision@1", "margin"] == 0.2  # the cutoff's key wins, in any order
+    assert table.loc["precision@3", "margin"] == 0.1
+    # the same seed, the same coverage test
+    again = ek.regression_check(now, then, coverage=True, n_resamples=100,
+                                margins={"catalog_coverage": 0.05, "precision@1": 0.2,
+                                         "precision": 0.1})
+    pd.testing.assert_frame_equal(again.table, check.table)
+    with pytest.raises(ValueError, match="margin of precision must be a number"):
+        ek.regression_check(now, then, margins={"precision": "a lot"})
+
+
+def test_an_identical_coverage_without_a_margin_is_not_shown_non_inferior() -> None:
+    from evalkit._regression import _coverage_tests
+
+    same = np.full((1, 50), 0.3)
+    shared = {"current": np.array([0.3]), "baseline": np.array([0.3]),
+              "current_replicates": same, "baseline_replicates": same.copy()}
+    out = _coverage_tests(shared, np.zeros(1), np.array([0.9]))
+    assert out["identical"].tolist() == [True]
+    assert (out["p_value"][0], out["p_noninferior"][0]) == (1.0, 1.0)
+
+
+def test_catalog_coverage_replicates_over_blocks_of_items() -> None:
+    """As the brute-force count above, with more rarely listed items than one block of the
+    computation holds (2,048): every block's items and their ends are counted."""
+    import evalkit as ek
+    from evalkit._regression import _coverage
+    from evalkit._resample import design_key, poisson_weights, user_streams
+
+    rng = np.random.default_rng(11)
+    n_users, k = 600, 10
+    train = pd.DataFrame({"user_id": 0, "item_id": np.arange(5000)})
+    truth = pd.DataFrame({"user_id": np.arange(n_users), "item_id": 0})
+
+    def lists() -> pd.DataFrame:
+        items = np.argsort(rng.random((n_users, 5000)), axis=1)[:, :k]
+        return pd.DataFrame({"user_id": np.repeat(np.arange(n_users), k),
+                             "item_id": items.ravel(), "rank": np.tile(np.arange(1, k + 1),
+                                                                       n_users)})
+
+    now, then = (ek.evaluate(truth, lists(), k=k, metrics=["precision"], train=train,
+                             threshold=None, n_resamples=0) for _ in range(2))
+    users = now.per_user.index
+    b = 20
+    got = _coverage(now, then, users, [k], b, np.random.default_rng(9))
+    weights = poisson_weights(user_streams(users), design_key(np.random.default_rng(9)), b) > 0
+    for side, run in (("current", now), ("baseline", then)):
+        top = run.lists()
+        assert top["item_id"].nunique() > 2048
+        kept = weights[users.get_indexer(top["user_id"])]
+        covered = pd.DataFrame(kept).groupby(top["item_id"].to_numpy()).any().sum()
+        np.testing.assert_array_equal(got[f"{side}_replicates"][0], covered / 5000)

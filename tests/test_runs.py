@@ -530,3 +530,16 @@ def test_each_correction_is_applied_over_its_family(runs) -> None:
         assert t["p_noninferior_adj"].to_numpy()[with_margin] == pytest.approx(want_ni, rel=1e-12,
                                                                                abs=0)
         assert t["p_noninferior_adj"][~with_margin].isna().all()
+
+
+def test_a_shared_truth_is_fingerprinted_as_its_frame() -> None:
+    # compare evaluates every system on one shared, validated truth: its runs carry the
+    # fingerprint of the frame it holds, so they compare with runs of evaluate
+    from evalkit.metrics.ranking import SharedTruth
+
+    truth = pd.DataFrame({"user_id": [0, 1, 2], "item_id": [0, 1, 2], "rating": 5.0})
+    recs = pd.DataFrame({"user_id": [0, 1, 2], "item_id": [0, 2, 2], "rank": 1})
+    shared = ek.evaluate(SharedTruth(truth), recs, k=1, metrics=["precision"], n_resamples=0)
+    plain = ek.evaluate(truth, recs, k=1, metrics=["precision"], n_resamples=0)
+    assert shared.fingerprints()["truth"] == plain.fingerprints()["truth"]
+    assert ek.regression_check(shared, plain).passed

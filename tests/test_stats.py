@@ -456,3 +456,17 @@ def test_the_randomization_test_counts_tied_sums_as_extreme() -> None:
     same = paired_tests(d, d)
     assert (same["t_pvalue"], same["wilcoxon_pvalue"], same["permutation_pvalue"]) == (1, 1, 1)
     assert same["wilcoxon_statistic"] == 0.0 and same["t_statistic"] == 0.0
+
+
+def test_bootstrap_ci_frame_constant_columns_and_the_users_not_their_order():
+    # a column whose values are all equal has that value as its interval (one user too);
+    # the replicates follow the users (the index), not the rows' order
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"a": rng.normal(size=40), "b": 0.25,
+                          "c": np.where(np.arange(40) == 3, 0.5, np.nan)},
+                         index=pd.Index(rng.permutation(1000)[:40], name="user_id"))
+    got = bootstrap_ci_frame(frame, n_resamples=200, rng=1)
+    assert (got.loc["b", "ci_low"], got.loc["b", "ci_high"]) == (0.25, 0.25)
+    assert (got.loc["c", "ci_low"], got.loc["c", "ci_high"]) == (0.5, 0.5)
+    shuffled = bootstrap_ci_frame(frame.iloc[rng.permutation(40)], n_resamples=200, rng=1)
+    pd.testing.assert_frame_equal(shuffled, got)
