@@ -158,3 +158,17 @@ def test_a_piece_of_one_user_keeps_its_extremes() -> None:
     for name in ("t_pvalue", "wilcoxon_pvalue", "effect_size", "sd"):
         np.testing.assert_allclose(got[name], whole[name], rtol=1e-10, atol=1e-12,
                                    err_msg=name)
+
+
+def test_the_statistics_do_not_depend_on_the_scale() -> None:
+    # p-values, effect sizes and their intervals are those of differences a million times
+    # larger (ties and the no-spread test are relative to the differences)
+    n = 60
+    diffs = _diffs(5, n)[:6]
+    ids = user_streams(np.arange(n))
+    one = paired_results(paired_sums(diffs, ids, **KEYS), n_permutations=999, confidence=0.9)
+    small = paired_results(paired_sums(diffs * 1e-6, ids, **KEYS), n_permutations=999,
+                           confidence=0.9)
+    for name in ("t_pvalue", "wilcoxon_pvalue", "permutation_pvalue", "effect_size",
+                 "effect_size_ci_low", "effect_size_ci_high"):
+        np.testing.assert_allclose(small[name], one[name], rtol=1e-6, err_msg=name)

@@ -547,3 +547,14 @@ def test_catalog_coverage_replicates_over_blocks_of_items() -> None:
         kept = weights[users.get_indexer(top["user_id"])]
         covered = pd.DataFrame(kept).groupby(top["item_id"].to_numpy()).any().sum()
         np.testing.assert_array_equal(got[f"{side}_replicates"][0], covered / 5000)
+
+
+def test_the_randomization_tests_do_not_depend_on_the_scale() -> None:
+    # gains and margins a million times smaller: the same p-values (the tie tolerance is
+    # relative to the gains and the null)
+    g, present = _gains(12, 2)
+    g = np.where(present, np.round(g * 10) / 10, 0.0)
+    one = _run(g, present, "randomization", n_permutations=999)
+    small = _run(g * 1e-6, present, "randomization", margin=MARGIN * 1e-6, n_permutations=999)
+    for name in ("p_value", "p_noninferior", "p_equivalent"):
+        np.testing.assert_array_equal(small[name], one[name], err_msg=name)

@@ -470,3 +470,12 @@ def test_bootstrap_ci_frame_constant_columns_and_the_users_not_their_order():
     assert (got.loc["c", "ci_low"], got.loc["c", "ci_high"]) == (0.5, 0.5)
     shuffled = bootstrap_ci_frame(frame.iloc[rng.permutation(40)], n_resamples=200, rng=1)
     pd.testing.assert_frame_equal(shuffled, got)
+
+
+def test_the_randomization_p_value_does_not_depend_on_the_scale():
+    # the tie tolerance is relative to the differences: differences a million times smaller
+    # (or larger) give the same p-value, ties included
+    a = np.round(np.random.default_rng(3).normal(0.05, 0.3, 30), 1)
+    for scale in (1e-6, 1e6):
+        assert paired_tests(a * scale, np.zeros(30), n_permutations=2000)["permutation_pvalue"] \
+            == paired_tests(a, np.zeros(30), n_permutations=2000)["permutation_pvalue"]
