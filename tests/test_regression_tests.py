@@ -396,6 +396,9 @@ def test_strict_fails_on_a_regression_and_the_levels_are_corrected() -> None:
     check = ek.regression_check(now, then, strict=True, n_permutations=777)
     assert "regressed" in set(check.table["verdict"]) and not check.passed
     assert check.n_permutations == 777
+    # without margins the non-inferiority and equivalence tests are not made: NaN, as floats
+    for name in ("p_noninferior_adj", "p_equivalent_adj"):
+        assert check.table[name].dtype == np.float64 and check.table[name].isna().all()
     # Holm over the four columns: the intervals are at 1 - alpha / 4
     assert len(check.table) == 4
     np.testing.assert_allclose(check.table["ci_level"], 1 - 0.05 / 4)
@@ -488,7 +491,7 @@ def test_a_column_of_one_user_and_a_metric_without_a_cutoff() -> None:
 def test_margins_for_coverage_and_unreadable_margins() -> None:
     import evalkit as ek
 
-    now, then = _two_runs()
+    now, then = _two_runs(regress=0.5)
     check = ek.regression_check(now, then, coverage=True, n_resamples=100,
                                 margins={"catalog_coverage": 0.05, "precision@1": 0.2,
                                          "precision": 0.1})
@@ -558,3 +561,30 @@ def test_the_randomization_tests_do_not_depend_on_the_scale() -> None:
     small = _run(g * 1e-6, present, "randomization", margin=MARGIN * 1e-6, n_permutations=999)
     for name in ("p_value", "p_noninferior", "p_equivalent"):
         np.testing.assert_array_equal(small[name], one[name], err_msg=name)
+
+
+def test_catalog_coverage_counts_the_training_catalogue_only_when_both_runs_have_it() -> None:
+    import evalkit as ek
+
+    truth = pd.DataFrame({"user_id": np.arange(30), "item_id": 0, "rating": 5.0})
+    recs = pd.DataFrame({"user_id": np.repeat(np.arange(30), 2),
+                         "item_id": np.arange(60) % 7, "rank": np.tile([1, 2], 30)})
+    train = pd.DataFrame({"user_id": 0, "item_id": np.arange(20)})
+    other = pd.DataFrame({"user_id": 0, "item_id": np.arange(25)})
+
+    def run(catalogue):
+        return ek.evaluate(truth, recs, k=2, metrics=["precision", "r_precision"],
+                           train=catalogue, n_resamples=0)
+
+    def source(a, b):
+        note = " ".join(ek.regression_check(run(a), run(b), coverage=True,
+                                            n_resamples=20).notes)
+        return "training data" if "of the training data" in note else "lists"
+
+    assert source(train, train) == "training data"
+    for a, b in ((train, None), (None, train), (train, other)):
+        assert source(a, b) == "lists", (a is None, b is None)
+    # a metric without a cutoff in one run only is named in a note
+    alone = ek.evaluate(truth, recs, k=2, metrics=["precision"], n_resamples=0)
+    notes = ek.regression_check(run(None), alone).notes
+    assert any("only in the current run" in note for note in notes)
