@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from evalkit._version import __version__
 
 #: The subpackages and modules exported by name.
-_MODULES = ("examples", "explore", "fairness", "metrics", "models", "segments", "split",
-            "stats")
+_MODULES = ("data", "examples", "explore", "fairness", "metrics", "models", "plots", "report",
+            "segments", "spark", "split", "stats")
 
 #: Where each exported function, class and constant lives. They are imported on first use
 #: (PEP 562), so that ``import evalkit``, which every command-line call, notebook kernel and
@@ -67,7 +67,20 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static tools see; at run time the names above are loaded on use
-    from evalkit import examples, explore, fairness, metrics, models, segments, split, stats
+    from evalkit import (
+        data,
+        examples,
+        explore,
+        fairness,
+        metrics,
+        models,
+        plots,
+        report,
+        segments,
+        spark,
+        split,
+        stats,
+    )
     from evalkit._comparison import (
         PAIRS,
         Comparison,
@@ -113,6 +126,7 @@ __all__ = [
     "compare",
     "compare_evaluations",
     "cross_validate",
+    "data",
     "evaluate",
     "examples",
     "explore",
@@ -128,12 +142,15 @@ __all__ = [
     "metric_column",
     "metrics",
     "models",
+    "plots",
     "profile",
     "Profile",
     "random_split",
     "read_recommendations",
     "regression_check",
+    "report",
     "segments",
+    "spark",
     "split",
     "stats",
     "train_dev_test_split",

@@ -32,7 +32,14 @@ __all__ = [
     "precision_recall_curve",
 ]
 
-_CURVE_METRICS = ("precision", "recall", "f1", "hit_rate", "map", "mrr", "ndcg")
+
+def _curve_metrics() -> list[str]:
+    """The metrics with curves, read from their declarations when asked (so a metric of your
+    own registered with ``curves=True`` plots like a built-in one)."""
+    from ..metrics import RANKING_METRICS  # on use: plotting does not load the metrics
+
+    return [name for name, metric in RANKING_METRICS.items() if metric.curves]
+
 _BAND_ALPHA = 0.18  # opacity of the confidence bands
 
 
@@ -198,8 +205,9 @@ def metric_at_k(
         columns ``<metric>_low`` and ``<metric>_high`` (:func:`evalkit.report.curve_bands`)
         the pointwise intervals are drawn as bands.
     metric : str, default "ndcg"
-        Column to plot: ``precision, recall, f1, hit_rate, map, mrr`` or ``ndcg``, by
-        registry name or label (``"NDCG"``, ``"P"``).
+        Column to plot: a metric with curves (``precision, recall, f1, hit_rate, map, mrr``,
+        ``ndcg``, or one of your own registered with ``curves=True``), by registry name or
+        label (``"NDCG"``, ``"P"``).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; default: a new figure.
 
@@ -227,7 +235,7 @@ def metric_at_k(
     from ..metrics import get_metric  # on use: plotting does not load the metrics
 
     func = "metric_at_k"
-    metric = get_metric(metric, func=func, arg="metric", choices=_CURVE_METRICS).name
+    metric = get_metric(metric, func=func, arg="metric", choices=_curve_metrics()).name
     tables = check_tables(curves, func=func, arg="curves", required=(metric,))
     ax = new_axes(ax, func=func)
     banded = _draw_metric(ax, tables, metric, func=func)
@@ -282,7 +290,7 @@ def metrics_at_k(
             f"{func}: 'metrics' must be a non-empty sequence of metric names; got "
             f"{describe(metrics)}."
         )
-    names = [get_metric(m, func=func, arg="metrics", choices=_CURVE_METRICS).name
+    names = [get_metric(m, func=func, arg="metrics", choices=_curve_metrics()).name
              for m in metrics]
     tables = check_tables(curves, func=func, arg="curves", required=tuple(names))
     n_rows = (len(names) + 1) // 2

@@ -131,6 +131,15 @@ def test_a_registered_metric_has_curves_and_works_in_rank(own) -> None:
     for k in (1, 4, 6):
         assert curves.loc[k, "dhits"] == pytest.approx(discounted_hits_by_hand(truth, recs,
                                                                                k).mean())
+    # the plots read the declaration: by name or label, alone or beside built-in ones
+    import matplotlib.pyplot as plt
+
+    plt.switch_backend("agg")
+    ax = ek.plots.metric_at_k({"mine": curves}, "DH")
+    assert ax.get_title() == "DH by cutoff k"
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), curves["dhits"])
+    assert len(ek.plots.metrics_at_k({"mine": curves}, ["recall", "dhits"]).axes) >= 2
+    plt.close("all")
     ranked_ = ek.metrics.rank(truth, recs, k=3, metrics=["dhits"], curves=4)
     assert list(ranked_.curves.columns)[-2:] == ["dhits", "n_users"]
     pd.testing.assert_series_equal(ranked_.curves["dhits"], curves["dhits"].iloc[:4])
