@@ -202,6 +202,16 @@ class HitTable:
         """Test rows in ideal order: 1-based position in the user's ideal list."""
         return self._ideal[2]
 
+    @property
+    def has_ties(self) -> bool:
+        """Whether two positions of one user's list share a score."""
+        if self.tie_group is None or len(self.tie_group) < 2:
+            return False
+        same = self.tie_group[1:] == self.tie_group[:-1]
+        last = self.row_start[1:-1] - 1  # a user's last row against the next user's first
+        same[last[(last >= 0) & (last < len(same))]] = False
+        return bool(same.any())
+
     def n_straddling(self, k: int) -> int:
         """Users with a group of tied scores that straddles cutoff ``k``."""
         if self.tie_group is None:

@@ -181,7 +181,8 @@ class Hits:
     with no hit (or no recommendations) has an empty range. Lists are in the order the
     definitions give them (``ties`` ``"deterministic"``, ``"optimistic"`` or
     ``"pessimistic"``; a metric from hits has no expectation over tie orders, so
-    ``ties="expected"`` is refused for it).
+    ``ties="expected"`` is refused for it on lists with tied scores, and is their one order
+    on lists without).
 
     Attributes
     ----------
@@ -272,12 +273,16 @@ class Hits:
 
 def hits_of(table: HitTable, k: int, definitions: Definitions, *, metric: str,
             func: str) -> Hits:
-    """The :class:`Hits` of a hit table at cutoff ``k``."""
-    if table.expected:
+    """The :class:`Hits` of a hit table at cutoff ``k``. Under ``ties="expected"`` the
+    lists' one order is the expectation when no two items of a list share a score (a
+    ``rank`` column, or distinct scores); tied scores are refused, since hits hold one
+    order of them."""
+    if table.expected and table.has_ties:
         raise ValueError(
             f"{func}: metric {metric!r} is computed from each user's hits in one order of "
             "the tied items and has no expectation over their orders, so it cannot take "
-            "ties='expected'; use ties='deterministic', 'optimistic' or 'pessimistic'.")
+            "ties='expected' on lists with tied scores; use ties='deterministic', "
+            "'optimistic' or 'pessimistic' (or lists without ties).")
     t = table
     hit = (t.rel > 0) & (t.pos <= k)
     rows = np.flatnonzero(hit)

@@ -251,6 +251,14 @@ def test_a_metric_from_hits_refuses_expected_ties_and_zero_outside_its_range() -
     truth, recs = random_frames(np.random.default_rng(1), n_users=10, order="score")
     with pytest.raises(ValueError, match="cannot take ties='expected'"):
         ek.evaluate(truth, recs, metrics=["first_relevant_rank"], ties="expected")
+    assert recs.groupby("user_id")["score"].apply(lambda s: s.duplicated().any()).any()
+    # lists without ties (ranks, or distinct scores) have one order, which is the expectation
+    distinct = recs.assign(score=-recs.groupby("user_id").cumcount().astype(float))
+    ranks = recs.assign(rank=recs.groupby("user_id").cumcount() + 1).drop(columns="score")
+    want = ek.evaluate(truth, ranks, metrics=["first_relevant_rank"]).per_user
+    for lists in (distinct, ranks):
+        got = ek.evaluate(truth, lists, metrics=["first_relevant_rank"], ties="expected")
+        pd.testing.assert_frame_equal(got.per_user, want)
     with pytest.raises(ValueError, match=r"empty='zero' would score .* outside its range \[1,"):
         ek.evaluate(truth, recs, metrics=["first_relevant_rank"], empty="zero")
 
