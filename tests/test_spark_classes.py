@@ -145,6 +145,31 @@ def test_the_key_names_this_java_and_this_pyspark(tmp_path) -> None:
     assert _classes.archive_key(str(tmp_path / "missing")) is None
 
 
+def test_a_reinstalled_pyspark_gets_a_key_of_its_own(tmp_path, monkeypatch) -> None:
+    """The JVM refuses an archive once a jar of its class path has another modification
+    time (a reinstall writes every jar anew, same names and sizes): the key follows it."""
+    import os
+    import sys
+    from types import SimpleNamespace
+
+    jars = tmp_path / "pyspark" / "jars"
+    jars.mkdir(parents=True)
+    jar = jars / "spark-core.jar"
+    jar.write_bytes(b"PK" * 10)
+    os.utime(jar, ns=(10**18, 10**18))
+    fake_pyspark = SimpleNamespace(__file__=str(tmp_path / "pyspark" / "__init__.py"),
+                                   __version__="3.5.0")
+    monkeypatch.setitem(sys.modules, "pyspark", fake_pyspark)
+    java = tmp_path / "java"
+    java.write_text("#!/bin/sh\necho 'openjdk version \"17\"' >&2\n")
+    java.chmod(0o755)
+    key = _classes.archive_key(str(java))
+    assert key is not None and key == _classes.archive_key(str(java))
+    jar.write_bytes(b"PK" * 10)  # the same jar, written again
+    os.utime(jar, ns=(2 * 10**18, 2 * 10**18))
+    assert _classes.archive_key(str(java)) not in (None, key)
+
+
 def test_the_started_jvms_pid_is_noted_and_a_failed_start_gives_the_claim_up(folder) -> None:
     from types import SimpleNamespace
 

@@ -21,8 +21,8 @@ tests), instead of at the end of the first session.
 
 Where: ``$EVALKIT_SPARK_CLASSES``, else ``$XDG_CACHE_HOME/evalkit/spark`` (``~/.cache/...``).
 ``EVALKIT_SPARK_CLASSES=off`` turns it off. An archive is about 180 MB; the key names the
-Java and the pyspark installation it belongs to, so an upgrade or another environment
-records a new one beside the old; the three used last are kept.
+Java and the pyspark installation it belongs to, so an upgrade, a reinstall or another
+environment records a new one beside the old; the three used last are kept.
 """
 
 from __future__ import annotations
@@ -76,13 +76,18 @@ def _banner(java: str, mtime_ns: int) -> str | None:
 
 def archive_key(java: str) -> str | None:
     """A name for the archive of ``java`` with the installed pyspark: a hash of Java's
-    version text, its path and pyspark's version and jars (names and sizes); None when
-    either does not say."""
+    version text, its path and pyspark's version and jars (names, sizes and modification
+    times); None when either does not say.
+
+    The JVM maps an archive only while every jar of its class path has the size and the
+    modification time it had when the archive was recorded; a reinstall of pyspark writes
+    the same jars anew, so it gets a key, and a recording, of its own."""
     try:
         import pyspark
 
         jars = Path(pyspark.__file__).resolve().parent / "jars"
-        entries = sorted((p.name, p.stat().st_size) for p in jars.glob("*.jar"))
+        entries = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns)
+                         for p in jars.glob("*.jar"))
     except (ImportError, OSError):
         return None
     banner = java_banner(java)
