@@ -226,32 +226,33 @@ class RankingCurves:
         values, undefined = self.at("r_precision_at_k", [self._longest])
         return values[:, 0], undefined[:, 0]
 
+    def counts(self, name: str) -> np.ndarray:
+        """Users averaged into a metric's mean at every cutoff ``1..k_max``, under the empty
+        policy (all users under ``empty="zero"``; otherwise those for whom it is defined)."""
+        n_users = self.table.n_users
+        if name in ("ndcg", "half_life_utility"):  # undefined where the ideal sum is 0
+            _, count = self._sums(name == "half_life_utility")
+            counted = n_counted(n_users, n_users - count, self.definitions.empty)
+            return np.broadcast_to(counted, (self.k_max,)).astype(np.int64)
+        if name in self._undefined_without_relevant:
+            n_defined = n_counted(n_users, int(np.count_nonzero(self.table.n_rel == 0)),
+                                  self.definitions.empty)
+            return np.full(self.k_max, n_defined, dtype=np.int64)
+        return np.full(self.k_max, n_users, dtype=np.int64)
+
     def means(self, name: str) -> np.ndarray:
         """Mean over users of a metric at every cutoff ``1..k_max``, under the empty policy,
-        from the kernel's sums over users."""
+        from the kernel's sums over users (users without a relevant item add 0 to every
+        sum: only the divisor, :meth:`counts`, depends on them)."""
         half_life = name == "half_life_utility"
-        sums, count = self._sums(half_life)
-        if half_life:
-            name = "ndcg"  # the kernel's ratio of discounted sums, as for NDCG
-        sums = sums[_kernels.AT_METRICS.index(name)]
-        n_users = self.table.n_users
-        # users without a relevant item add 0 to every sum: only the divisor depends on them
-        n_defined = n_counted(n_users, int(np.count_nonzero(self.table.n_rel == 0)),
-                              self.definitions.empty)
+        sums, _ = self._sums(half_life)
+        row = "ndcg" if half_life else name  # the kernel's ratio of discounted sums
+        sums = sums[_kernels.AT_METRICS.index(row)]
         if name == "precision":
-            return self._divide(sums / np.arange(1, self.k_max + 1), n_defined
-                                if "precision" in self._undefined_without_relevant else n_users)
-        if name in self._undefined_without_relevant:
-            return self._divide(sums, n_defined)
-        if name == "ndcg":  # undefined where the ideal DCG is 0, counted per cutoff
-            counts = n_counted(n_users, n_users - count, self.definitions.empty)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(counts > 0, sums / counts, np.nan)
-        return self._divide(sums, n_users)
-
-    @staticmethod
-    def _divide(sums: np.ndarray, n: int) -> np.ndarray:
-        return np.full(sums.shape, np.nan) if n == 0 else sums / n
+            sums = sums / np.arange(1, self.k_max + 1)
+        counts = self.counts(name)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(counts > 0, sums / counts, np.nan)
 
 
 def mean_over_users(values: np.ndarray, undefined: np.ndarray | None, empty: str) -> np.ndarray:

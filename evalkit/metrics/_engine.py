@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_cutoff, check_ks, frames_inside
-from .._display import CompactTable
+from .._display import DIGITS, CompactTable
 from .._errors import InvalidParameterError
 from ..definitions import Definitions, takes_definitions
 from ..profiles import check_covered, covers
@@ -159,31 +159,64 @@ class _Engine:
         return (np.column_stack([c[0] for c in columns]),
                 np.column_stack([c[1] for c in columns]))
 
-    def curve(self, metric: Metric, defs: Definitions, k_max: int) -> np.ndarray:
-        """Mean over users at every cutoff ``1..k_max``."""
+    def curve(self, metric: Metric, defs: Definitions, k_max: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """Mean over users at every cutoff ``1..k_max``, and the users each mean counts."""
         _, reductions, _ = self.table(defs)
         if metric.kernel:
             if metric.name == "ndcg":
                 reductions.check_gains(func=self.func)
-            return reductions.means(metric.name)[:k_max]
+            return (reductions.means(metric.name)[:k_max],
+                    reductions.counts(metric.name)[:k_max])
         values, undefined = self.metric(metric, defs, range(1, k_max + 1))
         counts = n_counted(values.shape[0], np.count_nonzero(undefined, axis=0), defs.empty)
+        counts = np.broadcast_to(counts, (k_max,)).astype(np.int64)
         sums = np.where(undefined, 0.0, values).sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(counts > 0, sums / counts, np.nan)
+            return np.where(counts > 0, sums / counts, np.nan), counts
+
+
+_USERS = "n_users_"
+
+
+def users_column(name: str) -> str:
+    """The column of :func:`ranking_curves` that counts the users in ``name``'s means:
+    ``"n_users_ndcg"``."""
+    return f"{_USERS}{name}"
+
+
+class CurveTable(CompactTable):
+    """The :func:`ranking_curves` table: a notebook shows the means, and the users each
+    metric's means count in the line under them (the ``n_users_<metric>`` columns)."""
+
+    def _counts(self) -> list[str]:
+        return [c for c in self.columns if str(c).startswith(_USERS)]
+
+    def compact(self) -> pd.DataFrame:
+        return pd.DataFrame(self).drop(columns=self._counts())
+
+    def note(self) -> str:
+        groups: dict[str, list[str]] = {}
+        for column in self._counts():
+            counts = self[column]
+            low, high = int(counts.min()), int(counts.max())
+            shown = f"{low:,}" if low == high else f"{low:,} to {high:,} over k"
+            groups.setdefault(shown, []).append(str(column)[len(_USERS):])
+        users = "; ".join(f"{', '.join(names)}: {shown}" for shown, names in groups.items())
+        return (f"Rounded to {DIGITS} decimals for display; .table holds every column at full "
+                "precision. Users in each mean (columns n_users_<metric>): "
+                f"{users or 'none'}.")
 
 
 def curve_table(engine: _Engine, definitions: Definitions, k_max: int,
                 names: Sequence[str]) -> pd.DataFrame:
     """The :func:`ranking_curves` table, k = 1..k_max, of the metrics ``names``."""
-    columns = {name: engine.curve(RANKING_METRICS[name], definitions.for_metric(name), k_max)
-               for name in names}
+    curves = {name: engine.curve(RANKING_METRICS[name], definitions.for_metric(name), k_max)
+              for name in names}
+    columns = {name: means for name, (means, _) in curves.items()}
+    columns |= {users_column(name): counts for name, (_, counts) in curves.items()}
     frame = pd.DataFrame(columns, index=pd.RangeIndex(1, k_max + 1, name="k"))
-    defs = definitions.for_metric("recall")
-    table = engine.table(defs)[0]
-    frame["n_users"] = n_counted(table.n_users, int(np.count_nonzero(table.n_rel == 0)),
-                                 defs.empty)
-    return CompactTable(frame)  # a DataFrame shown at 4 decimals
+    return CurveTable(frame)  # a DataFrame shown at 4 decimals
 
 
 def check_curve_metrics(metrics: object, *, func: str) -> list[str]:
@@ -330,8 +363,11 @@ def ranking_curves(
     -------
     pd.DataFrame
         One row per ``k`` (index ``k``), one column per metric (by default ``precision,
-        recall, f1, hit_rate, map, mrr, ndcg``) holding means over users, and ``n_users``
-        (users evaluated for recall). The precision-recall curve is the
+        recall, f1, hit_rate, map, mrr, ndcg``) holding means over users, then for each metric
+        ``n_users_<metric>``: the users its mean at ``k`` counts (all users under
+        ``empty="zero"``; otherwise those for whom the metric is defined, so recall's count
+        leaves out users without a relevant item, and a metric of your own counts the users
+        its function gives a value). The precision-recall curve is the
         ``(recall, precision)`` points. A notebook shows it at 4 decimals; ``.table`` is a
         plain DataFrame.
 

@@ -252,7 +252,6 @@ class _Bucket:
     n_resamples: int
     key: int
     curves: int | None
-    curve_groups: tuple[tuple[tuple[str, ...], Definitions], ...]
     train: pd.DataFrame | None
     integer_users: bool
 
@@ -284,12 +283,6 @@ class _Bucket:
                 truth, recs, k=list(self.ks), metrics=list(self.names),
                 definitions=self.definitions, train=self.train, n_resamples=0,
                 curves=self.curves)
-            counted = {}
-            for group, defs in self.curve_groups:
-                per_user = evaluate_in_memory(truth, recs, k=1, metrics=list(group),
-                                              definitions=defs, train=self.train,
-                                              n_resamples=0).per_user
-                counted |= {m: int(per_user[f"{m}@1"].notna().sum()) for m in group}
         per_user = result.per_user
         values = [per_user[c].to_numpy(dtype=np.float64) for c in self.columns]
         present = [v[~np.isnan(v)] for v in values]
@@ -304,7 +297,7 @@ class _Bucket:
                                                 user_streams(per_user.index))
         if self.curves is not None:
             sums["curve_means"] = result.curves[list(CURVE_METRICS)].to_numpy(dtype=np.float64)
-            sums["curve_n"] = np.array([counted[m] for m in CURVE_METRICS], dtype=np.int64)
+            sums["curve_n"] = _curve_counts(result.curves).to_numpy(dtype=np.int64)
         return self._rows(per_user, sums)
 
 
@@ -353,23 +346,30 @@ def _combine_intervals(parts: list[dict], m: int, n_resamples: int, confidence: 
     return mean, low, high, n
 
 
+def _curve_counts(curves: pd.DataFrame) -> pd.DataFrame:
+    """The users counted in each curve's means (the columns after the means, in the order of
+    :data:`~evalkit.metrics.CURVE_METRICS`)."""
+    m = len(CURVE_METRICS)
+    assert list(curves.columns[:m]) == list(CURVE_METRICS) and curves.shape[1] == 2 * m
+    return curves.iloc[:, m:]
+
+
 def _combine_curves(parts: list[dict], template: pd.DataFrame) -> pd.DataFrame:
     """The curves of the whole table: each bucket's means weighted by its users."""
     k_max = len(template)
     totals = np.zeros((k_max, len(CURVE_METRICS)))
-    n = np.zeros(len(CURVE_METRICS), dtype=np.int64)
+    n = np.zeros((k_max, len(CURVE_METRICS)), dtype=np.int64)
     for part in parts:
         counted = part["curve_n"]
         use = counted > 0
-        totals[:, use] += part["curve_means"][:, use] * counted[use]
+        totals[use] += part["curve_means"][use] * counted[use]
         n += counted
     means = np.full(totals.shape, np.nan)
     np.divide(totals, n, out=means, where=n > 0)
     frame = template.copy()
-    for j, name in enumerate(CURVE_METRICS):
-        frame[name] = means[:, j]
-    frame["n_users"] = int(n[CURVE_METRICS.index("recall")])
-    return frame
+    frame[list(CURVE_METRICS)] = means
+    frame[list(_curve_counts(template).columns)] = n
+    return type(template)(frame)  # shown as in memory
 
 
 @takes_definitions
@@ -473,11 +473,6 @@ def evaluate(
     ks = tuple(sorted({int(v) for v in probe.summary["k"].dropna()}))
     names = tuple(dict.fromkeys(probe.summary["metric"]))
     per_user_columns = tuple(probe.per_user.columns)
-    curve_groups: dict[Definitions, list[str]] = {}
-    if curves is not None:
-        for name in CURVE_METRICS:
-            curve_groups.setdefault(definitions.for_metric(name).replace(profile=None),
-                                    []).append(name)
     used = set(names) | (set(CURVE_METRICS) if curves is not None else set())
     train_items = None
     if train is not None and any(definitions.for_metric(n).unknown_items == "drop"
@@ -502,7 +497,6 @@ def evaluate(
     key = design_key(rng) if n_resamples else 0
     job = _Bucket(ks=ks, names=names, definitions=definitions, columns=per_user_columns,
                   n_resamples=n_resamples, key=key, curves=curves,
-                  curve_groups=tuple((tuple(g), d) for d, g in curve_groups.items()),
                   train=train_items, integer_users=isinstance(user_type, types.LongType))
     schema = types.StructType(
         [types.StructField("user_id", user_type)]

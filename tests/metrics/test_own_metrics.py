@@ -127,7 +127,7 @@ def test_hits_hold_each_users_relevant_items_in_the_top_k() -> None:
 def test_a_registered_metric_has_curves_and_works_in_rank(own) -> None:
     truth, recs = ranked(5)
     curves = ek.metrics.ranking_curves(truth, recs, k_max=6, metrics=["recall", "dhits"])
-    assert list(curves.columns) == ["recall", "dhits", "n_users"]
+    assert list(curves.columns) == ["recall", "dhits", "n_users_recall", "n_users_dhits"]
     for k in (1, 4, 6):
         assert curves.loc[k, "dhits"] == pytest.approx(discounted_hits_by_hand(truth, recs,
                                                                                k).mean())
@@ -141,10 +141,47 @@ def test_a_registered_metric_has_curves_and_works_in_rank(own) -> None:
     assert len(ek.plots.metrics_at_k({"mine": curves}, ["recall", "dhits"]).axes) >= 2
     plt.close("all")
     ranked_ = ek.metrics.rank(truth, recs, k=3, metrics=["dhits"], curves=4)
-    assert list(ranked_.curves.columns)[-2:] == ["dhits", "n_users"]
+    assert "dhits" in ranked_.curves.columns and "n_users_dhits" in ranked_.curves.columns
     pd.testing.assert_series_equal(ranked_.curves["dhits"], curves["dhits"].iloc[:4])
     with pytest.raises(ValueError, match="'first_relevant_rank' has no curve"):
         ek.metrics.ranking_curves(truth, recs, metrics=["first_relevant_rank"])
+
+
+def test_a_registered_metric_curves_with_its_own_user_counts() -> None:
+    """Each curve's mean at k counts its own users: a metric undefined for a user without a
+    hit in the top k averages more users as k grows, and recall those with a relevant
+    item."""
+
+    def first_hit(hits: Hits, k: int) -> np.ndarray:
+        return hits.first(hits.rank, default=np.nan)
+
+    register(Metric("first_hit", per_user=first_hit, higher_is_better=False, curves=True,
+                    reads=("threshold", "empty")))
+    try:
+        truth, recs = ranked(5)
+        relevant = truth[truth["rating"] >= 4.0]
+        with_relevant = relevant["user_id"].nunique()
+        listed = recs.merge(relevant[["user_id", "item_id"]], on=["user_id", "item_id"])
+        for empty in ("drop", "nan", "zero"):
+            curves = ek.metrics.ranking_curves(truth, recs, k_max=6, empty=empty,
+                                               metrics=["recall", "first_hit"])
+            counts = []
+            for k in range(1, 7):
+                # by hand: the first hit's rank within the top k, NaN without one
+                by_hand = (listed[listed["rank"] <= k].groupby("user_id")["rank"].min()
+                           .reindex(truth["user_id"].unique()))
+                zero = empty == "zero"
+                want = by_hand.fillna(0.0) if zero else by_hand
+                mean = pytest.approx(want.mean(), nan_ok=True)
+                assert curves.loc[k, "first_hit"] == mean, (empty, k)
+                assert curves.loc[k, "n_users_first_hit"] == want.notna().sum(), (empty, k)
+                assert curves.loc[k, "n_users_recall"] == (
+                    truth["user_id"].nunique() if zero else with_relevant)
+                counts.append(int(curves.loc[k, "n_users_first_hit"]))
+            if empty != "zero":
+                assert counts == sorted(counts) and counts[0] < counts[-1]
+    finally:
+        unregister("first_hit")
 
 
 def test_compare_wins_by_the_metrics_direction() -> None:
