@@ -638,8 +638,7 @@ def _normalized(ids: np.ndarray) -> pd.Index:
     return text.where(text != "", "0")
 
 
-def warn_id_formats(truth: pd.DataFrame, recs: pd.DataFrame, *, func: str,
-                    stacklevel: int = 3) -> None:
+def warn_id_formats(truth: pd.DataFrame, recs: pd.DataFrame, *, func: str) -> None:
     """Warn when string ids of ``recs`` match ``truth`` only after normalization ("0010" vs
     "10", " 42" vs "42", "A7" vs "a7"), which would otherwise score every such pair 0.
 
@@ -666,7 +665,7 @@ def warn_id_formats(truth: pd.DataFrame, recs: pd.DataFrame, *, func: str,
                 "and score 0. Make the ids identical (e.g. read both files with the same "
                 "dtype)."
             )
-            warnings.warn(raise_or_warn, UserWarning, stacklevel=stacklevel)
+            warn(raise_or_warn, UserWarning)
 
 
 def check_threshold(threshold: object, *, func: str) -> float | None:
@@ -756,12 +755,10 @@ def join_predictions(
                 f"first: (user_id, item_id) = {pair}. Predict every test pair, or pass "
                 "missing='drop' to leave them out."
             )
-        warnings.warn(
+        warn(
             f"{func}: dropped {n_missing} of {len(joined)} test rating(s) without a prediction "
             f"(first: (user_id, item_id) = {pair}).",
-            UserWarning,
-            stacklevel=3,
-        )
+            UserWarning)
         joined = joined.loc[~absent].reset_index(drop=True)
     truth_users = pd.unique(truth["user_id"])
     outside = ~pd.Index(pd.unique(predictions["user_id"])).isin(truth_users)
@@ -769,10 +766,16 @@ def join_predictions(
                              recs_only=int(outside.sum()))
 
 
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn at the user's line: the first frame outside evalkit, however many of evalkit's
+    calls lie between (every warning of evalkit goes through here)."""
+    warnings.warn(message, category, stacklevel=frames_inside() + 1)
+
+
 def frames_inside() -> int:
     """How many frames, from the caller of this function up, are evalkit's own: a warning
-    raised in the caller with ``stacklevel=frames_inside() + 1`` points at the user's line,
-    however many of evalkit's calls lie between."""
+    raised in the caller with ``stacklevel=frames_inside() + 1`` points at the user's line
+    (:func:`warn`)."""
     frame = sys._getframe(1)
     n = 0
     while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "evalkit":

@@ -21,13 +21,15 @@ from typing import TypeVar
 
 import pandas as pd
 
-__all__ = ["DIGITS", "SMALLEST_P", "CompactTable", "Record", "Text", "WideTable",
-           "format_pvalue", "progress"]
+__all__ = ["CURVE_USERS", "DIGITS", "SMALLEST_P", "CompactTable", "CurveTable", "Record", "Text",
+           "WideTable", "format_pvalue", "progress"]
 
 T = TypeVar("T")
 
 #: Decimals of the floats in a displayed table (the values themselves keep full precision).
 DIGITS = 4
+#: The prefix of a curve table's columns that count the users in each metric's means.
+CURVE_USERS = "n_users_"
 
 #: The smallest p-value shown as a number; a smaller one shows as ``"< 0.001"``.
 SMALLEST_P = 0.001
@@ -128,6 +130,30 @@ class CompactTable(TableFrame):
                                "display.max_rows", None, "display.max_columns", None,
                                "display.width", 100):
             return f"{self.compact().__repr__()}\n{self.note()}"
+
+
+class CurveTable(CompactTable):
+    """A table of curves over cutoffs (:func:`evalkit.metrics.ranking_curves`): a notebook
+    shows the means, and the users each metric's means count (the ``n_users_<metric>``
+    columns) in the line under them."""
+
+    def _counts(self) -> list[str]:
+        return [c for c in self.columns if str(c).startswith(CURVE_USERS)]
+
+    def compact(self) -> pd.DataFrame:
+        return pd.DataFrame(self).drop(columns=self._counts())
+
+    def note(self) -> str:
+        groups: dict[str, list[str]] = {}
+        for column in self._counts():
+            counts = self[column]
+            low, high = int(counts.min()), int(counts.max())
+            shown = f"{low:,}" if low == high else f"{low:,} to {high:,} over k"
+            groups.setdefault(shown, []).append(str(column)[len(CURVE_USERS):])
+        users = "; ".join(f"{', '.join(names)}: {shown}" for shown, names in groups.items())
+        return (f"Rounded to {DIGITS} decimals for display; .table holds every column at full "
+                "precision. Users in each mean (columns n_users_<metric>): "
+                f"{users or 'none'}.")
 
 
 class WideTable(TableFrame):

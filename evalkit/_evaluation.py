@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._checks import InvalidParameterError, check_fraction, check_resamples, check_rng
-from ._display import CompactTable
+from ._display import CompactTable, CurveTable
 from ._version import __version__
 from .definitions import Definitions, takes_definitions
 from .metrics import parse_column, rank
@@ -121,8 +121,8 @@ class Evaluation:
             defs = Definitions.from_dict(defs, func="Evaluation")
         if not isinstance(self.summary, Summary):
             object.__setattr__(self, "summary", Summary(self.summary))
-        if self.curves is not None and not isinstance(self.curves, CompactTable):
-            object.__setattr__(self, "curves", CompactTable(self.curves))  # shown at 4 decimals
+        if self.curves is not None and not isinstance(self.curves, CurveTable):
+            object.__setattr__(self, "curves", CurveTable(self.curves))  # shown at 4 decimals
         object.__setattr__(self, "definitions", defs)
         object.__setattr__(self, "bootstrap", boot)
 

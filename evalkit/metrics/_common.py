@@ -7,8 +7,6 @@ messages list exactly what the functions accept.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
@@ -19,6 +17,7 @@ from .._checks import (  # the frame checks live with the other argument checks
     check_recs,
     check_threshold,
     check_truth,
+    warn,
     warn_id_formats,
 )
 from ..definitions import choices
@@ -107,11 +106,9 @@ def finish_per_user(
     return metric_series(values, users.rename("user_id"), name=name, dropped=dropped, **info)
 
 
-def warn_ties(n_users: int, k: int, *, func: str, stacklevel: int = 3,
-              tie_order: str | None = None) -> None:
+def warn_ties(n_users: int, k: int, *, func: str, tie_order: str | None = None) -> None:
     """Warn that ``n_users`` users have a group of tied scores straddling cutoff ``k``.
 
-    ``stacklevel`` counts from this function, so the warning points at the caller's line.
     With ``tie_order`` (the metrics of top-k lists, which have no relevance to order ties
     by) the message names the order that decided.
     """
@@ -119,11 +116,8 @@ def warn_ties(n_users: int, k: int, *, func: str, stacklevel: int = 3,
         rule = ("the tie policy decides which of the tied items count (see 'ties')"
                 if tie_order is None else
                 f"tie_order={tie_order!r} decides which of the tied items are in the top k")
-        warnings.warn(
-            f"{func}: {n_users} user(s) have tied scores straddling the cutoff k={k}; {rule}.",
-            TieWarning,
-            stacklevel=stacklevel,
-        )
+        warn(f"{func}: {n_users} user(s) have tied scores straddling the cutoff k={k}; {rule}.",
+             TieWarning)
 
 
 class TieWarning(UserWarning):

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._checks import check_cutoff, check_ks, frames_inside
-from .._display import DIGITS, CompactTable
+from .._checks import check_cutoff, check_ks, warn
+from .._display import CURVE_USERS, CurveTable
 from .._errors import InvalidParameterError
 from ..definitions import Definitions, takes_definitions
 from ..profiles import check_covered, covers
@@ -116,14 +116,12 @@ class _Engine:
 
     def table(self, defs: Definitions) -> tuple[HitTable, RankingCurves, dict]:
         if defs not in self._tables:
-            level = frames_inside() + 3  # the user's line, seen from the warnings' callees
-            table = prepare(self.truth, self.recs, defs, func=self.func, train=self.train,
-                            stacklevel=level)
+            table = prepare(self.truth, self.recs, defs, func=self.func, train=self.train)
             reductions = RankingCurves(table, self.k_max, defs)
             with warnings.catch_warnings():
                 if not self.warn_ties:
                     warnings.simplefilter("ignore")
-                tied = {kk: tie_check(table, kk, defs, func=self.func, stacklevel=level)
+                tied = {kk: tie_check(table, kk, defs, func=self.func)
                         for kk in self.ks}
             self._tables[defs] = (table, reductions, tied)
         return self._tables[defs]
@@ -176,36 +174,10 @@ class _Engine:
             return np.where(counts > 0, sums / counts, np.nan), counts
 
 
-_USERS = "n_users_"
-
-
 def users_column(name: str) -> str:
     """The column of :func:`ranking_curves` that counts the users in ``name``'s means:
     ``"n_users_ndcg"``."""
-    return f"{_USERS}{name}"
-
-
-class CurveTable(CompactTable):
-    """The :func:`ranking_curves` table: a notebook shows the means, and the users each
-    metric's means count in the line under them (the ``n_users_<metric>`` columns)."""
-
-    def _counts(self) -> list[str]:
-        return [c for c in self.columns if str(c).startswith(_USERS)]
-
-    def compact(self) -> pd.DataFrame:
-        return pd.DataFrame(self).drop(columns=self._counts())
-
-    def note(self) -> str:
-        groups: dict[str, list[str]] = {}
-        for column in self._counts():
-            counts = self[column]
-            low, high = int(counts.min()), int(counts.max())
-            shown = f"{low:,}" if low == high else f"{low:,} to {high:,} over k"
-            groups.setdefault(shown, []).append(str(column)[len(_USERS):])
-        users = "; ".join(f"{', '.join(names)}: {shown}" for shown, names in groups.items())
-        return (f"Rounded to {DIGITS} decimals for display; .table holds every column at full "
-                "precision. Users in each mean (columns n_users_<metric>): "
-                f"{users or 'none'}.")
+    return f"{CURVE_USERS}{name}"
 
 
 def curve_table(engine: _Engine, definitions: Definitions, k_max: int,
@@ -245,12 +217,10 @@ def run(truth: object, recs: object, *, ks: list[int], names: list[str], train: 
     engine = _Engine(truth, recs, train, k_max, ks, func=func, warn_ties=warn_ties)
     table, _, _ = engine.table(definitions.for_metric(names[0]))
     if table.n_recs_only:
-        warnings.warn(
+        warn(
             f"{func}: {table.n_recs_only} user(s) appear only in 'recs', not in 'truth'; they "
             "are ignored (counted in counts['recs_only_users']).",
-            UserWarning,
-            stacklevel=frames_inside() + 1,
-        )
+            UserWarning)
     columns: dict[str, np.ndarray] = {}
     rows: list[dict] = []
     for name in names:

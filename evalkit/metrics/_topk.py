@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import contextvars
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
 
-from .._checks import check_columns, check_ids
+from .._checks import check_columns, check_ids, warn
 from ._common import warn_ties
 
 __all__ = [
@@ -24,16 +23,15 @@ __all__ = [
 ]
 
 
-def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | None = None,
-          stacklevel: int = 4) -> pd.DataFrame:
+def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | None = None
+          ) -> pd.DataFrame:
     """The top ``k`` of each user's list of a validated ``recs`` frame.
 
     Returns a new frame ``user_id, item_id, rank`` sorted by user and rank. With a ``rank``
     column the rows with ``rank <= k`` are kept; with only ``score``, rank is by descending
     score within the user, tied scores in ``tie_order`` (as the ranking metrics order them
     under ``ties="deterministic"``: item id ascending or descending, or the ids as strings).
-    With ``func``, a :class:`TieWarning` names the users whose tied scores straddle ``k``
-    (``stacklevel`` counts from this function).
+    With ``func``, a :class:`TieWarning` names the users whose tied scores straddle ``k``.
 
     The lists are ordered as the ranking engine orders them (its compiled kernels): not at
     all when they are already sorted by user and rank (or descending score), else by a
@@ -75,8 +73,7 @@ def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | No
         sorted_score = score[order]
         straddling = (ordered[at_k + 1] == ordered[at_k]) & \
             (sorted_score[at_k + 1] == sorted_score[at_k])
-        warn_ties(int(np.count_nonzero(straddling)), k, func=func, tie_order=tie_order,
-                  stacklevel=stacklevel + 1)
+        warn_ties(int(np.count_nonzero(straddling)), k, func=func, tie_order=tie_order)
     top = rank <= k
     rows = order[top]
     return pd.DataFrame({"user_id": user[rows], "item_id": item[rows],
@@ -165,23 +162,15 @@ def catalog_items(catalog: object, *, func: str) -> pd.Index:
 
 
 def warn_outside(n: int, *, func: str, what: str) -> None:
-    """Warn that ``n`` recommended items are outside ``what``; called by a public function
-    under :func:`evalkit.definitions.uses_definitions`, whose caller the warning names."""
+    """Warn that ``n`` recommended items are outside ``what``."""
     if n:
-        warnings.warn(
-            f"{func}: {n} recommended item(s) are not in {what} and were left out.",
-            UserWarning,
-            stacklevel=4,
-        )
+        warn(f"{func}: {n} recommended item(s) are not in {what} and were left out.",
+             UserWarning)
 
 
-def nan_warning(func: str, why: str, *, stacklevel: int = 4) -> float:
-    """Warn that ``func``'s value is undefined and return NaN. ``stacklevel`` counts from this
-    function: 4 points at the caller of a public function under
-    :func:`evalkit.definitions.uses_definitions` that calls it directly."""
-    warnings.warn(
-        f"{func}: undefined ({why}); returning NaN.", RuntimeWarning, stacklevel=stacklevel
-    )
+def nan_warning(func: str, why: str) -> float:
+    """Warn that ``func``'s value is undefined and return NaN."""
+    warn(f"{func}: undefined ({why}); returning NaN.", RuntimeWarning)
     return float("nan")
 
 

@@ -326,9 +326,9 @@ def _gini(x: np.ndarray, *, func: str, scale: str = "standard") -> float:
     x = np.sort(x)
     n, total = x.size, x.sum()
     if total == 0:
-        return nan_warning(func, "no item is recommended", stacklevel=5)
+        return nan_warning(func, "no item is recommended")
     if scale == "unbiased" and n < 2:
-        return nan_warning(func, "one item only: n / (n - 1) divides by zero", stacklevel=5)
+        return nan_warning(func, "one item only: n / (n - 1) divides by zero")
     weights = 2.0 * np.arange(1, n + 1) - n - 1.0
     denominator = (n - 1 if scale == "unbiased" else n) * total
     return float(np.dot(weights, x) / denominator)

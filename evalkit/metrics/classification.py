@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, check_real, join_predictions
+from .._checks import check_positive_int, check_real, join_predictions, warn
 from ..definitions import uses_definitions
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
 from ._result import metric_series
@@ -73,7 +73,7 @@ def _counts(actual: np.ndarray, predicted: np.ndarray) -> pd.Series:
 
 def _ratio(num: float, den: float, *, func: str, what: str) -> float:
     if den == 0:
-        warnings.warn(f"{func}: {what} is 0/0; returning NaN.", RuntimeWarning, stacklevel=3)
+        warn(f"{func}: {what} is 0/0; returning NaN.", RuntimeWarning)
         return float("nan")
     return float(num / den)
 
@@ -456,11 +456,9 @@ def precision_recall_curve(
     n_pos = int(np.count_nonzero(actual))
     n_neg = int(actual.size - n_pos)
     if n_pos == 0 and last.size:
-        warnings.warn(
+        warn(
             f"{func}: no test rating is relevant, so recall is 0/0; returning NaN recall.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+            RuntimeWarning)
         rec = np.full(last.size, np.nan)
     else:
         rec = tp / max(n_pos, 1)
@@ -560,8 +558,8 @@ def classification_scores(
     for name, what in (("precision", "TP / (TP + FP)"), ("recall", "TP / (TP + FN)"),
                        ("f1", "2 TP / (2 TP + FP + FN)")):
         if np.isnan(value[["precision", "recall", "f1"].index(name)]):
-            warnings.warn(f"{func}: {name} = {what} is 0/0; its value and bounds are NaN.",
-                          RuntimeWarning, stacklevel=2)
+            warn(f"{func}: {name} = {what} is 0/0; its value and bounds are NaN.",
+                 RuntimeWarning)
     low = np.full(3, np.nan)
     high = np.full(3, np.nan)
     if n_resamples and len(users):

@@ -8,12 +8,10 @@ covers the test items (a ``score`` column is used when there is no ``prediction`
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
-from .._checks import join_predictions
+from .._checks import join_predictions, warn
 from ._common import check_empty, finish_per_user
 
 __all__ = ["fcp", "fcp_global", "kendall", "spearman"]
@@ -301,11 +299,9 @@ def fcp_global(
     nc, nd, _, _ = _pair_counts(prep)
     total = float(nc.sum() + nd.sum())
     if total == 0:
-        warnings.warn(
+        warn(
             f"{func}: no user has a pair of test items with different ratings and different "
             "predictions; returning NaN.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+            RuntimeWarning)
         return float("nan")
     return float(nc.sum() / total)

@@ -97,7 +97,7 @@ class SharedTruth:
 
 def prepare(
     truth: object, recs: object, definitions: Definitions, *, func: str,
-    train: object = None, stacklevel: int = 5,
+    train: object = None,
 ) -> HitTable:
     """Validate ``truth`` (a frame or a :class:`SharedTruth`) and ``recs`` and build their hit
     table under ``definitions``.
@@ -112,7 +112,7 @@ def prepare(
     # the hit table finds repeated ranks (their order) and items (the join)
     recs = check_recs(recs, func=func, item_pairs=False, rank_pairs=False)
     check_id_dtypes(truth, recs, func=func)
-    warn_id_formats(truth, recs, func=func, stacklevel=stacklevel)
+    warn_id_formats(truth, recs, func=func)
     users = None
     if definitions.unknown_items == "drop":
         if train is None:
@@ -140,17 +140,11 @@ def prepare(
     return table
 
 
-def tie_check(
-    table: HitTable, k: int, definitions: Definitions, *, func: str, stacklevel: int
-) -> int:
-    """Count (and warn about) users whose tied scores straddle ``k``.
-
-    ``stacklevel`` counts from here: 4 when the public function (wrapped by
-    :func:`~evalkit.definitions.takes_definitions`, one more frame) calls this directly.
-    """
+def tie_check(table: HitTable, k: int, definitions: Definitions, *, func: str) -> int:
+    """Count (and warn about) users whose tied scores straddle ``k``."""
     n = table.n_straddling(k)
     if definitions.ties != "expected":
-        warn_ties(n, k, func=func, stacklevel=stacklevel + 1)
+        warn_ties(n, k, func=func)
     return n
 
 
@@ -163,8 +157,8 @@ def hits_function(metric: object) -> Callable:
                  train: pd.DataFrame | None = None,
                  definitions: Definitions | str | None = None, **options: object) -> pd.Series:
         k = check_positive_int(k, func=name, arg="k")
-        table = prepare(truth, recs, definitions, func=name, train=train, stacklevel=5)
-        n_tied = tie_check(table, k, definitions, func=name, stacklevel=4)
+        table = prepare(truth, recs, definitions, func=name, train=train)
+        n_tied = tie_check(table, k, definitions, func=name)
         values, undefined = from_hits(metric, hits_of(table, k, definitions, metric=name,
                                                       func=name), func=name)
         return finish_per_user(
@@ -210,8 +204,8 @@ def _per_user(
     func: str,
 ) -> pd.Series:
     k = check_positive_int(k, func=func, arg="k")
-    table = prepare(truth, recs, definitions, func=func, train=train, stacklevel=6)
-    n_tied = tie_check(table, k, definitions, func=func, stacklevel=5)
+    table = prepare(truth, recs, definitions, func=func, train=train)
+    n_tied = tie_check(table, k, definitions, func=func)
     curves = RankingCurves(table, k, definitions)
     if name in ("dcg", "ndcg"):
         curves.check_gains(func=func)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -40,6 +39,7 @@ from .._checks import (
     check_positive_int,
     check_resamples,
     check_rng,
+    warn,
 )
 from .._resample import design_key, poisson_weights, quantile_interval, user_streams
 from ._kernels import in_sorted_rows
@@ -459,10 +459,10 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
         unknown = np.isnan(info["full_rank"].to_numpy())
         if unknown.any():
             users = info.loc[unknown, "user_id"].nunique()
-            warnings.warn(f"{func}: the scores do not cover every item {users:,} of "
-                          f"{info['user_id'].nunique():,} users could be ranked against (the "
-                          "catalogue less their training and held-out items); their "
-                          "full_rank is NaN.", UserWarning, stacklevel=2)
+            warn(f"{func}: the scores do not cover every item {users:,} of "
+                 f"{info['user_id'].nunique():,} users could be ranked against (the "
+                 "catalogue less their training and held-out items); their "
+                 "full_rank is NaN.", UserWarning)
     return info[["user_id", "item_id", "group", "rank", "n_negatives", "n_possible",
                  "replace", "ht_rank", "full_rank"]]
 
@@ -896,12 +896,12 @@ def corrected_metric(
     low = high = math.nan
     if not low_bound - 1e-9 <= estimates[0] <= high_bound + 1e-9:
         # not an estimate of the metric: NaN, with the value and the reason
-        warnings.warn(
+        warn(
             f"{func}: the {estimator!r} estimate {estimates[0]:.4g} lies outside "
             f"{spec.column_label(k)}'s range [{low_bound:g}, {high_bound:g}], so it is given "
             f"as NaN: the sampled ranks ({int(np.max(m))} negatives among up to "
             f"{int(np.max(n)):,} candidates) cannot resolve the cutoff; use estimator='em' or "
-            "'bv'.", UserWarning, stacklevel=2)
+            "'bv'.", UserWarning)
         estimates = np.full_like(estimates, np.nan)
     elif n_resamples:
         low, high = (float(v[0]) for v in quantile_interval(estimates[1:, None], confidence))

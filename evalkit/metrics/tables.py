@@ -94,7 +94,7 @@ def tie_report(
     rows = {}
     for policy in TIE_POLICIES:  # four policies, each one vectorized pass
         used = make_definitions(func, definitions, threshold=threshold, ties=policy)
-        table = prepare(truth, recs, used, func=func, stacklevel=4)
+        table = prepare(truth, recs, used, func=func)
         curves = RankingCurves(table, k, used)
         row: dict[str, float] = {}
         for name in metrics:
@@ -113,7 +113,7 @@ def _cut_once(recs: pd.DataFrame, k: int, definitions: object, *, func: str) -> 
     caller."""
     tie_order = resolve(definitions, func=func).tie_order
     return top_k(check_recs(recs, func=func), k=check_positive_int(k, func=func, arg="k"),
-                 tie_order=tie_order, func=func, stacklevel=4)
+                 tie_order=tie_order, func=func)
 
 
 def beyond_accuracy(

@@ -7,7 +7,6 @@ items in blocks of users with :func:`top_k`, which breaks score ties by ascendin
 
 from __future__ import annotations
 
-import warnings
 from typing import Self
 
 import numpy as np
@@ -18,6 +17,7 @@ from evalkit._canonical import in_canonical_order
 from evalkit._checks import check_columns, check_finite, check_ids, check_positive_int, describe
 from evalkit._parallel import available_threads, run_parallel
 
+from .._checks import warn
 from .._parallel import available_memory
 
 __all__ = ["ModelTooLarge", "available_memory"]
@@ -258,13 +258,11 @@ class Recommender:
         fallback = self._fallback(codes)
         if fallback is not None and fallback.any():
             n_unknown = int((codes < 0).sum())
-            warnings.warn(
+            warn(
                 f"{func}: {int(fallback.sum())} of {len(codes)} user(s) have no positive "
                 f"training interaction ({n_unknown} unknown to the model); they get "
                 f"{self._fallback_label()}.",
-                UserWarning,
-                stacklevel=3,
-            )
+                UserWarning)
 
     def score(self, pairs: pd.DataFrame) -> pd.DataFrame:
         """The model's score of each (user, item) pair: the score ``recommend`` ranks by.

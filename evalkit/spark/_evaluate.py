@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._checks import InvalidParameterError, check_positive_int, check_resamples, check_rng
-from .._display import CompactTable
+from .._checks import InvalidParameterError, check_positive_int, check_resamples, check_rng, warn
+from .._display import CurveTable
 from .._evaluation import Evaluation
 from .._evaluation import evaluate as evaluate_in_memory
 from .._resample import (
@@ -94,8 +94,8 @@ class SparkEvaluation:
     bootstrap: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.curves is not None and not isinstance(self.curves, CompactTable):
-            object.__setattr__(self, "curves", CompactTable(self.curves))  # as in memory
+        if self.curves is not None and not isinstance(self.curves, CurveTable):
+            object.__setattr__(self, "curves", CurveTable(self.curves))  # as in memory
 
     def _shape(self) -> Evaluation:
         return Evaluation(per_user=pd.DataFrame(), summary=self.summary,
@@ -535,17 +535,17 @@ def evaluate(
         "n_resamples": n_resamples, "rng": int(rng) if isinstance(rng, numbers.Integral) else None}
 
     if counts["recs_only_users"]:
-        warnings.warn(
+        warn(
             f"{FUNC}: {counts['recs_only_users']} user(s) appear only in 'recs', not in "
             "'truth'; they are ignored (counted in counts['recs_only_users']).",
-            UserWarning, stacklevel=3)
+            UserWarning)
     for kk in ks:
         tied = summary.loc[summary["k"] == kk, "tied_users"]
         if len(tied) and int(tied.max()) and definitions.ties != "expected":
-            warnings.warn(
+            warn(
                 f"{FUNC}: {int(tied.max())} user(s) have tied scores straddling the cutoff "
                 f"k={kk}; the tie policy decides which of the tied items count (see 'ties').",
-                TieWarning, stacklevel=3)
+                TieWarning)
     per_user = output.filter(functions.col(_AGG).isNull()).drop(_AGG)
     return SparkEvaluation(per_user=per_user, summary=summary, definitions=probe.definitions,
                            counts=counts, curves=curve_table, _cached=output,

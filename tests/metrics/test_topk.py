@@ -59,11 +59,11 @@ def test_ties_across_the_cutoff_are_counted_in_the_warning() -> None:
                          "score": [0.9, 0.5, 0.5, 0.7, 0.6]})
     with pytest.warns(TieWarning, match=r"top_k_test: 1 user\(s\) have tied scores straddling "
                       r"the cutoff k=2"):
-        got = top_k(recs, k=2, func="top_k_test", stacklevel=1)
+        got = top_k(recs, k=2, func="top_k_test")
     assert got["item_id"].tolist() == [3, 1, 1, 2]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        top_k(recs, k=3, func="top_k_test", stacklevel=1)  # no tie across 3
+        top_k(recs, k=3, func="top_k_test")  # no tie across 3
 
 
 @settings(max_examples=15, deadline=None)
