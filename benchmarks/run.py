@@ -214,7 +214,7 @@ def run_evalkit(truth, recs, *, repeats, check, n_resamples, n_permutations, **_
     from evalkit.metrics._common import check_recs, check_truth
     from evalkit.metrics._curves import RankingCurves
     from evalkit.metrics._hits import build_hits
-    from evalkit.metrics.ranking import make_definitions
+    from evalkit.metrics._prepare import make_definitions
     from evalkit.stats import _sign_flip_pvalues, bootstrap_ci_frame
 
     def suite(ks=list(KS), n_resamples=n_resamples):

@@ -51,7 +51,7 @@ def measure(users: list[int], *, repeats: int = 3, n_resamples: int = 1000) -> l
     from evalkit.metrics import CURVE_METRICS
     from evalkit.metrics._curves import RankingCurves
     from evalkit.metrics._hits import build_hits
-    from evalkit.metrics.ranking import make_definitions
+    from evalkit.metrics._prepare import make_definitions
 
     options = make_definitions("scaling")
     rows = []

@@ -35,19 +35,12 @@ one number from a confusion table, so they are kept apart from the ranking metri
 
 from __future__ import annotations
 
+from ..definitions import limit_definitions
 from . import cards, tables
 from ._common import TieWarning
-from ._engine import RankResult, default_metrics, rank, ranking_curves
-from ._registry import (
-    CURVE_METRICS,
-    METRICS,
-    RANKING_METRICS,
-    get_metric,
-    load_metrics,
-    parse_column,
-    register,
-    unregister,
-)
+from ._engine import RankResult, default_metrics, per_user_function, rank, ranking_curves
+from ._own import METRICS_VARIABLE, load_metrics, register, unregister
+from ._registry import CURVE_METRICS, METRICS, RANKING_METRICS, get_metric, parse_column
 from ._result import MetricSeries
 from ._spec import Hits, Metric
 from ._topk import top_k
@@ -83,7 +76,12 @@ from .ranking import (
 from .rating import mae, mae_per_user, rating_errors, rmse, rmse_per_user
 
 #: Rank of the first relevant item in the top k (k + 1 without one); lower is better.
-first_relevant_rank = RANKING_METRICS["first_relevant_rank"].func
+first_relevant_rank = per_user_function(RANKING_METRICS["first_relevant_rank"])
+
+for _metric in RANKING_METRICS.values():  # each compiled metric's function takes what it reads
+    if _metric.kernel:
+        limit_definitions(_metric.func, _metric.reads)
+del _metric
 
 __all__ = [
     "top_k",
@@ -147,8 +145,6 @@ __all__ = [
 
 def _load_from_environment() -> None:
     import os
-
-    from ._registry import METRICS_VARIABLE
 
     source = os.environ.get(METRICS_VARIABLE, "").strip()
     if source:

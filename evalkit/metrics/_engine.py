@@ -11,26 +11,27 @@ user's :class:`~._spec.Hits`.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._checks import check_cutoff, check_ks, warn
+from .._checks import check_cutoff, check_ks, check_positive_int, warn
 from .._display import CURVE_USERS, CurveTable
 from .._errors import InvalidParameterError
 from ..definitions import Definitions, takes_definitions
 from ..profiles import check_covered, covers
-from ._common import fill_undefined, n_counted, n_dropped
+from ._common import fill_undefined, finish_per_user, n_counted, n_dropped
 from ._curves import RankingCurves
 from ._hits import HitTable
+from ._prepare import SharedTruth, prepare, tie_check
 from ._registry import CURVE_METRICS, RANKING_METRICS, parse_column
+from ._result import MetricSeries
 from ._spec import Hits, Metric, from_hits, hits_of
-from .ranking import SharedTruth, prepare, tie_check
 
-__all__ = ["RankResult", "check_metrics", "default_metrics", "metric_column", "rank",
-           "ranking_curves"]
+__all__ = ["RankResult", "check_metrics", "default_metrics", "metric_column", "per_user",
+           "per_user_function", "rank", "ranking_curves"]
 
 
 def metric_column(name: str, k: int | None) -> str:
@@ -249,6 +250,62 @@ def run(truth: object, recs: object, *, ks: list[int], names: list[str], train: 
     return RankResult(users=table.users, values=pd.DataFrame(columns, index=table.users),
                       columns=frame, counts=counts, curves=curve_frame,
                       definitions=definitions)
+
+
+def per_user(name: str, truth: object, recs: object, k: object, definitions: Definitions,
+             *, train: object, func: str) -> MetricSeries:
+    """One ranking metric per user at the cutoff ``k`` (None for a metric without one): what
+    every public per-user function returns (:func:`evalkit.metrics.ndcg_at_k`,
+    :func:`~evalkit.metrics.r_precision`, a registered metric's), through the engine."""
+    metric = RANKING_METRICS[name]
+    ks = [check_positive_int(k, func=func, arg="k")] if metric.at_k else []
+    engine = _Engine(truth, recs, train, max(ks, default=1), ks, func=func)
+    table, _, tied = engine.table(definitions)
+    values, undefined = engine.metric(metric, definitions, ks or [None])
+    info = {"k": ks[0], "tied_users": tied[ks[0]], "users_without_recs": table.n_without_recs
+            } if ks else {}
+    return finish_per_user(
+        values[:, 0], table.users, name=name,
+        undefined=None if undefined is None else undefined[:, 0], empty=definitions.empty,
+        extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
+        definitions=definitions, **info)
+
+
+def per_user_function(metric: Metric) -> Callable:
+    """The public per-user function of a metric declared with ``per_user`` (computed from
+    each user's :class:`~evalkit.metrics.Hits`), accepting the fields it reads."""
+    name = metric.name
+
+    def function(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
+                 train: pd.DataFrame | None = None,
+                 definitions: Definitions | str | None = None, **options: object) -> pd.Series:
+        return per_user(name, truth, recs, k, definitions, train=train, func=name)
+
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = "evalkit.metrics"
+    label = metric.long_label
+    formula = metric.formula
+    function.__doc__ = f"""{label} at k, per user (``evalkit.metrics.Metric`` {name!r}).
+
+    Parameters
+    ----------
+    truth, recs, k, train, definitions
+        As for :func:`evalkit.metrics.precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads:
+        {", ".join(metric.reads) or "none"}.
+
+    Returns
+    -------
+    MetricSeries
+        Per-user values indexed by ``user_id``.
+
+    Notes
+    -----
+    {formula}
+    """
+    return takes_definitions(function, reads=metric.reads)
+
 
 
 @takes_definitions

@@ -1,5 +1,8 @@
-"""The registry: the one declaration of every metric (:class:`~._spec.Metric`), and
-:func:`register` for metrics of your own.
+"""The registry: the one declaration of every metric (:class:`~._spec.Metric`), at the foot
+of the metrics: it imports none of the functions that compute them (a declaration names its
+public function, ``function="ndcg_at_k"``), so the engine, the per-user functions, the plots
+and the cards all read it. Metrics of your own join it through
+:func:`evalkit.metrics.register`.
 
 Everything else about a metric is read from its declaration: ``evaluate``'s choices and
 columns, the definition cards (formula, range, direction, the definitions it reads), the
@@ -24,29 +27,17 @@ not per-user values, and are not registered, so those names mean the ranking met
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
-import importlib.util
 import math
-import os
 import re
-import sys
 from collections.abc import Collection, Iterable
-from pathlib import Path
 
 import numpy as np
 
 from .._checks import InvalidParameterError, describe
-from ..definitions import limit_definitions
-from . import beyond, correlation, ranking, rating
 from ._spec import Hits, Metric
 
-__all__ = ["CURVE_METRICS", "METRICS", "RANKING_METRICS", "Metric", "get_metric", "load_metrics",
-           "parse_column", "register", "unregister"]
-
-#: The environment variable naming the modules that register metrics of your own, loaded
-#: when :mod:`evalkit.metrics` is first imported (so in every report notebook's kernel).
-METRICS_VARIABLE = "EVALKIT_METRICS"
+__all__ = ["CURVE_METRICS", "METRICS", "RANKING_METRICS", "Metric", "add", "get_metric",
+           "parse_column", "unregister"]
 
 _INF = math.inf
 #: The definitions that change every ranking metric: which test items count and how lists
@@ -87,57 +78,57 @@ def _first_rank_at(r: np.ndarray, k: int | None) -> np.ndarray:
 
 
 _RANKING = (
-    Metric("precision", func=ranking.precision_at_k,
+    Metric("precision", function="precision_at_k",
            per_rank=_precision_at, label="P", long_label="Precision",
            formula="P@k = (hits in the top k) / k, also when the list is shorter than k",
            reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
            kernel=True),
-    Metric("recall", func=ranking.recall_at_k,
+    Metric("recall", function="recall_at_k",
            per_rank=_hit_at, label="R", long_label="Recall",
            formula="R@k = (hits in the top k) / D, D = |R_u| (or min(k, |R_u|))",
            reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
            defined_without_relevant=False, curves=True, kernel=True),
-    Metric("f1", func=ranking.f1_at_k, label="F1", long_label="F1",
+    Metric("f1", function="f1_at_k", label="F1", long_label="F1",
            formula="F1@k = 2 P@k R@k / (P@k + R@k), 0 when both are 0",
            reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
            defined_without_relevant=False, curves=True, kernel=True),
-    Metric("hit_rate", func=ranking.hit_rate_at_k,
+    Metric("hit_rate", function="hit_rate_at_k",
            per_rank=_hit_at, label="HR", long_label="Hit rate",
            formula="HR@k = 1 when the top k holds a relevant item, else 0",
            reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
            kernel=True),
-    Metric("r_precision", func=ranking.r_precision, label="R-Prec", long_label="R-precision",
+    Metric("r_precision", function="r_precision", label="R-Prec", long_label="R-precision",
            formula="R-Prec = P@|R_u|: hits in the top |R_u| / |R_u|",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
            at_k=False, kernel=True),
-    Metric("r_precision_at_k", func=ranking.r_precision_at_k, label="R-Prec",
+    Metric("r_precision_at_k", function="r_precision_at_k", label="R-Prec",
            long_label="R-precision cut at k",
            formula="R-Prec@k = hits in the top min(k, |R_u|) / |R_u|",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
            kernel=True),
-    Metric("map", func=ranking.average_precision_at_k,
+    Metric("map", function="average_precision_at_k",
            per_rank=_reciprocal_at, label="MAP", long_label="MAP",
            formula="AP@k = (1 / D) sum_{i<=k} hit_i P@i, D = min(k, |R_u|) (or |R_u|, hits, "
                    "k); MAP = mean of AP",
            reads=_COMMON + ("ap_denominator", "empty"), bounds=(0, 1),
            defined_without_relevant=False, curves=True, kernel=True),
-    Metric("mrr", func=ranking.reciprocal_rank_at_k,
+    Metric("mrr", function="reciprocal_rank_at_k",
            per_rank=_reciprocal_at, label="MRR", long_label="MRR",
            formula="RR@k = 1 / rank of the first relevant item in the top k, 0 if none; MRR "
                    "= mean of RR",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
            curves=True, kernel=True),
-    Metric("dcg", func=ranking.dcg_at_k, per_rank=_ndcg_at, label="DCG", long_label="DCG",
+    Metric("dcg", function="dcg_at_k", per_rank=_ndcg_at, label="DCG", long_label="DCG",
            formula="DCG@k = sum_{i<=k} gain_i / disc(i), disc(i) = log_b(i + 1) (or max(1, "
                    "log_b i))",
            reads=_COMMON + _GAINS + ("empty",), bounds=(0, _INF), kernel=True),
-    Metric("ndcg", func=ranking.ndcg_at_k,
+    Metric("ndcg", function="ndcg_at_k",
            per_rank=_ndcg_at, label="NDCG", long_label="NDCG",
            formula="NDCG@k = DCG@k / IDCG@k, IDCG@k the DCG of the user's test items sorted "
                    "by gain (or of the ideal top k)",
            reads=_COMMON + _GAINS + ("ideal", "empty"), bounds=(0, 1),
            defined_without_relevant=False, curves=True, kernel=True),
-    Metric("half_life_utility", func=ranking.half_life_utility, label="HLU",
+    Metric("half_life_utility", function="half_life_utility", label="HLU",
            long_label="Half-life utility",
            formula="HLU_u = sum_j max(r_uj - d, 0) / 2^((j - 1) / (a - 1)) over the list, "
                    "divided by its maximum; d the neutral rating, a the half-life",
@@ -145,6 +136,7 @@ _RANKING = (
                   "half_life", "empty"), bounds=(0, 1), defined_without_relevant=False,
            kernel=True),
     Metric("first_relevant_rank", per_user=_first_relevant_rank,
+           function="first_relevant_rank",
            per_rank=_first_rank_at, higher_is_better=False,
            label="1st rank", long_label="Rank of the first relevant item",
            formula="FRR@k = rank of the first relevant item if it is in the top k, else k + 1; "
@@ -154,29 +146,29 @@ _RANKING = (
 
 _PRED = ("truth", "predictions")
 _OTHERS = (
-    Metric("mae", func=rating.mae_per_user, label="MAE", family="rating", bounds=(0, _INF),
+    Metric("mae", function="mae_per_user", label="MAE", family="rating", bounds=(0, _INF),
            higher_is_better=False, at_k=False, inputs=_PRED),
-    Metric("rmse", func=rating.rmse_per_user, label="RMSE", family="rating", bounds=(0, _INF),
+    Metric("rmse", function="rmse_per_user", label="RMSE", family="rating", bounds=(0, _INF),
            higher_is_better=False, at_k=False, inputs=_PRED),
-    Metric("spearman", func=correlation.spearman, label="Spearman", family="correlation",
+    Metric("spearman", function="spearman", label="Spearman", family="correlation",
            bounds=(-1, 1), at_k=False, inputs=_PRED),
-    Metric("kendall", func=correlation.kendall, label="Kendall", family="correlation",
+    Metric("kendall", function="kendall", label="Kendall", family="correlation",
            bounds=(-1, 1), at_k=False, inputs=_PRED),
-    Metric("fcp", func=correlation.fcp, label="FCP", family="correlation", bounds=(0, 1),
+    Metric("fcp", function="fcp", label="FCP", family="correlation", bounds=(0, 1),
            at_k=False, inputs=_PRED),
-    Metric("fcp_global", func=correlation.fcp_global, label="FCP (global)",
+    Metric("fcp_global", function="fcp_global", label="FCP (global)",
            family="correlation", bounds=(0, 1), at_k=False, system_level=True, inputs=_PRED),
-    Metric("novelty", func=beyond.novelty, label="Novelty", family="beyond", bounds=(0, _INF),
+    Metric("novelty", function="novelty", label="Novelty", family="beyond", bounds=(0, _INF),
            inputs=("recs", "train")),
-    Metric("intra_list_diversity", func=beyond.intra_list_diversity, label="ILD",
+    Metric("intra_list_diversity", function="intra_list_diversity", label="ILD",
            family="beyond", bounds=(0, 1), inputs=("recs", "items")),
-    Metric("serendipity", func=beyond.serendipity, label="Serendipity", family="beyond",
+    Metric("serendipity", function="serendipity", label="Serendipity", family="beyond",
            bounds=(0, 1), inputs=("truth", "recs", "train")),
-    Metric("catalog_coverage", func=beyond.catalog_coverage, label="Catalog coverage",
+    Metric("catalog_coverage", function="catalog_coverage", label="Catalog coverage",
            family="beyond", bounds=(0, 1), system_level=True, inputs=("recs",)),
-    Metric("user_coverage", func=beyond.user_coverage, label="User coverage", family="beyond",
+    Metric("user_coverage", function="user_coverage", label="User coverage", family="beyond",
            bounds=(0, 1), system_level=True),
-    Metric("gini_index", func=beyond.gini_index, label="Gini", family="beyond", bounds=(0, 1),
+    Metric("gini_index", function="gini_index", label="Gini", family="beyond", bounds=(0, 1),
            higher_is_better=False, system_level=True, inputs=("recs",)),
 )
 
@@ -195,10 +187,6 @@ def _add(metric: Metric) -> Metric:
             raise InvalidParameterError(
                 f"register: metric {metric.name!r} needs 'per_user', the function "
                 "(hits, k) -> array that computes it from each user's hits.")
-        if metric.func is None:
-            metric = dataclasses.replace(metric, func=ranking.hits_function(metric))
-        else:
-            limit_definitions(metric.func, metric.reads)
         RANKING_METRICS[metric.name] = metric
     METRICS[metric.name] = metric
     return metric
@@ -209,64 +197,9 @@ for _metric in _RANKING + _OTHERS:
 del _metric
 
 
-def register(metric: Metric, *, replace: bool = False) -> Metric:
-    """Add a ranking metric of your own; it then works wherever a built-in one does.
-
-    ``evaluate(..., metrics=[name])`` (per-user values, intervals), :func:`evalkit.compare`
-    (which wins by the metric's direction), :func:`~evalkit.metrics.ranking_curves`
-    (``metrics=[name]``, when declared with ``curves=True``), :func:`evalkit.metrics.rank`,
-    the definition cards, the command line (``evalkit evaluate --metrics name``) and the
-    reports' ``METRICS`` (name the module that registers it: ``EVALKIT_METRICS=my_metrics``
-    or ``evalkit report --metrics-module my_metrics.py``). ``evalkit.metrics.<name>`` is not
-    created; the metric's per-user function is ``get_metric(name).func``.
-
-    Parameters
-    ----------
-    metric : Metric
-        Declared with ``per_user=fn``, ``fn(hits, k)`` returning one float per user of
-        ``hits.users`` (NaN where undefined); see :class:`~evalkit.metrics.Hits`.
-    replace : bool, default False
-        Replace a metric of your own registered earlier under the same name (a built-in
-        metric is never replaced).
-
-    Returns
-    -------
-    Metric
-        The metric as registered (its ``func`` filled in).
-
-    Examples
-    --------
-    Discounted hits: each hit counts ``1 / rank``, summed (a user can score above 1).
-
-    >>> import numpy as np, pandas as pd
-    >>> from evalkit import evaluate
-    >>> from evalkit.metrics import Metric, register, unregister
-    >>> def discounted_hits(hits, k):
-    ...     return hits.sum(1.0 / hits.rank)
-    >>> _ = register(Metric("dhits", per_user=discounted_hits, higher_is_better=True,
-    ...                     label="DH", bounds=(0, np.inf), formula="sum over hits of 1/rank"))
-    >>> truth = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10], "rating": 5.0})
-    >>> recs = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [10, 11, 12, 10],
-    ...                      "rank": [1, 2, 1, 2]})
-    >>> evaluate(truth, recs, k=2, metrics=["dhits"], n_resamples=0).per_user
-             dhits@2
-    user_id
-    1            1.5
-    2            0.5
-    >>> unregister("dhits")
-    """
-    if not isinstance(metric, Metric):
-        raise InvalidParameterError(
-            f"register: 'metric' must be an evalkit.metrics.Metric; got "
-            f"{type(metric).__name__}.")
-    if metric.family != "ranking":
-        raise InvalidParameterError(
-            f"register: only ranking metrics (computed from each user's hits) can be "
-            f"registered; {metric.name!r} has family {metric.family!r}.")
-    if metric.kernel:
-        raise InvalidParameterError(
-            f"register: metric {metric.name!r} sets kernel=True, which only evalkit's built-in "
-            "metrics have; declare it with per_user=fn.")
+def add(metric: Metric, *, replace: bool = False) -> Metric:
+    """Add a metric of your own (checked by :func:`evalkit.metrics.register`, which derives
+    its function); a built-in metric is never replaced."""
     if metric.name in _BUILT_IN:
         raise InvalidParameterError(
             f"register: {metric.name!r} is a built-in metric; choose another name.")
@@ -274,8 +207,6 @@ def register(metric: Metric, *, replace: bool = False) -> Metric:
         raise InvalidParameterError(
             f"register: a metric named {metric.name!r} is registered already; pass "
             "replace=True to replace it.")
-    if metric.func is not None:
-        metric = dataclasses.replace(metric, func=None)  # derived again from per_user
     return _add(metric)
 
 
@@ -353,7 +284,7 @@ def _one(text: str, found: list[Metric], *, func: str, arg: str | None,
             f"label{at}.{hint}")
     metric = found[0]
     if choices is not None and metric.name not in choices:
-        direct = getattr(metric.func, "__name__", None)
+        direct = metric.function if isinstance(metric.function, str) else None
         raise InvalidParameterError(
             f"{func}: metric {shown!r}{where} is {metric.name!r}, which {func} does not take; "
             f"it takes {_listed(choices)}."
@@ -462,45 +393,3 @@ def parse_column(text: object, *, func: str = "parse_column", arg: str | None = 
         raise InvalidParameterError(
             f"{func}: {text!r}{where}: the cutoff must be a positive integer; got {k}.")
     return metric, k
-
-
-def load_metrics(source: str | os.PathLike, *, func: str = "load_metrics") -> list[str]:
-    """Import the module(s) that register metrics of your own, returning the names they
-    added.
-
-    ``source``: a module name (``my_metrics``, importable from the current directory or
-    ``sys.path``) or a ``.py`` file, or several separated by commas. The same source imported
-    twice is not run again. ``EVALKIT_METRICS`` holds such a source for every process that
-    imports evalkit (the report's notebooks included); ``evalkit evaluate`` and
-    ``evalkit report`` take it as ``--metrics-module``.
-    """
-    before = set(METRICS)
-    parts = [p.strip() for p in str(os.fspath(source)).split(",") if p.strip()]
-    if not parts:
-        raise InvalidParameterError(f"{func}: name a module or a .py file; got {source!r}.")
-    for part in parts:
-        path = Path(part).expanduser()
-        try:
-            if part.endswith(".py"):
-                if not path.is_file():
-                    raise FileNotFoundError(f"no such file: '{path}'")
-                name = f"evalkit_metrics_{abs(hash(str(path.resolve())))}"
-                if name in sys.modules:
-                    continue
-                spec = importlib.util.spec_from_file_location(name, path)
-                module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-                sys.modules[name] = module
-                try:
-                    spec.loader.exec_module(module)  # type: ignore[union-attr]
-                except BaseException:
-                    del sys.modules[name]
-                    raise
-            else:
-                if os.getcwd() not in sys.path and "" not in sys.path:
-                    sys.path.append(os.getcwd())
-                importlib.import_module(part)
-        except Exception as error:
-            raise ImportError(
-                f"{func}: could not load the metrics of {part!r}: "
-                f"{type(error).__name__}: {error}") from error
-    return [name for name in METRICS if name not in before]

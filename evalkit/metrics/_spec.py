@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -71,16 +72,19 @@ class Metric:
         Whether the metric takes a cutoff ``k``.
     family : str, default "ranking"
         ``"ranking"``, ``"rating"``, ``"classification"``, ``"correlation"`` or ``"beyond"``.
-    func : callable, optional
-        The public per-user function (``evalkit.metrics.ndcg_at_k``); for a metric declared
-        with ``per_user``, :func:`~evalkit.metrics.register` derives one.
+    function : str or callable, optional
+        The metric's public function: for a built-in metric its name in
+        :mod:`evalkit.metrics` (``"ndcg_at_k"``), so that the declaration imports none of the
+        code that computes it; for a metric of your own, :func:`~evalkit.metrics.register`
+        derives it from ``per_user`` (what is given here is replaced). :attr:`func` is the
+        function itself.
     kernel : bool, default False
         Built-in ranking metrics computed by evalkit's compiled engine (which also gives them
         ``ties="expected"``); a metric with ``per_user`` is computed from :class:`Hits`.
     system_level : bool, default False
-        ``func`` returns one number for the system, not per-user values.
+        Its function returns one number for the system, not per-user values.
     inputs : tuple of str
-        What ``func`` takes, in order: ``truth``, ``recs``, ``predictions``, ``train``,
+        What its function takes, in order: ``truth``, ``recs``, ``predictions``, ``train``,
         ``items``.
     per_rank : callable, optional
         The metric's value for one relevant item at rank ``r`` (a float array, 1-based; a
@@ -102,7 +106,7 @@ class Metric:
     curves: bool = False
     at_k: bool = True
     family: str = "ranking"
-    func: Callable | None = field(default=None, compare=False)
+    function: str | Callable | None = field(default=None, compare=False)
     kernel: bool = False
     system_level: bool = False
     inputs: tuple[str, ...] = ("truth", "recs")
@@ -120,6 +124,11 @@ class Metric:
             raise InvalidParameterError(
                 f"{where}: 'per_user' must be a function (hits, k) -> array; got "
                 f"{type(self.per_user).__name__}.")
+        if not (self.function is None or callable(self.function)
+                or (isinstance(self.function, str) and _NAME.match(self.function))):
+            raise InvalidParameterError(
+                f"{where}: 'function' must be the name of a function of evalkit.metrics or a "
+                f"function; got {self.function!r}.")
         if not isinstance(self.higher_is_better, (bool, np.bool_)):
             raise InvalidParameterError(
                 f"{where}: 'higher_is_better' must be True or False; got "
@@ -154,6 +163,14 @@ class Metric:
             object.__setattr__(self, "label", self.name)
         if self.long_label is None:
             object.__setattr__(self, "long_label", self.label)
+
+    @property
+    def func(self) -> Callable | None:
+        """The public function: ``evalkit.metrics.<function>`` for a built-in metric, the
+        derived one for a metric of your own (None before it is registered)."""
+        if isinstance(self.function, str):
+            return getattr(sys.modules["evalkit.metrics"], self.function)
+        return self.function
 
     @property
     def expected_ties(self) -> bool:

@@ -25,29 +25,12 @@ scores):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pandas as pd
 
-from .._checks import (
-    as_dataframe,
-    check_columns,
-    check_item_pairs,
-    check_positive_int,
-    check_rank_pairs,
-)
-from ..definitions import Definitions, resolve, takes_definitions
-from ._common import (
-    check_id_dtypes,
-    check_recs,
-    check_truth,
-    finish_per_user,
-    warn_id_formats,
-    warn_ties,
-)
-from ._curves import RankingCurves
-from ._hits import HitTable, TruthSide, build_hits, truth_side
-from ._spec import from_hits, hits_of
+from ..definitions import Definitions, takes_definitions
+from ._common import check_truth
+from ._engine import per_user
+from ._prepare import SharedTruth as SharedTruth  # for several lists against one truth
 
 __all__ = [
     "average_precision_at_k",
@@ -62,165 +45,6 @@ __all__ = [
     "recall_at_k",
     "reciprocal_rank_at_k",
 ]
-
-
-def make_definitions(func: str, definitions: object = None, **options: object) -> Definitions:
-    """The :class:`~evalkit.Definitions` of a call, validated once (see
-    :func:`evalkit.definitions.resolve`)."""
-    return resolve(definitions, func=func, **options)
-
-
-class SharedTruth:
-    """One test truth for several lists (the systems of :func:`evalkit.compare`): validated
-    once per relevance mode and coded once (:class:`._hits.TruthSide`), then joined to each
-    list. :func:`prepare` (so :func:`evalkit.evaluate`) takes it in place of the frame."""
-
-    def __init__(self, truth: object) -> None:
-        self.raw = truth
-        self._frames: dict[bool, pd.DataFrame] = {}
-        self._sides: dict[bool, TruthSide] = {}
-
-    def frame(self, threshold: float | None, *, func: str) -> pd.DataFrame:
-        """The validated frame (implicit data gets its ratings only with ``threshold=None``)."""
-        implicit = threshold is None
-        if implicit not in self._frames:
-            self._frames[implicit] = check_truth(self.raw, func=func, threshold=threshold)
-        return self._frames[implicit]
-
-    def side(self, threshold: float | None) -> TruthSide:
-        """The coded truth of :meth:`frame` (call that first)."""
-        implicit = threshold is None
-        if implicit not in self._sides:
-            self._sides[implicit] = truth_side(self._frames[implicit])
-        return self._sides[implicit]
-
-
-def prepare(
-    truth: object, recs: object, definitions: Definitions, *, func: str,
-    train: object = None,
-) -> HitTable:
-    """Validate ``truth`` (a frame or a :class:`SharedTruth`) and ``recs`` and build their hit
-    table under ``definitions``.
-
-    ``unknown_items="drop"`` removes the test items absent from ``train`` and
-    ``relevant_set="listed"`` those absent from the user's list; the users stay (a user left
-    with no test item is undefined wherever a metric needs one, see ``empty``).
-    """
-    shared = truth if isinstance(truth, SharedTruth) else None
-    truth = shared.frame(definitions.threshold, func=func) if shared is not None else \
-        check_truth(truth, func=func, threshold=definitions.threshold)
-    # the hit table finds repeated ranks (their order) and items (the join)
-    recs = check_recs(recs, func=func, item_pairs=False, rank_pairs=False)
-    check_id_dtypes(truth, recs, func=func)
-    warn_id_formats(truth, recs, func=func)
-    users = None
-    if definitions.unknown_items == "drop":
-        if train is None:
-            raise ValueError(
-                f"{func}: unknown_items='drop' removes the test items never seen in training, "
-                "so it needs the training interactions: pass train= (--train on the command "
-                "line)."
-            )
-        train = check_columns(as_dataframe(train), func=func, arg="train",
-                              required=["item_id"])
-        users = truth["user_id"].unique()
-        truth = truth[truth["item_id"].isin(train["item_id"].unique())]
-    if definitions.relevant_set == "listed":
-        users = truth["user_id"].unique() if users is None else users
-        listed = pd.MultiIndex.from_frame(recs[["user_id", "item_id"]])
-        truth = truth[pd.MultiIndex.from_frame(truth[["user_id", "item_id"]]).isin(listed)]
-    if shared is not None and users is None:  # the truth as validated: coded once
-        truth = shared.side(definitions.threshold)
-    table = build_hits(truth, recs, threshold=definitions.threshold, ties=definitions.ties,
-                       tie_order=definitions.tie_order, users=users)
-    if table.repeats_rank:
-        check_rank_pairs(recs, func=func)  # raises, naming the first repeated rank
-    if table.repeats_item:
-        check_item_pairs(recs, func=func)  # raises, naming the first repeated pair
-    return table
-
-
-def tie_check(table: HitTable, k: int, definitions: Definitions, *, func: str) -> int:
-    """Count (and warn about) users whose tied scores straddle ``k``."""
-    n = table.n_straddling(k)
-    if definitions.ties != "expected":
-        warn_ties(n, k, func=func)
-    return n
-
-
-def hits_function(metric: object) -> Callable:
-    """The public per-user function of a metric declared with ``per_user`` (computed from
-    each user's :class:`~evalkit.metrics.Hits`), accepting the fields it reads."""
-    name = metric.name  # type: ignore[attr-defined]
-
-    def function(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
-                 train: pd.DataFrame | None = None,
-                 definitions: Definitions | str | None = None, **options: object) -> pd.Series:
-        k = check_positive_int(k, func=name, arg="k")
-        table = prepare(truth, recs, definitions, func=name, train=train)
-        n_tied = tie_check(table, k, definitions, func=name)
-        values, undefined = from_hits(metric, hits_of(table, k, definitions, metric=name,
-                                                      func=name), func=name)
-        return finish_per_user(
-            values, table.users, name=name, undefined=undefined, empty=definitions.empty,
-            extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
-            k=k, definitions=definitions, tied_users=n_tied,
-            users_without_recs=table.n_without_recs)
-
-    function.__name__ = function.__qualname__ = name
-    function.__module__ = "evalkit.metrics"
-    label = metric.long_label  # type: ignore[attr-defined]
-    formula = metric.formula  # type: ignore[attr-defined]
-    function.__doc__ = f"""{label} at k, per user (``evalkit.metrics.Metric`` {name!r}).
-
-    Parameters
-    ----------
-    truth, recs, k, train, definitions
-        As for :func:`evalkit.metrics.precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads:
-        {", ".join(metric.reads) or "none"}.
-
-    Returns
-    -------
-    MetricSeries
-        Per-user values indexed by ``user_id``.
-
-    Notes
-    -----
-    {formula}
-    """
-    return takes_definitions(function, reads=metric.reads)  # type: ignore[attr-defined]
-
-
-def _per_user(
-    name: str,
-    truth: object,
-    recs: object,
-    k: object,
-    definitions: Definitions,
-    *,
-    train: object,
-    func: str,
-) -> pd.Series:
-    k = check_positive_int(k, func=func, arg="k")
-    table = prepare(truth, recs, definitions, func=func, train=train)
-    n_tied = tie_check(table, k, definitions, func=func)
-    curves = RankingCurves(table, k, definitions)
-    if name in ("dcg", "ndcg"):
-        curves.check_gains(func=func)
-    values, undefined = curves.at(name, [k])
-    series = finish_per_user(
-        values[:, 0],
-        table.users,
-        name=name,
-        undefined=None if undefined is None else undefined[:, 0],
-        empty=definitions.empty,
-        extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
-        k=k, definitions=definitions, tied_users=n_tied,
-        users_without_recs=table.n_without_recs,
-    )
-    return series
 
 
 @takes_definitions
@@ -281,7 +105,7 @@ def precision_at_k(
     >>> precision_at_k(truth, recs, k=4).tolist()
     [0.5]
     """
-    return _per_user("precision", truth, recs, k, definitions, train=train, func="precision_at_k")
+    return per_user("precision", truth, recs, k, definitions, train=train, func="precision_at_k")
 
 
 @takes_definitions
@@ -319,7 +143,7 @@ def recall_at_k(
     >>> recall_at_k(truth, recs, k=3).round(4).tolist()
     [0.6667]
     """
-    return _per_user("recall", truth, recs, k, definitions, train=train, func="recall_at_k")
+    return per_user("recall", truth, recs, k, definitions, train=train, func="recall_at_k")
 
 
 @takes_definitions
@@ -356,7 +180,7 @@ def f1_at_k(
     >>> f1_at_k(truth, recs, k=2).tolist()
     [0.5]
     """
-    return _per_user("f1", truth, recs, k, definitions, train=train, func="f1_at_k")
+    return per_user("f1", truth, recs, k, definitions, train=train, func="f1_at_k")
 
 
 @takes_definitions
@@ -394,7 +218,7 @@ def hit_rate_at_k(
     >>> hit_rate_at_k(truth, recs, k=1).tolist()
     [1.0, 0.0]
     """
-    return _per_user("hit_rate", truth, recs, k, definitions, train=train, func="hit_rate_at_k")
+    return per_user("hit_rate", truth, recs, k, definitions, train=train, func="hit_rate_at_k")
 
 
 @takes_definitions
@@ -441,7 +265,7 @@ def average_precision_at_k(
     >>> average_precision_at_k(truth, recs, k=5).round(4).tolist()
     [0.8056]
     """
-    return _per_user("map", truth, recs, k, definitions, train=train, func="average_precision_at_k")
+    return per_user("map", truth, recs, k, definitions, train=train, func="average_precision_at_k")
 
 
 @takes_definitions
@@ -480,7 +304,7 @@ def reciprocal_rank_at_k(
     >>> reciprocal_rank_at_k(truth, recs, k=3).round(4).tolist()
     [0.3333]
     """
-    return _per_user("mrr", truth, recs, k, definitions, train=train, func="reciprocal_rank_at_k")
+    return per_user("mrr", truth, recs, k, definitions, train=train, func="reciprocal_rank_at_k")
 
 
 @takes_definitions
@@ -516,15 +340,8 @@ def r_precision(
     >>> r_precision(truth, recs).tolist()
     [0.5]
     """
-    func = "r_precision"
-    table = prepare(truth, recs, definitions, func=func, train=train)
-    values, undefined = RankingCurves(table, 1, definitions).r_precision()
-    series = finish_per_user(
-        values, table.users, name="r_precision", undefined=undefined, empty=definitions.empty,
-        extra_counts={"recs_only": table.n_recs_only} if table.n_recs_only else None,
-        definitions=definitions,
-    )
-    return series
+    return per_user("r_precision", truth, recs, None, definitions, train=train,
+                    func="r_precision")
 
 
 @takes_definitions
@@ -565,7 +382,7 @@ def r_precision_at_k(
     >>> r_precision_at_k(truth, recs, k=2).round(4).tolist()
     [0.3333]
     """
-    return _per_user("r_precision_at_k", truth, recs, k, definitions, train=train,
+    return per_user("r_precision_at_k", truth, recs, k, definitions, train=train,
                      func="r_precision_at_k")
 
 
@@ -608,7 +425,7 @@ def dcg_at_k(
     >>> dcg_at_k(truth, recs, k=4, discount="breese").tolist()
     [9.5]
     """
-    return _per_user("dcg", truth, recs, k, definitions, train=train, func="dcg_at_k")
+    return per_user("dcg", truth, recs, k, definitions, train=train, func="dcg_at_k")
 
 
 @takes_definitions
@@ -655,7 +472,7 @@ def ndcg_at_k(
     >>> ndcg_at_k(truth, recs, k=4).round(2).tolist()
     [0.83]
     """
-    return _per_user("ndcg", truth, recs, k, definitions, train=train, func="ndcg_at_k")
+    return per_user("ndcg", truth, recs, k, definitions, train=train, func="ndcg_at_k")
 
 
 @takes_definitions
@@ -704,5 +521,5 @@ def half_life_utility(
     """
     func = "half_life_utility"
     check_truth(truth, func=func)  # utility is measured on the ratings: implicit data has none
-    return _per_user("half_life_utility", truth, recs, k, definitions.replace(threshold=None),
+    return per_user("half_life_utility", truth, recs, k, definitions.replace(threshold=None),
                      train=train, func=func)

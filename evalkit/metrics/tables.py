@@ -11,7 +11,7 @@ import pandas as pd
 from .._checks import check_positive_int
 from ..definitions import resolve
 from ._common import TIE_POLICIES, check_recs
-from ._curves import RankingCurves, mean_over_users
+from ._engine import check_metrics, run
 from ._topk import sharing_training, top_k
 from .beyond import (
     average_recommended_popularity,
@@ -27,7 +27,6 @@ from .beyond import (
     user_coverage,
 )
 from .classification import confusion
-from .ranking import make_definitions, prepare
 
 __all__ = ["LIST_BEYOND", "PER_USER_BEYOND", "beyond_accuracy", "beyond_intervals",
            "classification_by_threshold", "list_intervals", "tie_report"]
@@ -91,16 +90,15 @@ def tie_report(
     """
     func = "tie_report"
     k = check_positive_int(k, func=func, arg="k")
+    names = check_metrics(metrics, func=func, ks=[k])
     rows = {}
-    for policy in TIE_POLICIES:  # four policies, each one vectorized pass
-        used = make_definitions(func, definitions, threshold=threshold, ties=policy)
-        table = prepare(truth, recs, used, func=func)
-        curves = RankingCurves(table, k, used)
-        row: dict[str, float] = {}
-        for name in metrics:
-            values, undefined = curves.at(name, [k])
-            row[f"{name}@{k}"] = float(mean_over_users(values, undefined, "drop")[0])
-        row["tied_users"] = table.n_straddling(k)
+    for policy in TIE_POLICIES:  # four policies, each one pass of the engine
+        used = resolve(definitions, func=func, threshold=threshold, ties=policy, empty="drop")
+        result = run(truth, recs, ks=[k], names=names, train=None, definitions=used,
+                     curves=None, func=func, warn_ties=False)
+        row: dict[str, float] = {column: float(np.nanmean(values)) if values.notna().any()
+                                 else np.nan for column, values in result.values.items()}
+        row["tied_users"] = int(result.columns["tied_users"].max())
         rows[policy] = row
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "policy"

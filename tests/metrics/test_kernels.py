@@ -19,7 +19,7 @@ from evalkit.metrics import _kernels
 from evalkit.metrics._common import check_recs, check_truth
 from evalkit.metrics._curves import RankingCurves
 from evalkit.metrics._hits import build_hits
-from evalkit.metrics.ranking import make_definitions
+from evalkit.metrics._prepare import make_definitions
 from tests.metrics.matrix_forms import MatrixForms, mean_over_users
 from tests.metrics.naive import random_frames
 
