@@ -498,15 +498,6 @@ def uses_definitions(*names: str) -> Callable[[Callable], Callable]:
 
 # -- profiles: the definitions of other libraries (the public home is evalkit.profiles) --
 
-#: Registry names of the built-in ranking metrics, written out rather than imported from
-#: :mod:`evalkit.metrics` (which is built on this module). ``tests/test_profiles.py`` checks
-#: that they are the built-in names of :data:`evalkit.metrics.RANKING_METRICS` and that every
-#: profile's metrics are among them. The "evalkit" profile covers every registered metric,
-#: metrics of your own included.
-_RANKING = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg",
-            "r_precision", "r_precision_at_k", "half_life_utility", "first_relevant_rank")
-
-
 @dataclass(frozen=True)
 class Profile:
     """One library's conventions as evalkit definitions.
@@ -523,7 +514,9 @@ class Profile:
         The definitions (``per_metric`` where the library is not consistent across metrics).
     metrics : tuple of str
         evalkit registry names of the metrics the profile reproduces, with the library's name
-        for each in ``names``.
+        for each in ``names`` (``tests/test_profiles.py`` checks that each is a registered
+        ranking metric); empty for evalkit's own profile, which covers every metric
+        (:meth:`covers`).
     names : dict
         evalkit metric name to the library's call.
     feed : str
@@ -549,9 +542,15 @@ class Profile:
     differences: str = ""
     every_item_relevant: bool = False
 
+    def covers(self, metric: str) -> bool:
+        """Whether the profile reproduces ``metric`` (evalkit's own covers every metric,
+        built in or registered)."""
+        return self.name == "evalkit" or metric in self.metrics
+
     def __repr__(self) -> str:
+        covered = ", ".join(self.metrics) if self.name != "evalkit" else "every metric"
         return (f"Profile({self.name!r}: {self.library} {self.version}; metrics "
-                f"{', '.join(self.metrics)}; {self.definitions!r})")
+                f"{covered}; {self.definitions!r})")
 
     def describe(self) -> str:
         """A paragraph for a report or a terminal (a str that a notebook shows as text);
@@ -559,7 +558,8 @@ class Profile:
         numbers of its usual use."""
         from ._display import Text
 
-        calls = "; ".join(f"{m}: {c}" for m, c in self.names.items())
+        calls = "; ".join(f"{m}: {c}" for m, c in self.names.items()) or \
+            "every metric, built in or registered: evalkit.evaluate(metrics=[...])"
         first = (f"{self.library} counts every test item it is given as relevant; given every "
                  f"test interaction, as its users usually give it, its numbers are "
                  f"evaluate(..., definitions={self.name!r}, threshold=None).\n"
@@ -580,21 +580,15 @@ def _profile(name: str, library: str, version: str, source: str, metrics: Iterab
              names: Mapping[str, str], feed: str, differences: str,
              per_metric: Mapping[str, Mapping[str, object]] | None = None,
              **fields: object) -> Profile:
-    metrics = tuple(metrics)
-    unknown = set(metrics) - set(_RANKING)
-    assert not unknown, unknown  # a profile names registry metrics only
     return Profile(name=name, library=library, version=version, source=source,
                    definitions=Definitions(profile=name, per_metric=per_metric or {}, **fields),
-                   metrics=metrics, names=dict(names), feed=feed, differences=differences,
+                   metrics=tuple(metrics), names=dict(names), feed=feed, differences=differences,
                    every_item_relevant=name in _EVERY_ITEM_RELEVANT)
 
 
-_ALL = _RANKING
-
 _PROFILES = [
     _profile(
-        "evalkit", "evalkit", "this version", "evalkit/definitions.py", _ALL,
-        {m: f"evalkit.evaluate(metrics=[{m!r}])" for m in _ALL},
+        "evalkit", "evalkit", "this version", "evalkit/definitions.py", (), {},
         "Any truth and any recommendations.", "",
     ),
     _profile(
@@ -822,16 +816,16 @@ def covers(definitions: Definitions, metric: str) -> bool:
     """Whether the profile behind ``definitions`` (if any) reproduces ``metric`` (evalkit's
     own profile covers every registered metric)."""
     name = definitions.profile
-    return name in (None, "evalkit") or name not in PROFILES or metric in PROFILES[name].metrics
+    return name is None or name not in PROFILES or PROFILES[name].covers(metric)
 
 
 def check_covered(definitions: Definitions, metrics: Iterable[str], *, func: str) -> None:
     """Refuse metrics that the profile behind ``definitions`` does not reproduce."""
     name = definitions.profile
-    if name in (None, "evalkit") or name not in PROFILES:
+    if name is None or name not in PROFILES:
         return
     entry = PROFILES[name]
-    missing = [m for m in metrics if m not in entry.metrics]
+    missing = [m for m in metrics if not entry.covers(m)]
     if missing:
         raise ValueError(
             f"{func}: profile {name!r} ({entry.library}) does not cover "

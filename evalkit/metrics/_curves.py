@@ -25,11 +25,18 @@ from . import _kernels
 from ._common import n_counted
 from ._hits import HitTable
 
-__all__ = ["COMPILED", "RankingCurves", "gains", "mean_over_users", "truth_gains"]
+__all__ = ["HALF_LIFE", "RATIOS", "ROWS", "RankingCurves", "gains", "mean_over_users",
+           "truth_gains"]
 
-#: The ranking metrics the compiled kernels compute (half-life utility as a ratio of
-#: discounted sums with its own gains and discounts, see ``RankingCurves._inputs``).
-COMPILED = _kernels.AT_METRICS + ("half_life_utility", "r_precision")
+#: The row of Breese's half-life utility: the kernels' ratio of discounted sums (their NDCG
+#: row) under its own gains and discounts (see ``RankingCurves._inputs``).
+HALF_LIFE = "half_life"
+_KERNEL_ROW = {HALF_LIFE: "ndcg"}
+#: The rows the compiled kernels compute: a compiled metric's declaration names one
+#: (:attr:`evalkit.metrics.Metric.kernel`).
+ROWS = _kernels.AT_METRICS + (HALF_LIFE,)
+#: The rows that are ratios to an ideal sum, undefined where that sum is 0.
+RATIOS = ("ndcg", HALF_LIFE)
 
 #: The largest rating whose exponential gain, 2**rating - 1, is finite in float64.
 _MAX_EXP_RATING = 1023
@@ -197,60 +204,54 @@ class RankingCurves:
             self._cache[key] = sums, count
         return self._cache[key]
 
-    @property
-    def _undefined_without_relevant(self) -> tuple[str, ...]:
-        """The metrics undefined for a user without a relevant test item (NDCG aside)."""
-        always = ("recall", "f1", "mrr", "map", "r_precision_at_k")
-        if self.definitions.precision_users == "relevant":
-            return ("precision", "hit_rate") + always
-        return always
-
     # -- the views -----------------------------------------------------------------------
-    def at(self, name: str, ks: Sequence[int]) -> tuple[np.ndarray, np.ndarray | None]:
-        """Per-user values at cutoffs ``ks`` (any order, repeats allowed), as
+    # Each view takes a row of the kernels (:data:`ROWS`) and whether the metric is undefined
+    # for a user without a relevant test item (its declaration says, see
+    # :meth:`evalkit.metrics.Metric.undefined_without_relevant`); a ratio row (:data:`RATIOS`)
+    # is undefined where its ideal sum is 0 instead.
+    @property
+    def longest(self) -> int:
+        """A cutoff past every list and every ideal list: a row there is its value over each
+        user's whole list (R-precision from ``r_precision_at_k``)."""
+        return self._longest
+
+    def at(self, row: str, ks: Sequence[int], *, without_relevant: bool = False
+           ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Per-user values of ``row`` at cutoffs ``ks`` (any order, repeats allowed), as
         ``(n_users, len(ks))`` values and undefined marks (None: defined for every user)."""
         ks = np.asarray(ks, dtype=np.int64)
         distinct, cols = np.unique(ks, return_inverse=True)
-        half_life = name == "half_life_utility"
-        at, idcg_at = self._at_kernel(distinct, half_life)
-        row = "ndcg" if half_life else name
-        values = at[_kernels.AT_METRICS.index(row)][:, cols]
-        if row == "ndcg":  # undefined where the ideal sum is 0
+        at, idcg_at = self._at_kernel(distinct, row == HALF_LIFE)
+        values = at[_kernels.AT_METRICS.index(_KERNEL_ROW.get(row, row))][:, cols]
+        if row in RATIOS:  # undefined where the ideal sum is 0
             return values, idcg_at[:, cols] <= 0
-        if name in self._undefined_without_relevant:
+        if without_relevant:
             return values, np.repeat((self.table.n_rel == 0)[:, None], ks.size, axis=1)
         return values, None
 
-    def r_precision(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per-user R-precision, P@|R_u| (R-precision cut at a cutoff past every list)."""
-        values, undefined = self.at("r_precision_at_k", [self._longest])
-        return values[:, 0], undefined[:, 0]
-
-    def counts(self, name: str) -> np.ndarray:
-        """Users averaged into a metric's mean at every cutoff ``1..k_max``, under the empty
+    def counts(self, row: str, *, without_relevant: bool = False) -> np.ndarray:
+        """Users averaged into ``row``'s mean at every cutoff ``1..k_max``, under the empty
         policy (all users under ``empty="zero"``; otherwise those for whom it is defined)."""
         n_users = self.table.n_users
-        if name in ("ndcg", "half_life_utility"):  # undefined where the ideal sum is 0
-            _, count = self._sums(name == "half_life_utility")
+        if row in RATIOS:  # undefined where the ideal sum is 0
+            _, count = self._sums(row == HALF_LIFE)
             counted = n_counted(n_users, n_users - count, self.definitions.empty)
             return np.broadcast_to(counted, (self.k_max,)).astype(np.int64)
-        if name in self._undefined_without_relevant:
+        if without_relevant:
             n_defined = n_counted(n_users, int(np.count_nonzero(self.table.n_rel == 0)),
                                   self.definitions.empty)
             return np.full(self.k_max, n_defined, dtype=np.int64)
         return np.full(self.k_max, n_users, dtype=np.int64)
 
-    def means(self, name: str) -> np.ndarray:
-        """Mean over users of a metric at every cutoff ``1..k_max``, under the empty policy,
+    def means(self, row: str, *, without_relevant: bool = False) -> np.ndarray:
+        """Mean over users of ``row`` at every cutoff ``1..k_max``, under the empty policy,
         from the kernel's sums over users (users without a relevant item add 0 to every
         sum: only the divisor, :meth:`counts`, depends on them)."""
-        half_life = name == "half_life_utility"
-        sums, _ = self._sums(half_life)
-        row = "ndcg" if half_life else name  # the kernel's ratio of discounted sums
-        sums = sums[_kernels.AT_METRICS.index(row)]
-        if name == "precision":
+        sums, _ = self._sums(row == HALF_LIFE)
+        sums = sums[_kernels.AT_METRICS.index(_KERNEL_ROW.get(row, row))]
+        if row == "precision":  # the kernel sums hits at each cutoff
             sums = sums / np.arange(1, self.k_max + 1)
-        counts = self.counts(name)
+        counts = self.counts(row, without_relevant=without_relevant)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(counts > 0, sums / counts, np.nan)
 

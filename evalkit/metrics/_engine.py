@@ -3,7 +3,7 @@ reduces the hit table to every requested metric at every cutoff.
 
 :func:`evalkit.evaluate` adds intervals to its result; :func:`evalkit.compare` evaluates each
 system through it; the per-user functions and :func:`ranking_curves` are views of it. A
-metric declared with ``kernel=True`` runs in the compiled reductions
+metric declared with a ``kernel`` row runs in the compiled reductions
 (:class:`._curves.RankingCurves`); one declared with ``per_user`` is computed from the
 user's :class:`~._spec.Hits`.
 """
@@ -147,12 +147,13 @@ class _Engine:
         """``(n_users, len(ks))`` values and undefined marks (None: defined everywhere)."""
         _, reductions, _ = self.table(defs)
         if metric.kernel:
-            if metric.name in ("dcg", "ndcg"):
+            if "gain" in metric.reads:
                 reductions.check_gains(func=self.func)
-            if not metric.at_k:  # R-precision: each user's own cutoff
-                values, undefined = reductions.r_precision()
-                return values[:, None], undefined[:, None]
-            return reductions.at(metric.name, ks)
+            without = metric.undefined_without_relevant(defs)
+            if not metric.at_k:  # its row over each user's whole list (R-precision)
+                return reductions.at(metric.kernel, [reductions.longest],
+                                     without_relevant=without)
+            return reductions.at(metric.kernel, ks, without_relevant=without)
         columns = [from_hits(metric, self.hits(defs, int(kk), metric.name), func=self.func)
                    for kk in ks]
         return (np.column_stack([c[0] for c in columns]),
@@ -163,10 +164,11 @@ class _Engine:
         """Mean over users at every cutoff ``1..k_max``, and the users each mean counts."""
         _, reductions, _ = self.table(defs)
         if metric.kernel:
-            if metric.name == "ndcg":
+            if "gain" in metric.reads:
                 reductions.check_gains(func=self.func)
-            return (reductions.means(metric.name)[:k_max],
-                    reductions.counts(metric.name)[:k_max])
+            without = metric.undefined_without_relevant(defs)
+            return (reductions.means(metric.kernel, without_relevant=without)[:k_max],
+                    reductions.counts(metric.kernel, without_relevant=without)[:k_max])
         values, undefined = self.metric(metric, defs, range(1, k_max + 1))
         counts = n_counted(values.shape[0], np.count_nonzero(undefined, axis=0), defs.empty)
         counts = np.broadcast_to(counts, (k_max,)).astype(np.int64)

@@ -80,7 +80,7 @@ def register(metric: Metric, *, replace: bool = False) -> Metric:
             f"registered; {metric.name!r} has family {metric.family!r}.")
     if metric.kernel:
         raise InvalidParameterError(
-            f"register: metric {metric.name!r} sets kernel=True, which only evalkit's built-in "
+            f"register: metric {metric.name!r} sets a kernel row, which only evalkit's built-in "
             "metrics have; declare it with per_user=fn.")
     if metric.per_user is None:
         raise InvalidParameterError(

@@ -10,8 +10,8 @@ labels of tables and plots, the curves drawn, the reports' ``METRICS`` and the c
 ``--metrics``, the fields each per-user function accepts, and the family-wide tests (bounds,
 direction, whether a user without relevant items has a value).
 
-A built-in ranking metric is computed by the engine's compiled reductions (``kernel=True``:
-a row of :data:`evalkit.metrics._kernels.AT_METRICS`) or from each user's hits (``per_user``, as
+A built-in ranking metric is computed by the engine's compiled reductions (``kernel=`` a
+row of :data:`evalkit.metrics._curves.ROWS`) or from each user's hits (``per_user``, as
 :data:`first_relevant_rank <RANKING_METRICS>` and metrics of your own are). Its reference
 implementation lives in ``tests/metrics/naive.py``; the reference and card tests fail until
 it has one.
@@ -82,59 +82,59 @@ _RANKING = (
            per_rank=_precision_at, label="P", long_label="Precision",
            formula="P@k = (hits in the top k) / k, also when the list is shorter than k",
            reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
-           kernel=True),
+           kernel="precision"),
     Metric("recall", function="recall_at_k",
            per_rank=_hit_at, label="R", long_label="Recall",
            formula="R@k = (hits in the top k) / D, D = |R_u| (or min(k, |R_u|))",
            reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
-           defined_without_relevant=False, curves=True, kernel=True),
+           defined_without_relevant=False, curves=True, kernel="recall"),
     Metric("f1", function="f1_at_k", label="F1", long_label="F1",
            formula="F1@k = 2 P@k R@k / (P@k + R@k), 0 when both are 0",
            reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
-           defined_without_relevant=False, curves=True, kernel=True),
+           defined_without_relevant=False, curves=True, kernel="f1"),
     Metric("hit_rate", function="hit_rate_at_k",
            per_rank=_hit_at, label="HR", long_label="Hit rate",
            formula="HR@k = 1 when the top k holds a relevant item, else 0",
            reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
-           kernel=True),
+           kernel="hit_rate"),
     Metric("r_precision", function="r_precision", label="R-Prec", long_label="R-precision",
            formula="R-Prec = P@|R_u|: hits in the top |R_u| / |R_u|",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
-           at_k=False, kernel=True),
+           at_k=False, kernel="r_precision_at_k"),
     Metric("r_precision_at_k", function="r_precision_at_k", label="R-Prec",
            long_label="R-precision cut at k",
            formula="R-Prec@k = hits in the top min(k, |R_u|) / |R_u|",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
-           kernel=True),
+           kernel="r_precision_at_k"),
     Metric("map", function="average_precision_at_k",
            per_rank=_reciprocal_at, label="MAP", long_label="MAP",
            formula="AP@k = (1 / D) sum_{i<=k} hit_i P@i, D = min(k, |R_u|) (or |R_u|, hits, "
                    "k); MAP = mean of AP",
            reads=_COMMON + ("ap_denominator", "empty"), bounds=(0, 1),
-           defined_without_relevant=False, curves=True, kernel=True),
+           defined_without_relevant=False, curves=True, kernel="map"),
     Metric("mrr", function="reciprocal_rank_at_k",
            per_rank=_reciprocal_at, label="MRR", long_label="MRR",
            formula="RR@k = 1 / rank of the first relevant item in the top k, 0 if none; MRR "
                    "= mean of RR",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
-           curves=True, kernel=True),
+           curves=True, kernel="mrr"),
     Metric("dcg", function="dcg_at_k", per_rank=_ndcg_at, label="DCG", long_label="DCG",
            formula="DCG@k = sum_{i<=k} gain_i / disc(i), disc(i) = log_b(i + 1) (or max(1, "
                    "log_b i))",
-           reads=_COMMON + _GAINS + ("empty",), bounds=(0, _INF), kernel=True),
+           reads=_COMMON + _GAINS + ("empty",), bounds=(0, _INF), kernel="dcg"),
     Metric("ndcg", function="ndcg_at_k",
            per_rank=_ndcg_at, label="NDCG", long_label="NDCG",
            formula="NDCG@k = DCG@k / IDCG@k, IDCG@k the DCG of the user's test items sorted "
                    "by gain (or of the ideal top k)",
            reads=_COMMON + _GAINS + ("ideal", "empty"), bounds=(0, 1),
-           defined_without_relevant=False, curves=True, kernel=True),
+           defined_without_relevant=False, curves=True, kernel="ndcg"),
     Metric("half_life_utility", function="half_life_utility", label="HLU",
            long_label="Half-life utility",
            formula="HLU_u = sum_j max(r_uj - d, 0) / 2^((j - 1) / (a - 1)) over the list, "
                    "divided by its maximum; d the neutral rating, a the half-life",
            reads=("relevant_set", "unknown_items", "ties", "tie_order", "neutral",
                   "half_life", "empty"), bounds=(0, 1), defined_without_relevant=False,
-           kernel=True),
+           kernel="half_life"),
     Metric("first_relevant_rank", per_user=_first_relevant_rank,
            function="first_relevant_rank",
            per_rank=_first_rank_at, higher_is_better=False,

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .._checks import InvalidParameterError
 from ..definitions import OPTION_NAMES, Definitions
-from ._curves import gains, truth_gains
+from ._curves import ROWS, gains, truth_gains
 from ._hits import HitTable
 
 __all__ = ["Hits", "Metric", "from_hits", "hits_of"]
@@ -78,9 +78,12 @@ class Metric:
         code that computes it; for a metric of your own, :func:`~evalkit.metrics.register`
         derives it from ``per_user`` (what is given here is replaced). :attr:`func` is the
         function itself.
-    kernel : bool, default False
-        Built-in ranking metrics computed by evalkit's compiled engine (which also gives them
-        ``ties="expected"``); a metric with ``per_user`` is computed from :class:`Hits`.
+    kernel : str, optional
+        For evalkit's built-in ranking metrics computed by the compiled engine (which also
+        gives them ``ties="expected"``): the kernels' row that computes it
+        (:data:`evalkit.metrics._curves.ROWS`: ``"ndcg"``, or ``"r_precision_at_k"`` for
+        R-precision, which has no cutoff and is read past every list). A metric with
+        ``per_user`` is computed from :class:`Hits`.
     system_level : bool, default False
         Its function returns one number for the system, not per-user values.
     inputs : tuple of str
@@ -107,7 +110,7 @@ class Metric:
     at_k: bool = True
     family: str = "ranking"
     function: str | Callable | None = field(default=None, compare=False)
-    kernel: bool = False
+    kernel: str | None = None
     system_level: bool = False
     inputs: tuple[str, ...] = ("truth", "recs")
     per_rank: Callable[[np.ndarray, int | None], np.ndarray] | None = field(
@@ -129,6 +132,11 @@ class Metric:
             raise InvalidParameterError(
                 f"{where}: 'function' must be the name of a function of evalkit.metrics or a "
                 f"function; got {self.function!r}.")
+        if self.kernel is not None and self.kernel not in ROWS:
+            raise InvalidParameterError(
+                f"{where}: 'kernel' must be one of the compiled kernels' rows "
+                f"({', '.join(ROWS)}), or None for a metric computed from hits; got "
+                f"{self.kernel!r}.")
         if not isinstance(self.higher_is_better, (bool, np.bool_)):
             raise InvalidParameterError(
                 f"{where}: 'higher_is_better' must be True or False; got "
@@ -176,7 +184,15 @@ class Metric:
     def expected_ties(self) -> bool:
         """Whether the metric takes ``ties="expected"`` (the engine's metrics do; a metric
         from hits is computed in one order of the tied items)."""
-        return self.kernel
+        return self.kernel is not None
+
+    def undefined_without_relevant(self, definitions: Definitions) -> bool:
+        """Whether a user without a relevant test item has no value under ``definitions``:
+        when the metric is declared so (``defined_without_relevant=False``), or it reads
+        ``precision_users`` and that is ``"relevant"`` (precision and hit rate then average
+        the users with a relevant item only)."""
+        return not self.defined_without_relevant or (
+            "precision_users" in self.reads and definitions.precision_users == "relevant")
 
     @property
     def better(self) -> str:
@@ -346,7 +362,7 @@ def from_hits(metric: Metric, hits: Hits, *, func: str) -> tuple[np.ndarray, np.
             f"{func}: metric {metric.name!r} gave {int(outside.sum())} value(s) outside its "
             f"declared bounds [{low:g}, {high:g}] (user {hits.users[first]!r}: "
             f"{values[first]:g}); fix the function or its bounds.")
-    if not metric.defined_without_relevant:
+    if metric.undefined_without_relevant(hits.definitions):
         undefined |= hits.n_relevant == 0
     values[undefined] = 0.0
     return values, undefined

@@ -403,11 +403,12 @@ def check_parameters(namespace: Mapping[str, object] | None = None, /, *,
     if out.get("PROFILE") is not None:
         from ..profiles import PROFILES
 
-        covered = PROFILES[out["PROFILE"]].metrics  # type: ignore[index]
+        entry = PROFILES[out["PROFILE"]]  # type: ignore[index]
+        covered = entry.metrics
         for name in ("METRICS", "METRIC"):
             asked = out.get(name)
             asked = [asked] if isinstance(asked, str) else list(asked or [])
-            missing = [m for m in asked if m not in covered]
+            missing = [m for m in asked if not entry.covers(m)]
             if missing:
                 raise ParameterError(
                     f"parameter {name} names {', '.join(map(repr, missing))}, which "

@@ -1011,12 +1011,13 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TieWarning)
         warnings.simplefilter("ignore", UserWarning)
-        # half-life utility (it needs ratings) and the metrics from hits (the first relevant
-        # rank, metrics of your own) are evalkit's alone: not compared here
-        shared = {m for m, metric in RANKING_METRICS.items()
-                  if metric.kernel and m != "half_life_utility"}
+        # the compiled metrics of relevant items: half-life utility (of ratings, not of
+        # relevance) and the metrics from hits (the first relevant rank, metrics of your
+        # own) are evalkit's alone, not compared here
+        shared = [m for m, metric in RANKING_METRICS.items()
+                  if metric.kernel and "threshold" in metric.reads]
         for name, entry in PROFILES.items():
-            metrics = [m for m in entry.metrics if m in shared]
+            metrics = [m for m in shared if entry.covers(m)]
             result = evaluate(test, recs, k=k, metrics=metrics, threshold=threshold,
                               train=train, definitions=name, n_resamples=0)
             rows[name] = {

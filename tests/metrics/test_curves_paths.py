@@ -88,17 +88,26 @@ def curves_for(truth: pd.DataFrame, recs: pd.DataFrame, k_max: int, options: dic
     return RankingCurves(tables[key], k_max, o)
 
 
+def view(curves: RankingCurves, name: str) -> tuple[str, dict]:
+    """The engine's arguments for the declared metric ``name``: its kernel row, and whether
+    a user without a relevant item has no value (the declaration says)."""
+    metric = RANKING_METRICS[name]
+    return metric.kernel, {"without_relevant":
+                           metric.undefined_without_relevant(curves.definitions)}
+
+
 def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object,
                 oracle: MatrixForms | None = None) -> None:
     """The engine's ``at`` and ``means`` of ``name`` equal the oracle's matrices (one oracle
     may serve every metric of one table and definitions)."""
+    row, rule = view(curves, name)
     # means before and after `at`: each caches its kernel call
-    means_first = curves.means(name)
+    means_first = curves.means(row, **rule)
     if oracle is None:
         oracle = MatrixForms(curves.table, curves.k_max, curves.definitions)
     full, full_undefined = oracle.metric(name)
     cols = np.asarray(ks) - 1
-    got, got_undefined = curves.at(name, ks)
+    got, got_undefined = curves.at(row, ks, **rule)
     np.testing.assert_allclose(got, full[:, cols], rtol=TOL, atol=TOL,
                                err_msg=str((name, context)))
     if full_undefined is None:
@@ -108,7 +117,7 @@ def assert_same(curves: RankingCurves, name: str, ks: list[int], context: object
                                       np.asarray(full_undefined)[:, cols],
                                       err_msg=str((name, context)))
     want = mean_over_users(full, full_undefined, curves.definitions.empty)
-    for means in (means_first, curves.means(name)):
+    for means in (means_first, curves.means(row, **rule)):
         np.testing.assert_allclose(means, want, rtol=TOL, atol=TOL, equal_nan=True,
                                    err_msg=str((name, context)))
 
@@ -155,8 +164,9 @@ def test_no_users_gives_nan_means() -> None:
     recs = pd.DataFrame({"user_id": [1], "item_id": [2], "rank": [1]})
     curves = curves_for(truth, recs, 3, {})
     for name in CURVE_NAMES:
-        assert np.isnan(curves.means(name)).all(), name
-        assert curves.at(name, [1, 3])[0].shape == (0, 2), name
+        row, rule = view(curves, name)
+        assert np.isnan(curves.means(row, **rule)).all(), name
+        assert curves.at(row, [1, 3], **rule)[0].shape == (0, 2), name
 
 
 #: The rules ``GRID`` leaves out, each with expected ties, graded gains and empty="zero"
@@ -187,9 +197,10 @@ def test_the_other_rules_and_cutoffs_past_every_list(rules: dict, ties: str) -> 
     for name in CURVE_NAMES:
         assert_same(engine, name, past, options, oracle)
         # a table built for one cutoff: nothing past the lists is computed
-        got, _ = small.at(name, [250])
-        np.testing.assert_allclose(got[:, 0], engine.at(name, [250])[0][:, 0], rtol=TOL,
-                                   atol=TOL, err_msg=name)
+        row, rule = view(engine, name)
+        got, _ = small.at(row, [250], **rule)
+        np.testing.assert_allclose(got[:, 0], engine.at(row, [250], **rule)[0][:, 0],
+                                   rtol=TOL, atol=TOL, err_msg=name)
 
 
 @pytest.mark.parametrize("ties", ["deterministic", "optimistic", "expected"])
@@ -205,7 +216,9 @@ def test_r_precision_is_r_precision_cut_past_every_relevant_item(layout: str,
         oracle = MatrixForms(t, int(max(t.n_rel.max(), t.n_truth.max(), 1)),
                              engine.definitions)
         want, want_undefined = oracle.r_precision()
-        got, got_undefined = engine.r_precision()
+        row, rule = view(engine, "r_precision")
+        got, got_undefined = engine.at(row, [engine.longest], **rule)
+        got, got_undefined = got[:, 0], got_undefined[:, 0]
         np.testing.assert_allclose(got, want[:, 0], rtol=TOL, atol=TOL)
         np.testing.assert_array_equal(got_undefined, want_undefined[:, 0])
         assert (got > 0).any() and (got < 1).any()  # the case is exercised
@@ -213,18 +226,20 @@ def test_r_precision_is_r_precision_cut_past_every_relevant_item(layout: str,
 
 
 def test_the_compiled_metrics_are_the_declared_ones() -> None:
-    """The kernels' rows are exactly the metrics the registry declares ``kernel=True``, and
-    the engine leaves out of a mean the users its declarations say have no value: without a
-    relevant item (ideal-DCG ratios: where the ideal is 0), and for precision and hit rate
-    only under ``precision_users="relevant"``, the field they read."""
-    from evalkit.metrics._curves import COMPILED
+    """Every compiled metric names a row of the kernels, every row is some metric's, and
+    the users each declaration leaves without a value are those the oracle's own rule
+    leaves out: without a relevant item (recall, F1, MRR, MAP, R-precision; precision and
+    hit rate only under ``precision_users="relevant"``, the field they read), where the
+    ideal sum is 0 for the ratios to an ideal (NDCG, half-life utility)."""
+    from evalkit.metrics._curves import RATIOS, ROWS
 
-    declared = {name for name, m in RANKING_METRICS.items() if m.kernel}
-    assert declared == set(COMPILED)
-    ratios = {"ndcg", "half_life_utility", "r_precision"}  # undefined by their own rule
+    rows = {m.kernel for m in RANKING_METRICS.values() if m.kernel}
+    assert rows == set(ROWS)
     for users in ("all", "relevant"):
         engine = curves_for(*DATA["rank"], 3, {"precision_users": users})
-        want = {name for name in declared - ratios
-                if not RANKING_METRICS[name].defined_without_relevant
-                or (users == "relevant" and "precision_users" in RANKING_METRICS[name].reads)}
-        assert set(engine._undefined_without_relevant) == want, users
+        oracle = MatrixForms(engine.table, 3, engine.definitions)
+        for name, metric in RANKING_METRICS.items():
+            if metric.kernel and metric.kernel not in RATIOS:
+                assert (metric.undefined_without_relevant(engine.definitions)
+                        == (metric.kernel in oracle._undefined_without_relevant
+                            or metric.kernel == "r_precision_at_k")), (name, users)

@@ -184,6 +184,25 @@ def test_a_registered_metric_curves_with_its_own_user_counts() -> None:
         unregister("first_hit")
 
 
+def test_evalkits_own_profile_covers_a_registered_metric(own) -> None:
+    """definitions="evalkit" reproduces every metric, a registered one too: in evaluate and
+    in the reports' PROFILE check; another library's profile refuses it, naming what it
+    covers."""
+    from evalkit.report._params import ParameterError, check_parameters
+
+    truth, recs = ranked()
+    got = ek.evaluate(truth, recs, k=3, metrics=["dhits"], definitions="evalkit",
+                      n_resamples=0)
+    assert "dhits@3" in got.per_user.columns
+    assert check_parameters(METRICS=["ndcg", "dhits"], PROFILE="evalkit")["METRICS"] == [
+        "ndcg", "dhits"]
+    assert ek.PROFILES["evalkit"].covers("dhits") and not ek.PROFILES["ranx"].covers("dhits")
+    with pytest.raises(ParameterError, match="PROFILE='ranx' does not reproduce"):
+        check_parameters(METRICS=["ndcg", "dhits"], PROFILE="ranx")
+    with pytest.raises(ValueError, match="profile 'ranx'.*does not cover 'dhits'"):
+        ek.evaluate(truth, recs, k=3, metrics=["dhits"], definitions="ranx", n_resamples=0)
+
+
 def test_compare_wins_by_the_metrics_direction() -> None:
     # "late" puts each user's relevant item last, "early" first: early has the lower (better)
     # first rank and the higher MRR

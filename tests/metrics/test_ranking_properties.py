@@ -59,8 +59,8 @@ def test_registry_entry(name: str) -> None:
     lo, hi = metric.bounds
     assert np.isfinite(lo) and lo < hi
     assert metric.label and metric.long_label and len(metric.formula) > 20
-    assert metric.kernel != (metric.per_user is not None)
-    assert metric.expected_ties == metric.kernel
+    assert (metric.kernel is not None) != (metric.per_user is not None)
+    assert metric.expected_ties == (metric.kernel is not None)
 
 
 def refused_ties(name: str, ties: str) -> bool:
