@@ -22,7 +22,7 @@ from typing import TypeVar
 import pandas as pd
 
 __all__ = ["CURVE_USERS", "DIGITS", "SMALLEST_P", "CompactTable", "CurveTable", "Record", "Text",
-           "WideTable", "format_pvalue", "progress"]
+           "WideTable", "format_pvalue", "metric_column", "progress"]
 
 T = TypeVar("T")
 
@@ -30,6 +30,11 @@ T = TypeVar("T")
 DIGITS = 4
 #: The prefix of a curve table's columns that count the users in each metric's means.
 CURVE_USERS = "n_users_"
+
+
+def metric_column(name: str, k: int | None) -> str:
+    """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``."""
+    return name if k is None else f"{name}@{k}"
 
 #: The smallest p-value shown as a number; a smaller one shows as ``"< 0.001"``.
 SMALLEST_P = 0.001

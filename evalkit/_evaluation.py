@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._checks import InvalidParameterError, check_fraction, check_resamples, check_rng
-from ._display import CompactTable, CurveTable
+from ._display import CompactTable, CurveTable, metric_column
 from ._version import __version__
 from .definitions import Definitions, takes_definitions
 from .metrics import parse_column, rank
@@ -38,11 +38,6 @@ def definition_meanings() -> dict[str, str]:
     return meaning | {"confidence": "level of the bootstrap intervals",
                       "n_resamples": "bootstrap resamples of the intervals",
                       "bootstrap_seed": "seed of the bootstrap"}
-
-
-def metric_column(name: str, k: int | None) -> str:
-    """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``."""
-    return name if k is None else f"{name}@{k}"
 
 
 class Summary(CompactTable):

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_cutoff, check_ks, check_positive_int, warn
-from .._display import CURVE_USERS, CurveTable
+from .._display import CURVE_USERS, CurveTable, metric_column
 from .._errors import InvalidParameterError
 from ..definitions import Definitions, takes_definitions
 from ..profiles import check_covered, covers
@@ -32,11 +32,6 @@ from ._spec import Hits, Metric, from_hits, hits_of
 
 __all__ = ["RankResult", "check_metrics", "default_metrics", "metric_column", "per_user",
            "per_user_function", "rank", "ranking_curves"]
-
-
-def metric_column(name: str, k: int | None) -> str:
-    """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``."""
-    return name if k is None else f"{name}@{k}"
 
 
 @takes_definitions

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .._checks import InvalidParameterError
 from ..definitions import OPTION_NAMES, Definitions
-from ._curves import ROWS, gains, truth_gains
+from ._curves import ROWS, discount, gains, truth_gains
 from ._hits import HitTable
 
 __all__ = ["Hits", "Metric", "from_hits", "hits_of"]
@@ -287,11 +287,7 @@ class Hits:
     def discount(self, positions: np.ndarray) -> np.ndarray:
         """The definitions' DCG discount at 1-based ``positions`` (``discount``,
         ``log_base``): ``log_b(i + 1)``, or Breese's ``max(1, log_b(i))``."""
-        positions = np.asarray(positions, dtype=np.float64)
-        base = np.log(self.definitions.log_base)
-        if self.definitions.discount == "breese":
-            return np.maximum(1.0, np.log(positions) / base)
-        return np.log(positions + 1.0) / base
+        return discount(self.definitions, np.asarray(positions, dtype=np.float64))
 
     def _cut(self, k: int, n_listed: np.ndarray) -> Hits:
         """The hits within a smaller cutoff ``k`` (``n_listed``: recommendations within it)."""

@@ -16,7 +16,8 @@ import pandas as pd
 
 from .._checks import check_fraction, check_positive_int, describe
 
-__all__ = ["data_findings", "findings", "score_ties", "split_findings", "table_findings"]
+__all__ = ["data_findings", "findings", "score_ties", "split_findings", "split_headline",
+           "table_findings"]
 
 _COMPARISON_COLUMNS = ("system", "column", "diff", "permutation_pvalue_holm", "significant")
 _AUDIT_COLUMNS = ("check", "count", "share", "severity")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["comparison_note", "cross_validation_note", "library_note", "relevance_note",
-           "summary_note"]
+           "summary_note", "zero_note"]
 
 
 def _names(names: Sequence[str]) -> str:

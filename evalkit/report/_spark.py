@@ -25,6 +25,7 @@ import pandas as pd
 
 from ._inputs import ReportInputs, RunCard, _provenance, load_inputs, load_systems, run_card
 from ._params import ParameterError
+from ._quiet import shown_in_the_page
 from ._tables import _band_definitions, _bands, curve_bands, evaluate_systems, report_definitions
 
 __all__ = [
@@ -224,13 +225,10 @@ def spark_run_card(data: ParquetInputs, evaluations: Mapping[str, object], *, se
 @contextmanager
 def _quiet() -> Iterator[None]:
     """Warnings the report states elsewhere, or that only concern pyspark, not shown."""
-    from ..metrics import TieWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TieWarning)  # the ranking report's tie table shows them
-        warnings.simplefilter("ignore", UserWarning)  # users only in the lists: counted
+    with shown_in_the_page(), warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # pyspark on pandas 3
         warnings.filterwarnings("ignore", category=DeprecationWarning, module="pyspark")
+        warnings.filterwarnings("ignore", category=UserWarning, module="pyspark")
         yield
 
 

@@ -6,51 +6,54 @@ or a column per system, so that a notebook cell is one call whatever the analyst
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._params import ParameterError
+from ._quiet import shown_in_the_page
 
 __all__ = [
+    "SPLIT_SAMPLE_ROWS",
+    "Splits",
     "beyond_findings",
     "beyond_summary",
     "beyond_table",
+    "classification_findings",
+    "classification_headline",
+    "classification_summary",
     "compare_systems",
     "comparison_table",
-    "cross_validate_baselines",
-    "curve_bands",
-    "cv_split_table",
-    "significance_headline",
-    "rating_headline",
-    "classification_headline",
-    "test_users_by_activity",
-    "classification_findings",
-    "classification_summary",
     "confusion_table",
     "correlation_table",
+    "cross_validate_baselines",
+    "curve_bands",
+    "cv_split_note",
+    "cv_split_table",
+    "detectable_note",
     "evaluate_systems",
     "library_table",
-    "profile_table",
-    "show",
-    "SPLIT_SAMPLE_ROWS",
-    "Splits",
     "make_splits",
-    "predicted_rows",
     "md",
-    "sample_lists",
+    "predicted_rows",
+    "profile_table",
+    "ranking_headline",
     "rating_error_summary",
     "rating_error_table",
     "rating_findings",
-    "ranking_headline",
+    "rating_headline",
     "report_definitions",
+    "sample_lists",
+    "show",
+    "significance_headline",
     "summary_table",
+    "test_users_by_activity",
     "threshold_table",
     "tie_table",
     "topk_confusion_table",
     "tradeoff_points",
+    "undecided_pairs",
 ]
 
 
@@ -173,7 +176,7 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
     Tie warnings are not shown here: the tie table and the findings report them per system.
     """
     from .._evaluation import evaluate
-    from ..metrics import TieWarning, default_metrics
+    from ..metrics import default_metrics
 
     if focus is not None:
         if metrics is None:
@@ -181,9 +184,7 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
         if focus not in metrics:
             metrics = [*metrics, focus]
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TieWarning)
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         return {name: evaluate(test, recs, k=list(k), threshold=threshold, rng=seed,
                                metrics=None if metrics is None else list(metrics),
                                curves=curves, definitions=report_definitions(profile, threshold),
@@ -228,14 +229,11 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
     """
     from .._checks import check_cutoff
     from .._evaluation import evaluate
-    from ..metrics import TieWarning
 
     k_max = check_cutoff(k_max, func="curve_bands", arg="k_max")
     definitions = _band_definitions(profile, func="curve_bands", threshold=threshold)
     out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TieWarning)
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         for name, recs in systems.items():  # one evaluation per system
             result = evaluate(test, recs, k=list(range(1, k_max + 1)), metrics=list(metrics),
                               threshold=threshold, rng=seed, definitions=definitions,
@@ -362,8 +360,7 @@ def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFram
     from ..metrics import mae, rmse
 
     rows = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         for name, p in predictions.items():
             rows[name] = {
                 "MAE": mae(test, p, missing="drop"), "RMSE": rmse(test, p, missing="drop"),
@@ -415,8 +412,7 @@ def _rating_results(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
     left out, as the tables say)."""
     from ..metrics import rating_errors
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         return {name: rating_errors(test, p, missing="drop", rng=seed)
                 for name, p in predictions.items()}
 
@@ -426,9 +422,7 @@ def _classification_results(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
     """:func:`evalkit.metrics.classification_scores` of each system at ``threshold``."""
     from ..metrics import classification_scores
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 shows as an empty cell
+    with shown_in_the_page(undefined=True):
         return {name: classification_scores(test, p, threshold=threshold, missing="drop",
                                             rng=seed)
                 for name, p in predictions.items()}
@@ -532,9 +526,7 @@ def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame
     from ..metrics import fcp_global, kendall, spearman
 
     rows = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with shown_in_the_page(undefined=True):
         for name, p in predictions.items():
             rows[name] = {"Spearman": spearman(test, p, missing="drop").mean(),
                           "Kendall tau-b": kendall(test, p, missing="drop").mean(),
@@ -562,8 +554,7 @@ def threshold_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
     """:func:`evalkit.metrics.tables.classification_by_threshold` for every system."""
     from ..metrics.tables import classification_by_threshold
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         return pd.concat({name: classification_by_threshold(predicted_rows(test, p), p,
                                                              thresholds=thresholds)
                           for name, p in predictions.items()}, names=["system"])
@@ -576,8 +567,7 @@ def topk_confusion_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame]
     from ..metrics import confusion_at_k
 
     rows = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         for name, recs in systems.items():
             c = confusion_at_k(test, recs, k=k, threshold=threshold)
             tp, fp, fn = (int(c[x]) for x in ("TP", "FP", "FN"))
@@ -601,8 +591,7 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     if items is None:
         items = pd.DataFrame({"item_id": pd.unique(inputs.ratings["item_id"])}).assign(
             genres=lambda f: [[]] * len(f))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         out = pd.DataFrame({name: beyond_accuracy(inputs.test, recs, train=inputs.train,
                                                   items=items, k=k, threshold=threshold)
                             for name, recs in systems.items()}).T
@@ -622,8 +611,7 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     better in itself."""
     from ..metrics.tables import beyond_intervals, list_intervals
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         results = {name: pd.concat([
             beyond_intervals(inputs.test, recs, train=inputs.train, items=inputs.items, k=k,
                              threshold=threshold, rng=seed),
@@ -642,8 +630,7 @@ def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.Data
 
     if not systems:
         return "## Findings\n\nNo system to describe here."
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         results = {}
         for name, recs in systems.items():  # one step per system
             table = beyond_intervals(inputs.test, recs, train=inputs.train, items=inputs.items,
@@ -836,8 +823,7 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
     def factory(name: str):
         return (lambda: MODELS[name](rng=seed)) if name == "Random" else MODELS[name]
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         return pd.concat({
             name: cross_validate(factory(name), ratings, folds=folds, k=list(k),
                                  metrics=list(metrics), threshold=threshold, progress=False,
@@ -1004,13 +990,11 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
     difference in a column is a difference of definitions, which :func:`profile_table` lists.
     """
     from .._evaluation import evaluate
-    from ..metrics import RANKING_METRICS, TieWarning
+    from ..metrics import RANKING_METRICS
     from ..profiles import PROFILES
 
     rows = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TieWarning)
-        warnings.simplefilter("ignore", UserWarning)
+    with shown_in_the_page():
         # the compiled metrics of relevant items: half-life utility (of ratings, not of
         # relevance) and the metrics from hits (the first relevant rank, metrics of your
         # own) are evalkit's alone, not compared here
