@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_interactions, check_positive_int, check_recs, check_rng, describe
+from ..metrics import top_k
 
 __all__ = [
     "NEW_ITEMS",
@@ -190,15 +191,10 @@ def _bucket_codes(items: np.ndarray, buckets: pd.Series) -> np.ndarray:
 
 
 def _top_k_rows(recs: pd.DataFrame, k: int) -> pd.DataFrame:
-    """The ``user_id, item_id`` rows in the top ``k`` of each user's list (by rank, else by
-    score then item_id)."""
-    if "rank" in recs.columns:
-        return recs.loc[recs["rank"].to_numpy() <= k, ["user_id", "item_id"]]
-    ordered = recs[["user_id", "item_id", "score"]].sort_values(
-        ["user_id", "score", "item_id"], ascending=[True, False, True], kind="stable"
-    )
-    position = ordered.groupby("user_id", sort=False).cumcount().to_numpy()
-    return ordered.loc[position < k, ["user_id", "item_id"]]
+    """The ``user_id, item_id`` rows in the top ``k`` of each user's list, ordered as the
+    ranking metrics order them (:func:`evalkit.metrics.top_k`: by rank, else by score with
+    tied scores by item id)."""
+    return top_k(recs, k=k)[["user_id", "item_id"]]
 
 
 def _top_k_items(recs: pd.DataFrame, k: int) -> np.ndarray:
