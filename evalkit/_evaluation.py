@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._checks import InvalidParameterError, check_fraction, check_resamples, check_rng
+from ._checks import InvalidParameterError
+from ._constraints import CUTOFF, CUTOFFS, FRACTION, RESAMPLES, SEED, constrained, optional
 from ._display import CompactTable, CurveTable, metric_column
 from ._version import __version__
 from .definitions import Definitions, takes_definitions
@@ -335,6 +336,8 @@ def load_evaluation(path: str | os.PathLike) -> Evaluation:
     return Evaluation(**read_run(path))
 
 
+@constrained(k=CUTOFFS, rng=SEED, confidence=FRACTION, n_resamples=RESAMPLES,
+             curves=optional(CUTOFF))
 @takes_definitions
 def evaluate(
     truth: pd.DataFrame,
@@ -418,9 +421,7 @@ def evaluate(
     mrr@2        0.75        2
     """
     func = "evaluate"
-    check_rng(rng, func=func)
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func)
+    confidence, n_resamples = float(confidence), int(n_resamples)  # constrained
     ranked = rank(truth, recs, k=k, metrics=metrics, train=train, definitions=definitions,
                   curves=curves, caller=func)
     per_user = ranked.values

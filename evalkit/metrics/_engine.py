@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_cutoff, check_ks, check_positive_int, warn
+from .._constraints import CUTOFF, CUTOFFS, POSITIVE_INT, constrained, optional
 from .._display import CURVE_USERS, CurveTable, metric_column
 from .._errors import InvalidParameterError
 from ..definitions import Definitions, takes_definitions
@@ -301,10 +302,11 @@ def per_user_function(metric: Metric) -> Callable:
     -----
     {formula}
     """
-    return takes_definitions(function, reads=metric.reads)
+    return constrained(k=POSITIVE_INT)(takes_definitions(function, reads=metric.reads))
 
 
 
+@constrained(k=CUTOFFS, curves=optional(CUTOFF))
 @takes_definitions
 def rank(
     truth: pd.DataFrame,
@@ -360,6 +362,7 @@ def rank(
                func=func)
 
 
+@constrained(k_max=CUTOFF)
 @takes_definitions
 def ranking_curves(
     truth: pd.DataFrame,

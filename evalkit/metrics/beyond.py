@@ -26,10 +26,10 @@ from .._checks import (
     check_columns,
     check_ids,
     check_interactions,
-    check_positive_int,
     check_same_kind,
     describe,
 )
+from .._constraints import POSITIVE_INT, constrained
 from ..definitions import choices, uses_definitions
 from ._common import (
     check_empty,
@@ -85,6 +85,7 @@ EXPOSURE_WEIGHTS = ("geometric", "log", "uniform")
 # coverage and exposure
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("coverage_unit", "tie_order")
 def catalog_coverage(
     recs: pd.DataFrame, *, k: int = 10, catalog: object, coverage_unit: str = "share",
@@ -154,7 +155,7 @@ def catalog_coverage(
     """
     func = "catalog_coverage"
     recs = check_recs(recs, func=func)
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     coverage_unit = check_choice(
         coverage_unit, func=func, arg="coverage_unit", choices=COVERAGE_UNITS
     )
@@ -170,6 +171,7 @@ def catalog_coverage(
     return float(inside.sum() / len(items))
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("tie_order")
 def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
                   tie_order: str = "item") -> float:
@@ -214,7 +216,7 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
     func = "user_coverage"
     truth = check_truth(truth, func=func, threshold=None)  # only the users matter
     recs = check_recs(recs, func=func)
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     check_same_kind(
         truth["user_id"], "truth", recs["user_id"], "recs", func=func, column="user_id"
     )
@@ -225,6 +227,7 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
     return float(served.sum() / len(users))
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("gini_scale", "tie_order")
 def gini_index(
     recs: pd.DataFrame,
@@ -307,7 +310,7 @@ def gini_index(
     """
     func = "gini_index"
     recs = check_recs(recs, func=func)
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     gini_scale = check_choice(gini_scale, func=func, arg="gini_scale", choices=GINI_SCALES)
     counts = top_k(recs, k=k, tie_order=tie_order, func=func)["item_id"].value_counts(sort=False)
     if catalog is not None:
@@ -334,6 +337,7 @@ def _gini(x: np.ndarray, *, func: str, scale: str = "standard") -> float:
     return float(np.dot(weights, x) / denominator)
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("tie_order")
 def exposure_gini(
     recs: pd.DataFrame,
@@ -412,7 +416,7 @@ def exposure_gini(
     """
     func = "exposure_gini"
     recs = check_recs(recs, func=func)
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     weight = check_choice(weight, func=func, arg="weight", choices=EXPOSURE_WEIGHTS)
     if weight == "geometric":
         if isinstance(patience, bool) or not isinstance(patience, (int, float, np.number)):
@@ -444,6 +448,7 @@ def exposure_gini(
     return _gini(exposure.to_numpy(dtype=np.float64), func=func)
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("tie_order")
 def exposure_entropy(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item") -> float:
     """Shannon entropy, in bits, of how the top-k slots are shared among items (higher is more
@@ -497,7 +502,7 @@ def exposure_entropy(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item"
     """
     func = "exposure_entropy"
     recs = check_recs(recs, func=func)
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     top = top_k(recs, k=k, tie_order=tie_order, func=func)
     counts = top["item_id"].value_counts(sort=False).to_numpy(dtype=np.float64)
     if counts.size == 0:
@@ -510,6 +515,7 @@ def exposure_entropy(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item"
 # popularity of what is recommended
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("tie_order")
 def average_recommended_popularity(
     recs: pd.DataFrame,
@@ -588,7 +594,7 @@ def average_recommended_popularity(
     func = "average_recommended_popularity"
     recs = check_recs(recs, func=func)
     train = check_interactions(train, func=func, arg="train")
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     popularity = check_choice(popularity, func=func, arg="popularity", choices=POPULARITY_UNITS)
     check_same_kind(
         recs["item_id"], "recs", train["item_id"], "train", func=func, column="item_id"
@@ -601,6 +607,7 @@ def average_recommended_popularity(
     return _per_user_mean(top, np.nan_to_num(value, nan=0.0), name=func)
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("tie_order")
 def mean_pop_rank(
     recs: pd.DataFrame,
@@ -671,7 +678,7 @@ def mean_pop_rank(
     func = "mean_pop_rank"
     recs = check_recs(recs, func=func)
     train = check_interactions(train, func=func, arg="train")
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     popularity = check_choice(popularity, func=func, arg="popularity", choices=POPULARITY_UNITS)
     check_same_kind(
         recs["item_id"], "recs", train["item_id"], "train", func=func, column="item_id"
@@ -699,6 +706,7 @@ def _per_user_mean(top: pd.DataFrame, value: np.ndarray, *, name: str) -> pd.Ser
 # novelty and diversity
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("novelty_norm", "popularity", "tie_order")
 def novelty(
     recs: pd.DataFrame,
@@ -796,7 +804,7 @@ def novelty(
     func = "novelty"
     recs = check_recs(recs, func=func)
     train = check_interactions(train, func=func, arg="train")
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     novelty_norm = check_choice(
         novelty_norm, func=func, arg="novelty_norm", choices=NOVELTY_NORMS
     )
@@ -838,6 +846,7 @@ def _item_popularity(
     return train["item_id"].value_counts(sort=False), len(train), n_users
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("empty", "diversity_norm", "tie_order")
 def intra_list_diversity(
     recs: pd.DataFrame,
@@ -928,7 +937,7 @@ def intra_list_diversity(
     recs = check_recs(recs, func=func)
     items = check_columns(items, func=func, arg="items", required=("item_id", "genres"))
     check_ids(items, func=func, arg="items", columns=("item_id",))
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     empty = check_empty(empty, func=func)
     diversity_norm = check_choice(
         diversity_norm, func=func, arg="diversity_norm", choices=DIVERSITY_NORMS
@@ -991,6 +1000,7 @@ def _pairs_in(rows: pd.DataFrame, pairs: pd.DataFrame) -> np.ndarray:
     return pd.Index(keys).isin(pu[keep] * items.size + pi[keep])
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("tie_order")
 def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item") -> float:
     """One minus the mean cosine similarity between the top-k lists of two different users
@@ -1058,7 +1068,7 @@ def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item")
     """
     func = "personalization"
     recs = check_recs(recs, func=func)
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     top = top_k(recs, k=k, tie_order=tie_order, func=func)
     user_codes, users = pd.factorize(top["user_id"])
     item_codes, rec_items = pd.factorize(top["item_id"])
@@ -1077,6 +1087,7 @@ def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item")
 # serendipity
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("tie_order")
 def serendipity(
     truth: pd.DataFrame,
@@ -1156,7 +1167,7 @@ def serendipity(
     truth = check_truth(truth, func=func, threshold=threshold)
     recs = check_recs(recs, func=func)
     train = check_interactions(train, func=func, arg="train")
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     threshold = check_threshold(threshold, func=func)
     for col in ("user_id", "item_id"):
         check_same_kind(truth[col], "truth", recs[col], "recs", func=func, column=col)

@@ -15,7 +15,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int, check_real, join_predictions, warn
+from .._checks import check_real, join_predictions, warn
+from .._constraints import FRACTION, POSITIVE_INT, RESAMPLES, SEED, constrained
 from ..definitions import uses_definitions
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
 from ._result import metric_series
@@ -155,6 +156,7 @@ def confusion(
     )
 
 
+@constrained(k=POSITIVE_INT)
 @uses_definitions("tie_order")
 def confusion_at_k(
     truth: pd.DataFrame,
@@ -219,7 +221,7 @@ def confusion_at_k(
     func = "confusion_at_k"
     truth = check_truth(truth, func=func, threshold=threshold)
     recs = check_recs(recs, func=func)
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # a positive integer (constrained)
     threshold = check_threshold(threshold, func=func)
     check_id_dtypes(truth, recs, func=func)
     top = top_k(recs, k=k, tie_order=tie_order, func=func)
@@ -477,6 +479,7 @@ def precision_recall_curve(
     )
 
 
+@constrained(rng=SEED, confidence=FRACTION, n_resamples=RESAMPLES)
 def classification_scores(
     truth: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -533,15 +536,12 @@ def classification_scores(
     >>> classification_scores(truth, predictions)["value"].round(3).tolist()
     [0.75, 0.75, 0.75]
     """
-    from .._checks import check_fraction, check_resamples, check_rng
     from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "classification_scores"
-    check_rng(rng, func=func)
+    confidence, n_resamples = float(confidence), int(n_resamples)  # constrained
     threshold = check_threshold(threshold, func=func)
     cut = _check_cutoff(cutoff, threshold, func=func)
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func)
     joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     rating = joined["rating"].to_numpy(np.float64)
     actual = np.ones(rating.size, dtype=bool) if threshold is None else rating >= threshold

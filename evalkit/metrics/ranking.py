@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .._constraints import POSITIVE_INT, constrained
 from ..definitions import Definitions, takes_definitions
 from ._common import check_truth
 from ._engine import per_user
@@ -47,6 +48,7 @@ __all__ = [
 ]
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def precision_at_k(
     truth: pd.DataFrame,
@@ -108,6 +110,7 @@ def precision_at_k(
     return per_user("precision", truth, recs, k, definitions, train=train, func="precision_at_k")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def recall_at_k(
     truth: pd.DataFrame,
@@ -146,6 +149,7 @@ def recall_at_k(
     return per_user("recall", truth, recs, k, definitions, train=train, func="recall_at_k")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def f1_at_k(
     truth: pd.DataFrame,
@@ -183,6 +187,7 @@ def f1_at_k(
     return per_user("f1", truth, recs, k, definitions, train=train, func="f1_at_k")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def hit_rate_at_k(
     truth: pd.DataFrame,
@@ -221,6 +226,7 @@ def hit_rate_at_k(
     return per_user("hit_rate", truth, recs, k, definitions, train=train, func="hit_rate_at_k")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def average_precision_at_k(
     truth: pd.DataFrame,
@@ -268,6 +274,7 @@ def average_precision_at_k(
     return per_user("map", truth, recs, k, definitions, train=train, func="average_precision_at_k")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def reciprocal_rank_at_k(
     truth: pd.DataFrame,
@@ -344,6 +351,7 @@ def r_precision(
                     func="r_precision")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def r_precision_at_k(
     truth: pd.DataFrame,
@@ -386,6 +394,7 @@ def r_precision_at_k(
                      func="r_precision_at_k")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def dcg_at_k(
     truth: pd.DataFrame,
@@ -428,6 +437,7 @@ def dcg_at_k(
     return per_user("dcg", truth, recs, k, definitions, train=train, func="dcg_at_k")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def ndcg_at_k(
     truth: pd.DataFrame,
@@ -475,6 +485,7 @@ def ndcg_at_k(
     return per_user("ndcg", truth, recs, k, definitions, train=train, func="ndcg_at_k")
 
 
+@constrained(k=POSITIVE_INT)
 @takes_definitions
 def half_life_utility(
     truth: pd.DataFrame,

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import MISSING_POLICIES, check_choice, join_predictions
+from .._constraints import FRACTION, RESAMPLES, SEED, constrained
 from .._display import CompactTable
 from ._common import finish_per_user
 
@@ -297,6 +298,7 @@ def rmse_per_user(
 ERROR_ROWS = ("MAE", "RMSE", "MAE per user", "RMSE per user")
 
 
+@constrained(rng=SEED, confidence=FRACTION, n_resamples=RESAMPLES)
 def rating_errors(
     truth: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -352,13 +354,10 @@ def rating_errors(
     >>> rating_errors(truth, predictions)["value"].round(3).tolist()
     [0.56, 0.872, 0.588, 0.695]
     """
-    from .._checks import check_fraction, check_resamples, check_rng
     from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "rating_errors"
-    check_rng(rng, func=func)
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func)
+    confidence, n_resamples = float(confidence), int(n_resamples)  # constrained
     joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     if len(joined) == 0:
         raise ValueError(f"{func}: no test rating to evaluate; 'truth' has no rows left.")

@@ -1,0 +1,170 @@
+"""Parameter constraints as data (in the manner of scikit-learn's ``validate_params``).
+
+A public function states what each of its plain parameters may be, once, beside its
+signature::
+
+    @constrained(k=CUTOFF, rng=SEED)
+    def ndcg_at_k(truth, recs, *, k=10, ...): ...
+
+and every call is checked against those constraints before the function runs: a value a
+constraint refuses raises :class:`evalkit.InvalidParameterError` naming the function, the
+argument, the rule and what was received. A constraint carries values it refuses, so the
+common test (``tests/test_constraints.py``) calls every constrained function with each of
+them, generated from the declarations: a new constrained parameter is tested without a new
+test. What a constraint cannot say (the columns of a frame, how two arguments fit together)
+is checked in the function, and the bad-input table (``tests/test_bad_input_table.py``)
+holds those cases.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import (
+    check_cutoff,
+    check_fraction,
+    check_ks,
+    check_nonnegative_int,
+    check_positive_int,
+    check_real,
+    check_resamples,
+    check_rng,
+    describe,
+)
+from ._errors import InvalidParameterError
+
+__all__ = ["BOOL", "CONSTRAINED", "CUTOFF", "CUTOFFS", "FRACTION", "NONNEGATIVE_INT",
+           "POSITIVE_INT", "RESAMPLES", "SEED", "Constraint", "choice", "constrained",
+           "optional", "real"]
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """What one parameter may be.
+
+    Attributes
+    ----------
+    check : callable
+        ``check(value, func=..., arg=...)``: raises :class:`InvalidParameterError` for a
+        value it refuses (evalkit's checks of :mod:`evalkit._checks`, so the messages are
+        theirs).
+    refused : tuple
+        Values the constraint refuses: the common test passes each to every function that
+        declares the constraint.
+    """
+
+    check: Callable[..., object]
+    refused: tuple[object, ...]
+
+
+def _check_bool(value: object, *, func: str, arg: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be True or False; got {describe(value)}.")
+    return bool(value)
+
+
+def _check_cutoffs(value: object, *, func: str, arg: str) -> list[int]:
+    if arg != "k":
+        raise AssertionError("CUTOFFS constrains the cutoffs 'k'")  # its messages name 'k'
+    if isinstance(value, (list, tuple)) and not value:
+        raise InvalidParameterError(
+            f"{func}: 'k' must be a positive integer or a non-empty list of them; got [].")
+    return check_ks(value, func=func)
+
+
+#: An integer >= 1.
+POSITIVE_INT = Constraint(check_positive_int, (0, -3, 2.5, "10", True, None))
+#: An integer >= 0.
+NONNEGATIVE_INT = Constraint(check_nonnegative_int, (-1, 2.5, "3", True, None))
+#: A cutoff: an integer from 1 to evalkit's largest cutoff.
+CUTOFF = Constraint(check_cutoff, (0, -1, 2.5, "10", True, None, 10**9))
+#: One cutoff or a non-empty list of them.
+CUTOFFS = Constraint(_check_cutoffs, (0, [], [5, 0], "10", 2.5, [True], None))
+#: A number strictly between 0 and 1 (a confidence level, a test fraction).
+FRACTION = Constraint(check_fraction, (0, 1, 1.5, -0.1, "0.9", True, None, math.nan))
+#: A number of bootstrap resamples, or 0 for none.
+RESAMPLES = Constraint(
+    lambda value, *, func, arg: check_resamples(value, func=func),
+    (-1, 2.5, "100", True, None))
+#: A seed: an integer >= 0, a ``numpy.random.Generator`` or None.
+SEED = Constraint(check_rng, (-1, 2.5, "seed", True))
+#: True or False.
+BOOL = Constraint(_check_bool, ("yes", 1, None))
+
+
+def optional(constraint: Constraint) -> Constraint:
+    """The constraint, or None."""
+
+    def check(value: object, *, func: str, arg: str) -> object:
+        return None if value is None else constraint.check(value, func=func, arg=arg)
+
+    return Constraint(check, tuple(v for v in constraint.refused if v is not None))
+
+
+def real(minimum: float | None = None, *, strict: bool = False) -> Constraint:
+    """A finite number, at least (or, ``strict``, above) ``minimum``."""
+
+    def check(value: object, *, func: str, arg: str) -> float:
+        return check_real(value, func=func, arg=arg, minimum=minimum, strict=strict)
+
+    below = [] if minimum is None else [minimum - 1.0] + ([minimum] if strict else [])
+    return Constraint(check, (*below, math.inf, math.nan, "1", True, None))
+
+
+def choice(*options: str) -> Constraint:
+    """One of ``options`` (strings)."""
+
+    def check(value: object, *, func: str, arg: str) -> str:
+        if not isinstance(value, str) or value not in options:
+            raise InvalidParameterError(
+                f"{func}: '{arg}' must be one of {', '.join(map(repr, options))}; got "
+                f"{describe(value)}.")
+        return value
+
+    return Constraint(check, ("no such option", 1, None))
+
+
+#: Every constrained public function (the common test reads it), a metric of your own's
+#: while it is alive.
+CONSTRAINED: weakref.WeakSet = weakref.WeakSet()
+
+
+def constrained(**constraints: Constraint) -> Callable[[Callable], Callable]:
+    """Check the named parameters of every call against their constraints, before the
+    function runs. Apply it outermost (above ``takes_definitions``), so that the signature
+    it reads is the one users call."""
+
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        unknown = set(constraints) - set(signature.parameters)
+        if unknown:
+            raise AssertionError(f"{function.__name__} has no parameter {sorted(unknown)}")
+        name = function.__name__
+
+        @functools.wraps(function)
+        def wrapper(*args: object, **kwargs: object) -> object:
+            try:
+                given = signature.bind_partial(*args, **kwargs).arguments
+            except TypeError:  # the function's own message says what was wrong
+                given = {}
+            for arg, constraint in constraints.items():
+                if arg in given:
+                    constraint.check(given[arg], func=name, arg=arg)
+            return function(*args, **kwargs)
+
+        # the signature is the wrapped function's, as it is now (takes_definitions may limit
+        # it later to the definitions a metric reads)
+        wrapper.__dict__.pop("__signature__", None)
+        wrapper.constraints = dict(constraints)  # type: ignore[attr-defined]
+        CONSTRAINED.add(wrapper)
+        return wrapper
+
+    return decorate
