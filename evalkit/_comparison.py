@@ -16,9 +16,9 @@ from ._checks import (
     check_ks,
     check_positive_int,
     check_resamples,
-    check_rng,
     describe,
 )
+from ._constraints import CUTOFFS, FRACTION, RESAMPLES, SEED, constrained, optional
 from ._display import DIGITS, TableFrame, format_pvalue
 from ._display import progress as show_progress
 from ._evaluation import Evaluation, evaluate
@@ -155,6 +155,8 @@ class Comparison(TableFrame):
                 + self.readable().to_html(index=False))
 
 
+@constrained(k=CUTOFFS, alpha=FRACTION, rng=SEED, confidence=FRACTION,
+             n_resamples=RESAMPLES)
 @takes_definitions
 def compare(
     systems: Mapping[str, pd.DataFrame],
@@ -237,11 +239,8 @@ def compare(
     names = check_systems(systems, func=func, arg="systems")
     order = baseline_first(names, baseline, func=func)
     pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
-    alpha = check_fraction(alpha, func=func, arg="alpha")
-    check_ks(k, func=func)
-    check_rng(rng, func=func)
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func)
+    alpha, confidence = float(alpha), float(confidence)  # constrained
+    n_resamples = int(n_resamples)
     generator = np.random.default_rng(rng)
     design = systems_design(generator, n_resamples)
     shared = SharedTruth(truth)  # validated and coded once for every system
@@ -265,6 +264,8 @@ def compare(
                     generator=generator, func=func)
 
 
+@constrained(rng=SEED, alpha=FRACTION, confidence=optional(FRACTION),
+             n_resamples=optional(RESAMPLES))
 def compare_evaluations(
     evaluations: Mapping[str, Evaluation],
     *,
@@ -374,7 +375,6 @@ def compare_evaluations(
     3      c       b   0.0
     """
     func = "compare_evaluations"
-    check_rng(rng, func=func)
     names = check_systems(evaluations, func=func, arg="evaluations")
     for name in names:
         if not isinstance(evaluations[name], Evaluation):
@@ -382,7 +382,7 @@ def compare_evaluations(
                             f"got {type(evaluations[name]).__name__}.")
     order = baseline_first(names, baseline, func=func)
     pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
-    alpha = check_fraction(alpha, func=func, arg="alpha")
+    alpha = float(alpha)  # constrained
     first = evaluations[order[0]]
     if confidence is None:
         confidence = float(first.bootstrap.get("confidence", 0.95))
@@ -612,6 +612,7 @@ class CrossValidation:
         return self.summary.round(4).to_html()
 
 
+@constrained(k=CUTOFFS, confidence=FRACTION, rng=SEED)
 @takes_definitions
 def cross_validate(
     model_factory: Callable[[], object],
@@ -660,9 +661,8 @@ def cross_validate(
     if not callable(model_factory):
         raise TypeError(
             f"{func}: 'model_factory' must be callable; got {type(model_factory).__name__}.")
-    confidence = check_fraction(confidence, func=func, arg="confidence")
+    confidence = float(confidence)  # constrained, as k and rng
     ks = check_ks(k, func=func)
-    check_rng(rng, func=func)
     generator = np.random.default_rng(rng)
     splits = kfold_split(data, folds=folds, rng=generator)
     results = []

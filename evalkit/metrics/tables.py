@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_positive_int
+from .._constraints import FRACTION, POSITIVE_INT, RESAMPLES, constrained
 from ..definitions import resolve
 from ._common import TIE_POLICIES, check_recs
 from ._engine import check_metrics, run
@@ -38,6 +39,7 @@ PER_USER_BEYOND = ("novelty", "average_recommended_popularity", "mean_pop_rank",
 LIST_BEYOND = ("catalog_coverage", "gini_index", "personalization", "exposure_entropy")
 
 
+@constrained(k=POSITIVE_INT)
 def tie_report(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -89,7 +91,7 @@ def tie_report(
     expected          0.666667           1
     """
     func = "tie_report"
-    k = check_positive_int(k, func=func, arg="k")
+    k = int(k)  # constrained
     names = check_metrics(metrics, func=func, ks=[k])
     rows = {}
     for policy in TIE_POLICIES:  # four policies, each one pass of the engine
@@ -231,6 +233,7 @@ def beyond_intervals(
     return bootstrap_ci_frame(frame, confidence=confidence, n_resamples=n_resamples, rng=rng)
 
 
+@constrained(k=POSITIVE_INT, confidence=FRACTION, n_resamples=RESAMPLES)
 def list_intervals(
     recs: pd.DataFrame,
     *,
@@ -290,13 +293,11 @@ def list_intervals(
     personalization   0.833333  3
     exposure_entropy  2.251629  3
     """
-    from .._checks import check_fraction, check_resamples
     from .._resample import CHUNK_USERS, design_key, poisson_weights, user_streams
     from ..stats import percentile_interval
 
     func = "list_intervals"
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func, allow_zero=True)
+    confidence, n_resamples = float(confidence), int(n_resamples)  # constrained
     d = {"definitions": definitions}
     top = _cut_once(recs, k, definitions, func=func)
     point = {

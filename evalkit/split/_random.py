@@ -14,11 +14,11 @@ from evalkit._checks import (
     check_choice,
     check_fraction,
     check_interactions,
-    check_nonnegative_int,
     describe,
     seed_of,
 )
 
+from .._constraints import FRACTION, NONNEGATIVE_INT, SEED, constrained
 from ._base import (
     Split,
     _group_ranks,
@@ -30,6 +30,7 @@ from ._base import (
 __all__ = ["kfold_split", "random_split", "train_dev_test_split", "user_ratio_split"]
 
 
+@constrained(test_fraction=FRACTION, rng=SEED)
 def random_split(
     data: pd.DataFrame,
     *,
@@ -76,7 +77,7 @@ def random_split(
     """
     func = "random_split"
     data = check_interactions(data, func=func, ratings=True, nonempty=True)
-    f = check_fraction(test_fraction, func=func, arg="test_fraction")
+    f = float(test_fraction)  # constrained, as rng
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     n = len(data)
@@ -86,6 +87,7 @@ def random_split(
     return _make(data, test, strategy="random", params={"test_fraction": f}, seed=seed)
 
 
+@constrained(test_fraction=FRACTION, rng=SEED, min_train=NONNEGATIVE_INT)
 def user_ratio_split(
     data: pd.DataFrame,
     *,
@@ -151,8 +153,7 @@ def user_ratio_split(
     """
     func = "user_ratio_split"
     data = check_interactions(data, func=func, ratings=True, nonempty=True)
-    f = check_fraction(test_fraction, func=func, arg="test_fraction")
-    min_train = check_nonnegative_int(min_train, func=func, arg="min_train")
+    f, min_train = float(test_fraction), int(min_train)  # constrained, as rng
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     codes, n_users = _user_codes(data)
@@ -163,6 +164,7 @@ def user_ratio_split(
     return _make(data, test, strategy="user_ratio", params=params, seed=seed)
 
 
+@constrained(rng=SEED, min_train=NONNEGATIVE_INT)
 def train_dev_test_split(
     data: pd.DataFrame,
     *,
@@ -222,7 +224,7 @@ def train_dev_test_split(
     data = check_interactions(data, func=func, ratings=True, nonempty=True)
     f_train, f_dev, f_test = _check_fractions(fractions, func=func)
     by = check_choice(by, func=func, arg="by", choices=("user", "global"))
-    min_train = check_nonnegative_int(min_train, func=func, arg="min_train")
+    min_train = int(min_train)  # constrained, as rng
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     n = len(data)
@@ -246,6 +248,7 @@ def train_dev_test_split(
     return _make(data, test, strategy="train_dev_test", params=params, seed=seed, dev_mask=dev)
 
 
+@constrained(rng=SEED)
 def kfold_split(
     data: pd.DataFrame,
     *,

@@ -16,6 +16,7 @@ from evalkit._checks import (
     describe,
 )
 
+from .._constraints import FRACTION, NONNEGATIVE_INT, POSITIVE_INT, constrained, optional
 from ._base import (
     Split,
     _group_ranks,
@@ -28,6 +29,8 @@ from ._base import (
 __all__ = ["global_temporal_split", "user_temporal_split"]
 
 
+@constrained(test_fraction=optional(FRACTION), n_test=optional(POSITIVE_INT),
+             min_train=NONNEGATIVE_INT)
 def user_temporal_split(
     data: pd.DataFrame,
     *,
@@ -109,6 +112,7 @@ def user_temporal_split(
     return _make(data, test, strategy="user_temporal", params=params, seed=None)
 
 
+@constrained(test_fraction=optional(FRACTION))
 def global_temporal_split(
     data: pd.DataFrame,
     *,
