@@ -115,7 +115,7 @@ def test_bv_minimises_bias_and_variance_and_gamma_one_is_the_posterior_mean() ->
 
     n, m, k = 300, 20, 5
     per_rank = RANKING_METRICS["ndcg"].per_rank
-    A, values, prior = S._binned(n, m, True, per_rank, k)
+    A, values, prior = S._estimate._binned(n, m, True, per_rank, k)
 
     def loss(x: np.ndarray, gamma: float) -> float:
         # Krichene and Rendle: sum_r w_r (bias_r^2 + gamma var_r) of the estimate x[r~]
@@ -124,13 +124,13 @@ def test_bv_minimises_bias_and_variance_and_gamma_one_is_the_posterior_mean() ->
         return float(prior @ (bias * bias + gamma * var))
 
     for gamma in (0.01, 0.3):
-        closed = S._bv(A, values, prior, gamma)
+        closed = S._estimate._bv(A, values, prior, gamma)
         found = minimize(loss, np.zeros(m + 1), args=(gamma,), method="BFGS",
                          options={"gtol": 1e-12, "maxiter": 20000}).x
         assert loss(closed, gamma) <= loss(found, gamma) + 1e-12
         np.testing.assert_allclose(closed, found, atol=2e-4)
     posterior = (prior * values) @ A / (prior @ A)
-    np.testing.assert_allclose(S._bv(A, values, prior, 1.0), posterior, rtol=1e-10)
+    np.testing.assert_allclose(S._estimate._bv(A, values, prior, 1.0), posterior, rtol=1e-10)
 
 
 def test_every_estimator_is_the_full_metric_when_every_item_is_a_candidate() -> None:
