@@ -27,7 +27,8 @@ import pandas as pd
 from .._checks import has_duplicate_pairs
 from . import _kernels
 
-__all__ = ["HitTable", "TruthSide", "build_hits", "truth_side"]
+__all__ = ["HitTable", "TruthSide", "build_hits", "codes_of", "id_array", "truth_side",
+           "unique_ids"]
 
 _MAX_LEVELS = 254  # distinct ratings coded in one byte (0: not in the test set)
 
@@ -42,7 +43,7 @@ def _bounds(values: np.ndarray, known: dict | None) -> tuple:
     return entry[1], entry[2]
 
 
-def _codes(values: np.ndarray, uniques: np.ndarray, known: dict | None = None) -> np.ndarray:
+def codes_of(values: np.ndarray, uniques: np.ndarray, known: dict | None = None) -> np.ndarray:
     """Position of each value in the sorted array ``uniques``, or -1 if absent (int32 for
     fewer than 2**31 uniques, else int64). ``known`` remembers array bounds across calls."""
     dtype = np.int32 if uniques.size < 2**31 - 1 else np.int64
@@ -72,7 +73,7 @@ def _codes(values: np.ndarray, uniques: np.ndarray, known: dict | None = None) -
     return pd.Index(uniques).get_indexer(values).astype(dtype)
 
 
-def _unique(*arrays: np.ndarray, known: dict | None = None) -> np.ndarray:
+def unique_ids(*arrays: np.ndarray, known: dict | None = None) -> np.ndarray:
     """Sorted unique values of the arrays; linear time for small non-negative integer ids."""
     if all(a.dtype.kind in "iu" for a in arrays) and any(a.size for a in arrays):
         bounds = [_bounds(a, known) for a in arrays if a.size]
@@ -102,11 +103,11 @@ def _item_keys(t_item: np.ndarray, r_item: np.ndarray, known: dict
         low, high = min(t_low, r_low), max(t_high, r_high)
         if int(high) - int(low) < max(4 * (t_item.size + r_item.size), 1 << 20):
             return t_item, r_item, int(low), int(high) - int(low) + 1
-    items = _unique(t_item, r_item, known=known)
-    return _codes(t_item, items, known), _codes(r_item, items, known), 0, max(items.size, 1)
+    items = unique_ids(t_item, r_item, known=known)
+    return codes_of(t_item, items, known), codes_of(r_item, items, known), 0, max(items.size, 1)
 
 
-def _id_array(series: pd.Series) -> np.ndarray:
+def id_array(series: pd.Series) -> np.ndarray:
     values = series.to_numpy()
     if values.dtype.kind in "iu":
         return values.astype(np.int64, copy=False)
@@ -289,11 +290,11 @@ class TruthSide:
 def truth_side(truth: pd.DataFrame, users: object = None) -> TruthSide:
     """Code validated ``truth`` for :func:`build_hits` (``users``: as there)."""
     known: dict = {}
-    t_user = _id_array(truth["user_id"])
-    users = _unique(t_user, known=known) if users is None else \
-        np.unique(_id_array(pd.Series(users)))
-    t_u = _codes(t_user, users, known)
-    t_item = _id_array(truth["item_id"])
+    t_user = id_array(truth["user_id"])
+    users = unique_ids(t_user, known=known) if users is None else \
+        np.unique(id_array(pd.Series(users)))
+    t_u = codes_of(t_user, users, known)
+    t_item = id_array(truth["item_id"])
     t_rating = truth["rating"].to_numpy(dtype=np.float64)
     # each test row gets a nonzero code: its rating level (one byte) or its row number
     levels = _rating_levels(t_rating)
@@ -340,16 +341,16 @@ def build_hits(
     users = side.users
     n_users = users.size
     known: dict = {}  # bounds of the id arrays, each computed once
-    r_user = _id_array(recs["user_id"])
-    r_u = _codes(r_user, users, known)
+    r_user = id_array(recs["user_id"])
+    r_u = codes_of(r_user, users, known)
     all_kept = r_u.size == 0 or bool(r_u.min() >= 0)
     keep = None if all_kept else r_u >= 0
-    n_recs_only = 0 if all_kept else int(_unique(r_user[~keep]).size)
+    n_recs_only = 0 if all_kept else int(unique_ids(r_user[~keep]).size)
 
     def kept(values: np.ndarray) -> np.ndarray:
         return values if all_kept else values[keep]
 
-    all_items = _id_array(recs["item_id"])
+    all_items = id_array(recs["item_id"])
     ranked = "rank" in recs.columns
     all_ranks = recs["rank"].to_numpy().astype(np.int64, copy=False) if ranked else None
     # the rows left out (users only in the lists) are checked for repeated items and ranks

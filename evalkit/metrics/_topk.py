@@ -39,11 +39,11 @@ def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | No
     frame sort of 16 million rows by three keys.
     """
     from . import _kernels
-    from ._hits import _codes, _id_array, _tie_key, _unique
+    from ._hits import _tie_key, codes_of, id_array, unique_ids
 
-    user, item = _id_array(recs["user_id"]), _id_array(recs["item_id"])
-    users = _unique(user)
-    codes = _codes(user, users)
+    user, item = id_array(recs["user_id"]), id_array(recs["item_id"])
+    users = unique_ids(user)
+    codes = codes_of(user, users)
     n = users.size
     if "rank" in recs.columns:
         rank = recs["rank"].to_numpy().astype(np.int64, copy=False)
@@ -59,7 +59,7 @@ def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | No
                              "rank": recs["rank"].to_numpy()[order].astype(np.int64)},
                             copy=False)  # fresh arrays: kept as they are
     score = recs["score"].to_numpy(dtype=np.float64)
-    key = _tie_key(_codes(item, _unique(item)), item, tie_order)
+    key = _tie_key(codes_of(item, unique_ids(item)), item, tie_order)
     if _kernels.ordered_by_score(codes, score, key, True):
         order = np.arange(codes.size)
         starts = _kernels.group_starts(codes, codes, False, n)
@@ -117,11 +117,11 @@ def _distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.nda
 def _find_distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                        np.ndarray]:
     from . import _kernels
-    from ._hits import _codes, _id_array, _unique
+    from ._hits import codes_of, id_array, unique_ids
 
-    user, item = _id_array(train["user_id"]), _id_array(train["item_id"])
-    users, items = _unique(user), _unique(item)
-    u, i = _codes(user, users), _codes(item, items)
+    user, item = id_array(train["user_id"]), id_array(train["item_id"])
+    users, items = unique_ids(user), unique_ids(item)
+    u, i = codes_of(user, users), codes_of(item, items)
     order, _ = _kernels.order_by_group(u, i, i, users.size)
     u, i = u[order], i[order]
     first = np.ones(i.size, dtype=bool)
@@ -183,7 +183,7 @@ def in_popular_baseline(top: pd.DataFrame, train: pd.DataFrame, *, k: int) -> np
     unseen items come before it (p minus the user's seen items above it).
     """
     from . import _kernels
-    from ._hits import _codes, _id_array
+    from ._hits import codes_of, id_array
 
     users, items, u, i = _distinct_pairs(train)
     count = np.bincount(i, minlength=items.size)
@@ -191,8 +191,8 @@ def in_popular_baseline(top: pd.DataFrame, train: pd.DataFrame, *, k: int) -> np
     position[np.lexsort((np.arange(items.size), -count))] = np.arange(items.size)
     seen_start = np.zeros(users.size + 1, dtype=np.int64)  # the pairs are grouped by user
     np.cumsum(np.bincount(u, minlength=users.size), out=seen_start[1:])
-    tu = _codes(_id_array(top["user_id"]), users).astype(np.int64)
-    ti = _codes(_id_array(top["item_id"]), items)
+    tu = codes_of(id_array(top["user_id"]), users).astype(np.int64)
+    ti = codes_of(id_array(top["item_id"]), items)
     p = np.where(ti >= 0, position[np.maximum(ti, 0)], -1)
     out = np.zeros(len(top), dtype=np.bool_)
     bounds = np.linspace(0, len(top), _kernels._threads() + 1).astype(np.int64)
