@@ -87,15 +87,14 @@ def test_split_findings_name_leaks_only_where_the_audit_finds_them() -> None:
 
 
 def test_beyond_max_rows_the_strategies_split_a_sample_of_users_and_say_so(monkeypatch) -> None:
-    import evalkit.split as split_module
+    import evalkit.report._tables as tables  # where the splitting page's audits are made
 
     inputs = rp.load_inputs("sample", split=None)
     ratings = inputs.ratings
     whole = rp.make_splits(inputs, ["random", "user_ratio"])
     assert whole.sample is None and "sample of" not in rp.split_findings(whole)
     calls = []
-    monkeypatch.setattr(split_module, "audit", lambda s, _a=split_module.audit: (
-        calls.append(s), _a(s))[1])
+    monkeypatch.setattr(tables, "audit", lambda s, _a=tables.audit: (calls.append(s), _a(s))[1])
     splits = rp.make_splits(inputs, ["random", "user_ratio"], max_rows=len(ratings) // 4)
     sample = splits.sample
     users = np.union1d(splits["random"].train["user_id"], splits["random"].test["user_id"])

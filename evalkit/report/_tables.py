@@ -11,6 +11,37 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._checks import check_cutoff, check_positive_int, check_recs
+from .._comparison import Comparison, compare_evaluations, cross_validate
+from .._evaluation import evaluate
+from ..definitions import Definitions
+from ..metrics import (
+    RANKING_METRICS,
+    classification_scores,
+    confusion_at_k,
+    default_metrics,
+    fcp_global,
+    kendall,
+    mae,
+    parse_column,
+    rating_errors,
+    rmse,
+    spearman,
+)
+from ..metrics.tables import (
+    beyond_accuracy,
+    beyond_intervals,
+    classification_by_threshold,
+    list_intervals,
+    tie_report,
+)
+from ..models import MODELS
+from ..profiles import PROFILES
+from ..profiles import profile as profile_definitions
+from ..segments import user_activity_bins
+from ..split import audit, audit_many, split_by
+from ._findings import lower_note, table_findings
+from ._inputs import prediction_coverage
 from ._params import ParameterError
 from ._quiet import shown_in_the_page
 
@@ -81,7 +112,6 @@ class Splits(dict):
 
     def audit(self, name: str) -> pd.DataFrame:
         """:func:`evalkit.split.audit` of split ``name``, computed on first use."""
-        from ..split import audit
 
         if name not in self._audits:
             self._audits[name] = audit(self[name])
@@ -89,7 +119,6 @@ class Splits(dict):
 
     def audit_table(self) -> pd.DataFrame:
         """:func:`evalkit.split.audit_many` of these splits, from the audits computed once."""
-        from ..split import audit_many
 
         return audit_many(self, audits={name: self.audit(name) for name in self})
 
@@ -139,8 +168,6 @@ def make_splits(inputs, strategies: Sequence[str], *, test_fraction: float = 0.2
         When there is nothing to compare, or a temporal strategy meets data without
         timestamps.
     """
-    from .._checks import check_positive_int
-    from ..split import split_by
 
     if max_rows is not None:
         max_rows = check_positive_int(max_rows, func="make_splits", arg="max_rows")
@@ -175,8 +202,6 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
 
     Tie warnings are not shown here: the tie table and the findings report them per system.
     """
-    from .._evaluation import evaluate
-    from ..metrics import default_metrics
 
     if focus is not None:
         if metrics is None:
@@ -227,8 +252,6 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
     ``k = 1..k_max``, whose bootstrap shares one resampling design over every column: the
     band at each k is that k's percentile interval (pointwise, not a simultaneous band).
     """
-    from .._checks import check_cutoff
-    from .._evaluation import evaluate
 
     k_max = check_cutoff(k_max, func="curve_bands", arg="k_max")
     definitions = _band_definitions(profile, func="curve_bands", threshold=threshold)
@@ -253,7 +276,6 @@ def report_definitions(profile: str | None, threshold: float | None):
     >>> report_definitions(None, 4.0) is None, report_definitions("lenskit", None)
     (True, 'lenskit')
     """
-    from ..definitions import Definitions
 
     if profile is not None:
         return profile
@@ -263,7 +285,6 @@ def report_definitions(profile: str | None, threshold: float | None):
 def _band_definitions(profile: str | None, *, func: str, threshold: float | None = 4.0):
     """The definitions of the curves under ``profile``: the profile's, for every metric
     (also those its library lacks); else as :func:`report_definitions`."""
-    from ..profiles import profile as profile_definitions
 
     return report_definitions(None, threshold) if profile is None else \
         profile_definitions(profile, func=func).replace(profile=None)
@@ -288,8 +309,6 @@ def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.D
     declared lower-is-better (its row says so); when the best system's interval overlaps
     another's, the mark means little, and the comparison report tests the difference.
     """
-    from ..metrics import RANKING_METRICS
-    from ._findings import lower_note
 
     results = {}
     for name, ev in evaluations.items():
@@ -323,7 +342,6 @@ def tie_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int
     have). A system of ranks without scores has no ties to show and is left out; None when
     no system has scores.
     """
-    from ..metrics.tables import tie_report
 
     definitions = report_definitions(None, threshold)
     shown = " (shown above)" if profile is None else ""
@@ -357,7 +375,6 @@ def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFram
     Test ratings a system does not predict are left out of its errors (the coverage table
     counts them).
     """
-    from ..metrics import mae, rmse
 
     rows = {}
     with shown_in_the_page():
@@ -410,7 +427,6 @@ def _rating_results(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
                     seed: int) -> dict[str, pd.DataFrame]:
     """:func:`evalkit.metrics.rating_errors` of each system (test pairs it does not predict
     left out, as the tables say)."""
-    from ..metrics import rating_errors
 
     with shown_in_the_page():
         return {name: rating_errors(test, p, missing="drop", rng=seed)
@@ -420,7 +436,6 @@ def _rating_results(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
 def _classification_results(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                             threshold: float, seed: int) -> dict[str, pd.DataFrame]:
     """:func:`evalkit.metrics.classification_scores` of each system at ``threshold``."""
-    from ..metrics import classification_scores
 
     with shown_in_the_page(undefined=True):
         return {name: classification_scores(test, p, threshold=threshold, missing="drop",
@@ -480,7 +495,6 @@ def classification_summary(test: pd.DataFrame, predictions: Mapping[str, pd.Data
 
 
 def _left_out(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> dict[str, int]:
-    from ._inputs import prediction_coverage
 
     if not predictions:
         return {}
@@ -492,7 +506,6 @@ def rating_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
     """The findings the rating report opens with: the lowest MAE and RMSE with their
     intervals, where the intervals do not settle the order, and the test ratings each system
     leaves out (:func:`evalkit.report.table_findings`)."""
-    from ._findings import table_findings
 
     if not predictions:
         return "## Findings\n\nNo system predicts ratings here: there is nothing to state."
@@ -506,7 +519,6 @@ def classification_findings(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
     """The findings the classification report opens with: the highest precision, recall and
     F1 at ``threshold`` with their intervals, where the intervals do not settle the order,
     and the test ratings each system leaves out."""
-    from ._findings import table_findings
 
     if not predictions:
         return "## Findings\n\nNo system predicts ratings here: there is nothing to state."
@@ -523,7 +535,6 @@ def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame
     A system that predicts one value per user (such as the global mean) orders nothing: its
     correlations are undefined for every user and show as NaN.
     """
-    from ..metrics import fcp_global, kendall, spearman
 
     rows = {}
     with shown_in_the_page(undefined=True):
@@ -552,7 +563,6 @@ def confusion_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
 def threshold_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                     thresholds: Sequence[float]) -> pd.DataFrame:
     """:func:`evalkit.metrics.tables.classification_by_threshold` for every system."""
-    from ..metrics.tables import classification_by_threshold
 
     with shown_in_the_page():
         return pd.concat({name: classification_by_threshold(predicted_rows(test, p), p,
@@ -564,7 +574,6 @@ def topk_confusion_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame]
                          threshold: float | None) -> pd.DataFrame:
     """Confusion counts with each user's top-k list as the predicted-relevant items, and the
     precision and recall they give, one row per system."""
-    from ..metrics import confusion_at_k
 
     rows = {}
     with shown_in_the_page():
@@ -585,7 +594,6 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
 
     Intra-list diversity needs item genres: without an item table (``ITEMS``) it is NaN.
     """
-    from ..metrics.tables import beyond_accuracy
 
     items = inputs.items
     if items is None:
@@ -609,7 +617,6 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     users (:func:`evalkit.metrics.tables.beyond_intervals`,
     :func:`evalkit.metrics.tables.list_intervals`). Nothing is marked best: more novel is not
     better in itself."""
-    from ..metrics.tables import beyond_intervals, list_intervals
 
     with shown_in_the_page():
         results = {name: pd.concat([
@@ -625,8 +632,6 @@ def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.Data
     """The findings the beyond-accuracy report opens with: the range of catalog coverage,
     novelty and diversity across systems (none is better in itself), and the highest
     serendipity with its interval (:func:`evalkit.report.table_findings`)."""
-    from ..metrics.tables import beyond_intervals
-    from ._findings import table_findings
 
     if not systems:
         return "## Findings\n\nNo system to describe here."
@@ -737,7 +742,6 @@ def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: 
     """
     import html
 
-    from .._checks import check_recs
 
     test = inputs.test
     titles: dict = {}
@@ -799,7 +803,6 @@ def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: 
 def test_users_by_activity(splits: Mapping[str, object]) -> pd.DataFrame:
     """Test users by their number of training interactions (activity bins), one column per
     split."""
-    from ..segments import user_activity_bins
 
     return pd.DataFrame({
         name: user_activity_bins(split.train, users=split.test["user_id"].unique())
@@ -814,8 +817,6 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
                              profile: str | None = None) -> pd.DataFrame:
     """:func:`evalkit.cross_validate` of every named baseline (default hyperparameters),
     one block of rows per baseline; an empty table when none is named."""
-    from .._comparison import cross_validate
-    from ..models import MODELS
 
     if not baselines:
         return pd.DataFrame()
@@ -881,7 +882,6 @@ def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
     evaluations are those of :func:`evaluate_systems` (the same users, metrics and
     cutoffs), so the comparison states the same means as the rest of the report.
     """
-    from .._comparison import compare_evaluations
 
     if len(evaluations) < 2:
         return None
@@ -909,7 +909,6 @@ def detectable_note(table: pd.DataFrame | None, column: str) -> str:
     """The sentence before the chart of what each undecided pair's test could have detected
     (:func:`evalkit.plots.detectable_differences`), saying what it shows exactly when it is
     drawn (:func:`undecided_pairs`), else why there is none; empty without pairs."""
-    from ..metrics import parse_column
 
     if table is None or "mde" not in table.columns:
         return ""
@@ -974,7 +973,6 @@ def comparison_table(table: pd.DataFrame | None, *, digits: int = 3) -> pd.DataF
     """
     if table is None:
         return None
-    from .._comparison import Comparison
 
     return Comparison(table).readable(digits=digits)
 
@@ -989,9 +987,6 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
     The same recommendations, the same test truth and the same relevance threshold: every
     difference in a column is a difference of definitions, which :func:`profile_table` lists.
     """
-    from .._evaluation import evaluate
-    from ..metrics import RANKING_METRICS
-    from ..profiles import PROFILES
 
     rows = {}
     with shown_in_the_page():
@@ -1019,7 +1014,6 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
 
 def profile_table() -> pd.DataFrame:
     """Each profile's library, version and the definitions where it differs from evalkit's."""
-    from ..profiles import PROFILES
 
     def changes(entry) -> str:
         d = entry.definitions
