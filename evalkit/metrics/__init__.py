@@ -75,8 +75,12 @@ from .ranking import (
 )
 from .rating import mae, mae_per_user, rating_errors, rmse, rmse_per_user
 
-#: Rank of the first relevant item in the top k (k + 1 without one); lower is better.
-first_relevant_rank = per_user_function(RANKING_METRICS["first_relevant_rank"])
+#: The public functions of the built-in metrics declared from hits (``first_relevant_rank``:
+#: the rank of the first relevant item in the top k, k + 1 without one; lower is better),
+#: derived from their declarations under the names they declare.
+_FROM_HITS = {m.function: per_user_function(m) for m in RANKING_METRICS.values()
+              if m.per_user is not None}
+globals().update(_FROM_HITS)
 
 for _metric in RANKING_METRICS.values():  # each compiled metric's function takes what it reads
     if _metric.kernel:
@@ -107,7 +111,6 @@ __all__ = [
     "f1_at_k",
     "fcp",
     "fcp_global",
-    "first_relevant_rank",
     "get_metric",
     "gini_index",
     "half_life_utility",
@@ -140,6 +143,7 @@ __all__ = [
     "tables",
     "unregister",
     "user_coverage",
+    *_FROM_HITS,  # first_relevant_rank
 ]
 
 
