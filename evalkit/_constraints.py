@@ -33,7 +33,6 @@ from ._checks import (
     check_ks,
     check_nonnegative_int,
     check_positive_int,
-    check_real,
     check_resamples,
     check_rng,
     describe,
@@ -41,8 +40,7 @@ from ._checks import (
 from ._errors import InvalidParameterError
 
 __all__ = ["BOOL", "CONSTRAINED", "CUTOFF", "CUTOFFS", "FRACTION", "NONNEGATIVE_INT",
-           "POSITIVE_INT", "RESAMPLES", "SEED", "Constraint", "choice", "constrained",
-           "optional", "real"]
+           "POSITIVE_INT", "RESAMPLES", "SEED", "Constraint", "constrained", "optional"]
 
 
 @dataclass(frozen=True)
@@ -107,29 +105,6 @@ def optional(constraint: Constraint) -> Constraint:
         return None if value is None else constraint.check(value, func=func, arg=arg)
 
     return Constraint(check, tuple(v for v in constraint.refused if v is not None))
-
-
-def real(minimum: float | None = None, *, strict: bool = False) -> Constraint:
-    """A finite number, at least (or, ``strict``, above) ``minimum``."""
-
-    def check(value: object, *, func: str, arg: str) -> float:
-        return check_real(value, func=func, arg=arg, minimum=minimum, strict=strict)
-
-    below = [] if minimum is None else [minimum - 1.0] + ([minimum] if strict else [])
-    return Constraint(check, (*below, math.inf, math.nan, "1", True, None))
-
-
-def choice(*options: str) -> Constraint:
-    """One of ``options`` (strings)."""
-
-    def check(value: object, *, func: str, arg: str) -> str:
-        if not isinstance(value, str) or value not in options:
-            raise InvalidParameterError(
-                f"{func}: '{arg}' must be one of {', '.join(map(repr, options))}; got "
-                f"{describe(value)}.")
-        return value
-
-    return Constraint(check, ("no such option", 1, None))
 
 
 #: Every constrained public function (the common test reads it), a metric of your own's

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._checks import check_cutoff, check_ks, check_positive_int, warn
+from .._checks import check_cutoff, check_ks, warn
 from .._constraints import CUTOFF, CUTOFFS, POSITIVE_INT, constrained, optional
 from .._display import CURVE_USERS, CurveTable, metric_column
 from .._errors import InvalidParameterError
@@ -256,7 +256,7 @@ def per_user(name: str, truth: object, recs: object, k: object, definitions: Def
     every public per-user function returns (:func:`evalkit.metrics.ndcg_at_k`,
     :func:`~evalkit.metrics.r_precision`, a registered metric's), through the engine."""
     metric = RANKING_METRICS[name]
-    ks = [check_positive_int(k, func=func, arg="k")] if metric.at_k else []
+    ks = [int(k)] if metric.at_k else []  # k constrained by the public function
     engine = _Engine(truth, recs, train, max(ks, default=1), ks, func=func)
     table, _, tied = engine.table(definitions)
     values, undefined = engine.metric(metric, definitions, ks or [None])
