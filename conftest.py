@@ -32,7 +32,7 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 #: while the other workers idle. Scopes not named keep their order after these.
 _SCOPE_SECONDS = {
     "tests/test_spark.py": 100, "tests/test_report_runner.py": 85, "tests/test_reports.py": 69,
-    "tests/test_notebook_grid.py::TestNotebook09": 31, "tests/test_readme_commands.py": 129,
+    "tests/test_notebook_grid.py::TestNotebook09": 31, "tests/test_readme_commands.py": 30,
     "notebooks/09-at-scale.ipynb": 22, "tests/test_profiles.py": 19,
     "tests/test_notebook_grid.py::TestNotebook05": 18,
     "notebooks/07-model-comparison.ipynb": 17, "tests/test_packaging.py": 17,
