@@ -87,7 +87,7 @@ def test_split_findings_name_leaks_only_where_the_audit_finds_them() -> None:
 
 
 def test_beyond_max_rows_the_strategies_split_a_sample_of_users_and_say_so(monkeypatch) -> None:
-    import evalkit.report._tables as tables  # where the splitting page's audits are made
+    import evalkit.report._splitting as tables  # where the splitting page's audits are made
 
     inputs = rp.load_inputs("sample", split=None)
     ratings = inputs.ratings

@@ -18,29 +18,41 @@ from __future__ import annotations
 
 from .._comparison import format_pvalue
 from . import (
+    _beyond,
+    _comparing,
     _findings,
     _groups,
     _inputs,
+    _libraries,
     _params,
     _prose,
     _protocols,
+    _ranking,
+    _rating,
     _runner,
     _runs,
+    _show,
     _spark,
-    _tables,
+    _splitting,
 )
+from ._beyond import *  # noqa: F403 (its __all__)
+from ._comparing import *  # noqa: F403 (its __all__)
 from ._findings import *  # noqa: F403 (its __all__)
 from ._groups import *  # noqa: F403 (its __all__)
 from ._inputs import *  # noqa: F403 (its __all__)
+from ._libraries import *  # noqa: F403 (its __all__)
 from ._params import *  # noqa: F403 (its __all__)
 from ._prose import *  # noqa: F403 (its __all__)
 from ._protocols import *  # noqa: F403 (its __all__)
+from ._ranking import *  # noqa: F403 (its __all__)
+from ._rating import *  # noqa: F403 (its __all__)
 from ._runner import *  # noqa: F403 (its __all__)
 from ._runs import *  # noqa: F403 (its __all__)
+from ._show import *  # noqa: F403 (its __all__)
 from ._spark import *  # noqa: F403 (its __all__)
-from ._tables import *  # noqa: F403 (its __all__)
+from ._splitting import *  # noqa: F403 (its __all__)
 
 #: Each module's public names, listed once: in its own ``__all__``.
-_MODULES = (_findings, _groups, _inputs, _params, _prose, _protocols, _runner, _runs, _spark,
-            _tables)
+_MODULES = (_beyond, _comparing, _findings, _groups, _inputs, _libraries, _params, _prose,
+            _protocols, _ranking, _rating, _runner, _runs, _show, _spark, _splitting)
 __all__ = ["format_pvalue", *(name for module in _MODULES for name in module.__all__)]

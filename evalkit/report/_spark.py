@@ -26,7 +26,14 @@ import pandas as pd
 from ._inputs import ReportInputs, RunCard, _provenance, load_inputs, load_systems, run_card
 from ._params import ParameterError
 from ._quiet import shown_in_the_page
-from ._tables import _band_definitions, _bands, curve_bands, evaluate_systems, report_definitions
+from ._ranking import (
+    _band_definitions,
+    _bands,
+    curve_bands,
+    evaluate_systems,
+    ranking_headline,
+    report_definitions,
+)
 
 __all__ = [
     "ParquetInputs",
@@ -483,8 +490,6 @@ def spark_headline(evaluations: Mapping[str, object], *, k: int, metric: str = "
     (when checked); when Spark did not run, why not."""
     if missing:
         return {"Spark": f"not run: {missing}"}
-    from ._tables import ranking_headline
-
     out = ranking_headline(evaluations, metric=metric, k=k)
     if agreement is not None and not agreement.empty:
         out["same as in memory"] = bool((agreement["largest_difference"] < TOLERANCE).all()
