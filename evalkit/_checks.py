@@ -801,16 +801,18 @@ def as_vector(values: object, *, func: str, arg: str, allow_nan: bool = False) -
         if not (
             pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype)
         ):
-            raise TypeError(f"{func}: '{arg}' must be numeric; got dtype {values.dtype}.")
+            raise InvalidParameterError(
+                f"{func}: '{arg}' must be numeric; got dtype {values.dtype}.")
         array = values.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
         if isinstance(values, (str, bytes)):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: '{arg}' must be a 1-D numeric array-like; got {describe(values)}."
             )
         array = np.asarray(values)
         if array.dtype.kind not in "biuf":
-            raise TypeError(f"{func}: '{arg}' must be numeric; got dtype {array.dtype}.")
+            raise InvalidParameterError(
+                f"{func}: '{arg}' must be numeric; got dtype {array.dtype}.")
         array = array.astype(np.float64)
     if array.ndim != 1:
         raise ValueError(

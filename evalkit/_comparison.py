@@ -11,14 +11,21 @@ import pandas as pd
 
 from ._checks import (
     InvalidParameterError,
-    check_choice,
     check_fraction,
     check_ks,
-    check_positive_int,
     check_resamples,
     describe,
 )
-from ._constraints import CUTOFFS, FRACTION, RESAMPLES, SEED, constrained, optional
+from ._constraints import (
+    CUTOFFS,
+    FRACTION,
+    POSITIVE_INT,
+    RESAMPLES,
+    SEED,
+    choice,
+    constrained,
+    optional,
+)
 from ._display import DIGITS, TableFrame, format_pvalue
 from ._display import progress as show_progress
 from ._evaluation import Evaluation, evaluate
@@ -155,8 +162,8 @@ class Comparison(TableFrame):
                 + self.readable().to_html(index=False))
 
 
-@constrained(k=CUTOFFS, alpha=FRACTION, rng=SEED, confidence=FRACTION,
-             n_resamples=RESAMPLES)
+@constrained(pairs=choice(*PAIRS), k=CUTOFFS, alpha=FRACTION, rng=SEED, confidence=FRACTION,
+             n_resamples=RESAMPLES, n_permutations=POSITIVE_INT)
 @takes_definitions
 def compare(
     systems: Mapping[str, pd.DataFrame],
@@ -238,7 +245,6 @@ def compare(
     func = "compare"
     names = check_systems(systems, func=func, arg="systems")
     order = baseline_first(names, baseline, func=func)
-    pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
     alpha, confidence = float(alpha), float(confidence)  # constrained
     n_resamples = int(n_resamples)
     generator = np.random.default_rng(rng)
@@ -264,8 +270,8 @@ def compare(
                     generator=generator, func=func)
 
 
-@constrained(rng=SEED, alpha=FRACTION, confidence=optional(FRACTION),
-             n_resamples=optional(RESAMPLES))
+@constrained(pairs=choice(*PAIRS), rng=SEED, alpha=FRACTION, confidence=optional(FRACTION),
+             n_resamples=optional(RESAMPLES), n_permutations=POSITIVE_INT)
 def compare_evaluations(
     evaluations: Mapping[str, Evaluation],
     *,
@@ -378,10 +384,10 @@ def compare_evaluations(
     names = check_systems(evaluations, func=func, arg="evaluations")
     for name in names:
         if not isinstance(evaluations[name], Evaluation):
-            raise TypeError(f"{func}: 'evaluations[{name!r}]' must be an evalkit Evaluation; "
-                            f"got {type(evaluations[name]).__name__}.")
+            raise InvalidParameterError(
+                f"{func}: 'evaluations[{name!r}]' must be an evalkit Evaluation; "
+                f"got {type(evaluations[name]).__name__}.")
     order = baseline_first(names, baseline, func=func)
-    pairs = check_choice(pairs, func=func, arg="pairs", choices=PAIRS)
     alpha = float(alpha)  # constrained
     first = evaluations[order[0]]
     if confidence is None:
@@ -470,7 +476,7 @@ def comparison_table(results: Mapping[str, object], order: list[str], *, pairs: 
     sign_key=, n_permutations=, boot_key=, n_resamples=)`` (a partitioned table adds its
     partitions' :class:`evalkit._paired.PairedSums`), by default from the per-user tables.
     """
-    n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
+    n_permutations = int(n_permutations)  # checked by each caller
     if pairs == "reference":
         pair_list = [(name, order[0]) for name in order[1:]]
     else:
@@ -659,7 +665,7 @@ def cross_validate(
     """
     func = "cross_validate"
     if not callable(model_factory):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'model_factory' must be callable; got {type(model_factory).__name__}.")
     confidence = float(confidence)  # constrained, as k and rng
     ks = check_ks(k, func=func)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import numbers
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,11 +29,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import (
+    check_choice,
     check_cutoff,
     check_fraction,
     check_ks,
     check_nonnegative_int,
     check_positive_int,
+    check_real,
     check_resamples,
     check_rng,
     describe,
@@ -40,7 +43,8 @@ from ._checks import (
 from ._errors import InvalidParameterError
 
 __all__ = ["BOOL", "CONSTRAINED", "CUTOFF", "CUTOFFS", "FRACTION", "NONNEGATIVE_INT",
-           "POSITIVE_INT", "RESAMPLES", "SEED", "Constraint", "constrained", "optional"]
+           "POSITIVE_INT", "RESAMPLES", "SEED", "Constraint", "choice", "constrained",
+           "integer", "optional", "real"]
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,57 @@ SEED = Constraint(check_rng, (-1, 2.5, "seed", True))
 BOOL = Constraint(_check_bool, ("yes", 1, None))
 
 
+def integer(minimum: int) -> Constraint:
+    """An integer (not a bool) at least ``minimum``."""
+
+    def check(value: object, *, func: str, arg: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+            raise InvalidParameterError(
+                f"{func}: '{arg}' must be an integer >= {minimum}; got {describe(value)}.")
+        return int(value)
+
+    return Constraint(check, (minimum - 1, float(minimum), str(minimum), True, None))
+
+
+def choice(*options: str) -> Constraint:
+    """One of ``options`` (the message lists them)."""
+
+    def check(value: object, *, func: str, arg: str) -> str:
+        return check_choice(value, func=func, arg=arg, choices=options)
+
+    return Constraint(check, ("not-an-option", None, 3))
+
+
+def real(*, minimum: float | None = None, maximum: float | None = None, strict: bool = False,
+         strict_maximum: bool = False) -> Constraint:
+    """A finite real number, at least ``minimum`` (above it where ``strict``) and at most
+    ``maximum`` (below it where ``strict_maximum``), where given."""
+
+    def check(value: object, *, func: str, arg: str) -> float:
+        number = check_real(value, func=func, arg=arg, minimum=minimum, strict=strict)
+        if maximum is not None and (number >= maximum if strict_maximum else number > maximum):
+            rule = f"< {maximum:g}" if strict_maximum else f"<= {maximum:g}"
+            raise InvalidParameterError(f"{func}: '{arg}' must be {rule}; got {number!r}.")
+        return number
+
+    refused: tuple[object, ...] = ("1", True, None, math.nan, math.inf)
+    if minimum is not None:
+        refused += (minimum if strict else minimum - 1,)
+    if maximum is not None:
+        refused += (maximum if strict_maximum else maximum + 1,)
+    return Constraint(check, refused)
+
+
 def optional(constraint: Constraint) -> Constraint:
     """The constraint, or None."""
 
     def check(value: object, *, func: str, arg: str) -> object:
-        return None if value is None else constraint.check(value, func=func, arg=arg)
+        if value is None:
+            return None
+        try:
+            return constraint.check(value, func=func, arg=arg)
+        except InvalidParameterError as error:  # "must be a real number or None; got 'x'."
+            raise InvalidParameterError(str(error).replace("; got ", " or None; got ", 1)) from None
 
     return Constraint(check, tuple(v for v in constraint.refused if v is not None))
 
@@ -122,7 +172,7 @@ def constrained(**constraints: Constraint) -> Callable[[Callable], Callable]:
         unknown = set(constraints) - set(signature.parameters)
         if unknown:
             raise AssertionError(f"{function.__name__} has no parameter {sorted(unknown)}")
-        name = function.__name__
+        method = next(iter(signature.parameters), None) == "self"
 
         @functools.wraps(function)
         def wrapper(*args: object, **kwargs: object) -> object:
@@ -130,9 +180,11 @@ def constrained(**constraints: Constraint) -> Callable[[Callable], Callable]:
                 given = signature.bind_partial(*args, **kwargs).arguments
             except TypeError:  # the function's own message says what was wrong
                 given = {}
-            for arg, constraint in constraints.items():
-                if arg in given:
-                    constraint.check(given[arg], func=name, arg=arg)
+            if any(arg in given for arg in constraints):
+                name = called_name(wrapper, given.get("self")) if method else function.__name__
+                for arg, constraint in constraints.items():
+                    if arg in given:
+                        constraint.check(given[arg], func=name, arg=arg)
             return function(*args, **kwargs)
 
         # the signature is the wrapped function's, as it is now (takes_definitions may limit
@@ -143,3 +195,16 @@ def constrained(**constraints: Constraint) -> Callable[[Callable], Callable]:
         return wrapper
 
     return decorate
+
+
+def called_name(function: Callable, instance: object = None) -> str:
+    """The name a constrained function's messages give it: its own, or for a method the
+    class of the instance it is called on (``EASE`` for a constructor, ``EASE.recommend``;
+    without an instance, the class that defines it)."""
+    function = getattr(function, "__wrapped__", function)
+    owner, _, name = function.__qualname__.rpartition(".")
+    if not owner:
+        return name
+    if instance is not None:
+        owner = type(instance).__name__
+    return owner if name == "__init__" else f"{owner}.{name}"

@@ -247,8 +247,9 @@ def _as_run(value: object, *, arg: str, func: str) -> tuple[Evaluation, str]:
         return value, str(name)
     if isinstance(value, (str, os.PathLike)):
         return load_evaluation(value), str(value)
-    raise TypeError(f"{func}: '{arg}' must be an evalkit Evaluation or the folder of a saved "
-                    f"run; got {type(value).__name__}.")
+    raise InvalidParameterError(
+        f"{func}: '{arg}' must be an evalkit Evaluation or the folder of a saved "
+        f"run; got {type(value).__name__}.")
 
 
 def column_label(column: str, metric: str) -> str:
@@ -318,8 +319,9 @@ def _margins(margins: object, columns: list[str], metrics: list[str], base: np.n
     if isinstance(margins, (int, float, str)) and not isinstance(margins, bool):
         margins = dict.fromkeys(columns, margins)
     if not isinstance(margins, Mapping):
-        raise TypeError(f"{func}: 'margins' must be a number, a text such as '1%', or a "
-                        f"mapping of metric@k (or metric) to one; got {type(margins).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: 'margins' must be a number, a text such as '1%', or a "
+            f"mapping of metric@k (or metric) to one; got {type(margins).__name__}.")
     chosen: list[object] = [None] * len(columns)
     targets = margin_targets(margins, columns, metrics, func=func, arg="margins")
     for key, (_, positions) in sorted(targets.items(), key=lambda item: item[1][0]):
@@ -477,7 +479,7 @@ def regression_check(
     test = check_choice(test, func=func, arg="test", choices=TESTS)
     correction = check_choice(correction, func=func, arg="correction", choices=_CORRECTIONS)
     if not isinstance(strict, bool):
-        raise TypeError(f"{func}: 'strict' must be True or False; got {strict!r}.")
+        raise InvalidParameterError(f"{func}: 'strict' must be True or False; got {strict!r}.")
     if confidence is not None:
         confidence = check_fraction(confidence, func=func, arg="confidence")
     n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")

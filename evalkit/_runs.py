@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ._errors import InvalidParameterError
 from ._io import atomic_write_text
 from ._version import __version__
 
@@ -128,8 +129,9 @@ def _split_record(split: object) -> dict | None:
     if isinstance(info, str):
         return {"description": info}
     if not isinstance(info, Mapping):
-        raise TypeError("Evaluation.save: 'split' must be an evalkit Split, a mapping or a "
-                        f"text describing the split; got {type(split).__name__}.")
+        raise InvalidParameterError(
+            "Evaluation.save: 'split' must be an evalkit Split, a mapping or a "
+            f"text describing the split; got {type(split).__name__}.")
     return json.loads(json.dumps(dict(info), default=str))
 
 
@@ -152,7 +154,7 @@ def save_evaluation(evaluation: object, path: str | os.PathLike, *, truth: objec
                 f"{func}: 'path' '{target}' holds files that are not a saved run; it is left "
                 "as it is. Choose another path.")
     if name is not None and not isinstance(name, str):
-        raise TypeError(f"{func}: 'name' must be a string; got {type(name).__name__}.")
+        raise InvalidParameterError(f"{func}: 'name' must be a string; got {type(name).__name__}.")
     given = {"truth": truth, "recs": recs, "train": train}
     if train is None and getattr(split, "train", None) is not None:
         given["train"] = split.train

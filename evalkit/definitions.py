@@ -178,13 +178,15 @@ class Definitions:
             object.__setattr__(self, name, value)
         _consistent(self._option_dict(), func="Definitions")
         if not isinstance(self.per_metric, Mapping):
-            raise TypeError("Definitions: 'per_metric' must map metric names to fields; got "
-                            f"{type(self.per_metric).__name__}.")
+            raise InvalidParameterError(
+                "Definitions: 'per_metric' must map metric names to fields; got "
+                f"{type(self.per_metric).__name__}.")
         frozen = {}
         for metric, changes in self.per_metric.items():
             if not isinstance(changes, Mapping):
-                raise TypeError(f"Definitions: per_metric[{metric!r}] must map fields to "
-                                f"values; got {type(changes).__name__}.")
+                raise InvalidParameterError(
+                    f"Definitions: per_metric[{metric!r}] must map fields to "
+                    f"values; got {type(changes).__name__}.")
             checked = _checked(changes, func=f"Definitions (per_metric[{metric!r}])")
             _consistent({**self._option_dict(), **checked}, func="Definitions")
             frozen[str(metric)] = _FrozenDict(checked)
@@ -216,8 +218,9 @@ class Definitions:
                   ) -> Definitions:
         """The inverse of :meth:`as_dict`; unknown keys raise, missing ones take defaults."""
         if not isinstance(data, Mapping):
-            raise TypeError(f"{func}: expected a mapping of definitions; got "
-                            f"{type(data).__name__}.")
+            raise InvalidParameterError(
+                f"{func}: expected a mapping of definitions; got "
+                f"{type(data).__name__}.")
         data = dict(data)
         profile = data.pop("profile", None)
         per_metric = data.pop("per_metric", None) or {}
@@ -335,7 +338,7 @@ def _check_value(name: str, value: object, *, func: str) -> object:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         kind = meta["rule"]
-        raise TypeError(f"{func}: '{name}' must be {kind}; got {value!r}.")
+        raise InvalidParameterError(f"{func}: '{name}' must be {kind}; got {value!r}.")
     if not meta["check"](float(value)):
         raise ValueError(f"{func}: '{name}' must be {meta['rule']}; got {value!r}.")
     return float(value)
@@ -345,7 +348,7 @@ def _checked(options: Mapping[str, object], *, func: str) -> dict[str, object]:
     """Each option validated (unknown names raise, listing the valid ones)."""
     unknown = [name for name in options if name not in _DEFAULTS]
     if unknown:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: unknown definition(s) {', '.join(map(repr, unknown))}; the definitions "
             f"are {', '.join(OPTION_NAMES)} (see evalkit.Definitions)."
         )
@@ -395,7 +398,7 @@ def resolve(definitions: object = None, *, func: str, **overrides: object) -> De
     elif isinstance(definitions, Mapping):
         base = Definitions.from_dict(definitions, func=func)
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'definitions' must be an evalkit.Definitions, a profile name or a "
             f"mapping of fields; got {type(definitions).__name__}."
         )
@@ -442,7 +445,7 @@ def takes_definitions(function: Callable | None = None, *,
                     f"{name}: {', '.join(map(repr, fields_))} "
                     f"{'does' if len(fields_) == 1 else 'do'} not change this metric; the "
                     f"definitions it reads are {', '.join(allowed) or 'none'}.")
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{name}: unexpected keyword argument(s) {', '.join(map(repr, unknown))}; the "
                 f"definitions it takes are {', '.join(allowed)}."
             )

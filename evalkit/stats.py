@@ -33,6 +33,7 @@ from evalkit._checks import (
     check_resamples,
     check_rng,
 )
+from evalkit._errors import InvalidParameterError
 from evalkit._power import mde, power, power_curve, required_users
 from evalkit._resample import (
     design_key,
@@ -236,7 +237,8 @@ def bootstrap_ci_frame(
     """
     func = "bootstrap_ci_frame"
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{func}: 'frame' must be a pandas DataFrame; got {type(frame).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: 'frame' must be a pandas DataFrame; got {type(frame).__name__}.")
     check_rng(rng, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)

@@ -412,7 +412,7 @@ def test_bad_users(train):
         model.recommend(1)
     with pytest.raises(ValueError, match="'users' has 1 missing"):
         model.recommend([1.0, np.nan])
-    with pytest.raises(TypeError, match="'exclude_seen' must be a bool"):
+    with pytest.raises(TypeError, match="'exclude_seen' must be True or False"):
         model.recommend([1], exclude_seen="yes")
     with pytest.raises(ValueError, match="BiasBaseline.predict: 'pairs' is missing column"):
         BiasBaseline().fit(train).predict(pd.DataFrame({"user_id": [1]}))

@@ -19,6 +19,10 @@ from typing import BinaryIO
 from tqdm import tqdm
 
 from evalkit._checks import InvalidParameterError, check_choice, describe
+from evalkit._constraints import BOOL, constrained, optional, real
+
+#: A number of seconds to wait.
+SECONDS = real(minimum=0.0, strict=True)
 
 __all__ = [
     "MOVIELENS_NAMES",
@@ -246,6 +250,8 @@ def _file_md5(path: Path) -> str:
     return digest.hexdigest()
 
 
+@constrained(progress=BOOL, timeout=SECONDS, stall_timeout=SECONDS, max_time=optional(SECONDS),
+             verify=BOOL)
 def download_movielens(
     name: str,
     *,
@@ -322,15 +328,6 @@ def download_movielens(
     'ml-100k.zip'
     """
     check_choice(name, func="download_movielens", arg="release name", choices=MOVIELENS_NAMES)
-    for arg, value in (("timeout", timeout), ("stall_timeout", stall_timeout),
-                       ("max_time", max_time)):  # fmt: skip
-        if value is None and arg == "max_time":
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ValueError(
-                f"download_movielens: '{arg}' must be a positive number of seconds; got "
-                f"{describe(value)}."
-            )
     if not isinstance(base_url, str) or not base_url.strip():
         raise InvalidParameterError(
             "download_movielens: 'base_url' must be the address of a folder of MovieLens "

@@ -16,6 +16,7 @@ import pandas as pd
 
 from evalkit._canonical import sort_key
 from evalkit._checks import COLUMN_ALIASES, as_dataframe, check_columns, check_ids
+from evalkit._errors import InvalidParameterError
 from evalkit.data._archive import os_error
 
 __all__ = ["fingerprint", "load_interactions"]
@@ -218,7 +219,7 @@ def column_renaming(
     mapping: dict[str, str] = {}
     if columns is not None:
         if not isinstance(columns, Mapping):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'columns' must be a mapping of file column to canonical name; got "
                 f"{type(columns).__name__}."
             )

@@ -6,6 +6,7 @@ import os
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from evalkit._errors import InvalidParameterError
 from evalkit.data._archive import CorruptArchiveError, Source
 from evalkit.data._common import Dataset
 from evalkit.data._formats import RATINGS_FILES, USER_FILES, read_items, read_ratings, read_users
@@ -23,7 +24,7 @@ def _resolve(name_or_path: str | os.PathLike[str]) -> tuple[str | None, Path | N
     if isinstance(name_or_path, str) and name_or_path in MOVIELENS_NAMES:
         return name_or_path, None
     if not isinstance(name_or_path, (str, os.PathLike)):
-        raise TypeError(
+        raise InvalidParameterError(
             "load_movielens: 'name_or_path' must be a release name or a path; got "
             f"{type(name_or_path).__name__}."
         )

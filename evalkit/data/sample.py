@@ -65,7 +65,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_rng
+from evalkit._constraints import SEED, constrained
 from evalkit.data._common import Dataset, genres_from_flags
 
 __all__ = ["GENRES", "load_sample"]
@@ -160,6 +160,7 @@ def _titles(n_items: int, rng: np.random.Generator) -> np.ndarray:
     return np.where(sequel, titles + " " + rng.choice(["2", "II", "3"], size=n_items), titles)
 
 
+@constrained(seed=SEED)
 def load_sample(*, seed: int | np.random.Generator | None = 0) -> Dataset:
     """Generate a MovieLens-like data set offline, deterministically for a seed.
 
@@ -194,7 +195,7 @@ def load_sample(*, seed: int | np.random.Generator | None = 0) -> Dataset:
     >>> round(float(data.ratings["rating"].mean()), 1)
     3.5
     """
-    rng = np.random.default_rng(check_rng(seed, func="load_sample", arg="seed"))
+    rng = np.random.default_rng(seed)
     n_users, n_items = _N_USERS, _N_ITEMS
     loadings = _unit_rows(np.array(list(_LOADINGS.values()), dtype=np.float64) + 0.05)
     n_factors = loadings.shape[1]

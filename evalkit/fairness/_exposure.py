@@ -3,25 +3,20 @@ category entropy and expected exposure (see :mod:`evalkit.fairness`)."""
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 from numba import njit
 
 from .._checks import (
     check_choice,
-    check_fraction,
-    check_positive_int,
-    check_resamples,
-    check_rng,
     check_truth,
 )
-from .._errors import InvalidParameterError
+from .._constraints import FRACTION, POSITIVE_INT, RESAMPLES, SEED, constrained, real
 from .._resample import design_key, poisson_bootstrap_sums, quantile_interval, user_streams
 from ._lists import (
+    PATIENCE,
+    WEIGHT,
     _check_item_kind,
-    _check_weight,
     _group_codes,
     _list_attention,
     _lists_and_groups,
@@ -33,6 +28,8 @@ from ._lists import (
 )
 
 
+@constrained(k=POSITIVE_INT, weight=WEIGHT, patience=PATIENCE, confidence=FRACTION,
+             n_resamples=RESAMPLES, rng=SEED)
 def exposure_share(
     recs: pd.DataFrame,
     item_groups: pd.Series,
@@ -92,11 +89,6 @@ def exposure_share(
     a(i_row, G) / #rows``.
     """
     func = "exposure_share"
-    k = check_positive_int(k, func=func, arg="k")
-    weight = _check_weight(weight, patience, func=func)
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func)
-    check_rng(rng, func=func)
     item_groups, m, listed = _lists_and_groups(recs, item_groups, k, sep=sep, func=func)
     slots = slot_weights(k, weight=weight, patience=patience)
     user_code, users = listed.user_code, listed.users
@@ -179,6 +171,7 @@ def _target_shares(target: object, item_groups: pd.Series, names: pd.Index, *,
     return counts / counts.sum() if counts.sum() > 0 else counts
 
 
+@constrained(k=POSITIVE_INT, weight=WEIGHT, patience=PATIENCE)
 def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str = "log",
          patience: float = 0.85, target: str | pd.Series = "catalog",
          truth: pd.DataFrame | None = None, train: pd.DataFrame | None = None,
@@ -193,8 +186,6 @@ def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str
     Returns a Series by user (name ``"awrf"``).
     """
     func = "awrf"
-    k = check_positive_int(k, func=func, arg="k")
-    weight = _check_weight(weight, patience, func=func)
     item_groups, groups, listed = _lists_and_groups(recs, item_groups, k, sep=sep, func=func)
     attention = slot_weights(k, weight=weight, patience=patience)[listed.position - 1]
     users = listed.users
@@ -218,6 +209,7 @@ def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str
     return pd.Series(distance, index=pd.Index(users, name="user_id"), name="awrf")
 
 
+@constrained(k=POSITIVE_INT, weight=WEIGHT, patience=PATIENCE, smoothing=real(minimum=0.0))
 def group_entropy(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
                   weight: str = "log", patience: float = 0.85, sep: str | None = None,
                   smoothing: float = 0.0) -> pd.Series:
@@ -282,12 +274,6 @@ def group_entropy(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
     Name: group_entropy, dtype: float64
     """
     func = "group_entropy"
-    k = check_positive_int(k, func=func, arg="k")
-    weight = _check_weight(weight, patience, func=func)
-    if isinstance(smoothing, bool) or not isinstance(smoothing, numbers.Real) \
-            or not np.isfinite(smoothing) or smoothing < 0:
-        raise InvalidParameterError(f"{func}: 'smoothing' must be a finite number >= 0; got "
-                                    f"{smoothing!r}.")
     groups = _membership(item_groups, func=func, sep=sep)
     listed = _top_positions(recs, k, func=func)
     _check_item_kind(groups, listed, func=func)
@@ -302,6 +288,7 @@ def group_entropy(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
     return pd.Series(value, index=pd.Index(users, name="user_id"), name="group_entropy")
 
 
+@constrained(k=POSITIVE_INT, n_items=POSITIVE_INT, patience=PATIENCE)
 def expected_exposure(recs: pd.DataFrame, truth: pd.DataFrame, *, n_items: int, k: int = 10,
                       patience: float = 0.5, threshold: float | None = 4.0) -> pd.DataFrame:
     """Expected exposure (Diaz et al. 2020) of deterministic top-k lists, per user.
@@ -316,8 +303,6 @@ def expected_exposure(recs: pd.DataFrame, truth: pd.DataFrame, *, n_items: int, 
     ``ee_d``, ``ee_r``.
     """
     func = "expected_exposure"
-    k = check_positive_int(k, func=func, arg="k")
-    n_items = check_positive_int(n_items, func=func, arg="n_items")
     truth = check_truth(truth, func=func, threshold=threshold)
     relevant = truth if threshold is None else truth[truth["rating"] >= threshold]
     listed = _top_positions(recs, k, func=func)

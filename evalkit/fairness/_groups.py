@@ -7,14 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._checks import (
-    check_choice,
-    check_fraction,
-    check_positive_int,
-    check_resamples,
-    check_rng,
-)
+from .._constraints import FRACTION, POSITIVE_INT, RESAMPLES, SEED, choice, constrained
 from .._display import TableFrame
+from .._errors import InvalidParameterError
 from .._resample import design_key, poisson_bootstrap_sums, quantile_interval, user_streams
 
 
@@ -29,14 +24,17 @@ class DisparityTable(TableFrame):
 
 def _as_series(values: object, *, func: str, arg: str) -> pd.Series:
     if not isinstance(values, pd.Series):
-        raise TypeError(f"{func}: '{arg}' must be a pandas Series indexed by user_id; got "
-                        f"{type(values).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a pandas Series indexed by user_id; got "
+            f"{type(values).__name__}.")
     if values.index.has_duplicates:
         raise ValueError(f"{func}: '{arg}' names {int(values.index.duplicated().sum())} user(s) "
                          "twice; give one value per user.")
     return values
 
 
+@constrained(stat=choice("difference", "ratio"), confidence=FRACTION, n_resamples=RESAMPLES,
+             n_permutations=POSITIVE_INT, rng=SEED)
 def group_disparity(
     per_user: pd.Series,
     groups: pd.Series,
@@ -121,11 +119,6 @@ def group_disparity(
     func = "group_disparity"
     per_user = _as_series(per_user, func=func, arg="per_user")
     groups = _as_series(groups, func=func, arg="groups")
-    stat = check_choice(stat, func=func, arg="stat", choices=("difference", "ratio"))
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func)
-    n_permutations = check_positive_int(n_permutations, func=func, arg="n_permutations")
-    check_rng(rng, func=func)
     values = per_user.astype(float)
     dropped = {"undefined": int(values.isna().sum())}
     values = values.dropna()
@@ -238,6 +231,7 @@ def _cell_sums(users: pd.Index, cell: np.ndarray, x: np.ndarray, n_cells: int, b
     return sums, mass
 
 
+@constrained(alpha=FRACTION, confidence=FRACTION, n_resamples=RESAMPLES, rng=SEED)
 def compare_disparity(
     systems: dict[str, pd.Series],
     groups: pd.Series,
@@ -277,7 +271,6 @@ def compare_disparity(
     from ..stats import holm
 
     func = "compare_disparity"
-    check_rng(rng, func=func)
     if not isinstance(systems, dict) or len(systems) < 2:
         raise ValueError(f"{func}: 'systems' must map at least two names to per-user "
                          "metrics.")
@@ -296,9 +289,7 @@ def compare_disparity(
                          "users.")
     order = [reference] + [g for g in sizes.index if g != reference]
     codes = pd.Index(order).get_indexer(label)
-    boot = check_resamples(n_resamples, func=func)
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    alpha = check_fraction(alpha, func=func, arg="alpha")
+    boot = n_resamples
     key = design_key(np.random.default_rng(rng))
     gaps = {}
     for name in frames:  # one bootstrap design for every system

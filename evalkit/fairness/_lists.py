@@ -3,16 +3,15 @@ several per item) and each user's top k as arrays (see :mod:`evalkit.fairness`).
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .._checks import (
-    check_choice,
     check_same_kind,
 )
+from .._constraints import choice, real
 from .._errors import InvalidParameterError
 
 
@@ -27,12 +26,9 @@ def slot_weights(k: int, *, weight: str = "log", patience: float = 0.85) -> np.n
     return np.ones(k)
 
 
-def _check_weight(weight: object, patience: object, *, func: str) -> str:
-    weight = check_choice(weight, func=func, arg="weight", choices=("log", "geometric", "uniform"))
-    if isinstance(patience, bool) or not isinstance(patience, numbers.Real) \
-            or not 0 < patience <= 1:
-        raise InvalidParameterError(f"{func}: 'patience' must be in (0, 1]; got {patience!r}.")
-    return weight
+#: The attention of a list's slots (:func:`slot_weights`), and the geometric model's patience.
+WEIGHT = choice("log", "geometric", "uniform")
+PATIENCE = real(minimum=0.0, strict=True, maximum=1.0)
 
 
 class _Membership(NamedTuple):
@@ -78,8 +74,9 @@ def _membership(item_groups: pd.Series, *, func: str, sep: object,
     several groups per item); duplicate pairs count once."""
     labels = _item_groups(item_groups, func=func, sep=sep)
     if require and not len(labels):
-        raise InvalidParameterError(f"{func}: 'item_groups' gives no item a group (every label "
-                                    "is missing).")
+        raise InvalidParameterError(
+            f"{func}: 'item_groups' gives no item a group (every label "
+            "is missing).")
     pairs = pd.DataFrame({"item": labels.index, "group": labels.to_numpy()}).drop_duplicates()
     names = pd.Index(pd.unique(pairs["group"]))
     item_code, items = pd.factorize(pairs["item"])
@@ -186,8 +183,9 @@ def _lists_and_groups(recs: pd.DataFrame, item_groups: object, k: int, *, sep: o
     item-group pairs when an item may have several groups (else None: one label each), and
     each user's top ``k``; group ids of another kind than the lists' are refused."""
     if not isinstance(item_groups, pd.Series):
-        raise TypeError(f"{func}: 'item_groups' must be a pandas Series indexed by item_id; "
-                        f"got {type(item_groups).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: 'item_groups' must be a pandas Series indexed by item_id; "
+            f"got {type(item_groups).__name__}.")
     item_groups = _exploded(item_groups)
     multi = sep is not None or item_groups.index.has_duplicates
     m = _membership(item_groups, func=func, sep=sep, require=False) if multi else None

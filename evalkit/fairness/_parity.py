@@ -11,10 +11,10 @@ import pandas as pd
 from .._checks import (
     check_id_dtypes,
     check_interactions,
-    check_positive_int,
     check_threshold,
     check_truth,
 )
+from .._constraints import POSITIVE_INT, constrained
 from ._lists import (
     _check_item_kind,
     _group_counts,
@@ -83,6 +83,7 @@ def _pairs_in(user: np.ndarray, item: np.ndarray, other: pd.DataFrame) -> np.nda
     return (u >= 0) & (i >= 0) & np.isin(key, known)
 
 
+@constrained(k=POSITIVE_INT)
 def rsp(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
         train: pd.DataFrame | None = None, sep: str | None = None) -> RankingParity:
     """Ranking-based statistical parity (Zhu et al. 2020): is an item of every group equally
@@ -143,7 +144,6 @@ def rsp(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
     [0.25, 0.25]
     """
     func = "rsp"
-    k = check_positive_int(k, func=func, arg="k")
     groups = _membership(item_groups, func=func, sep=sep)
     listed = _top_positions(recs, k, func=func)
     _check_item_kind(groups, listed, func=func)
@@ -156,6 +156,7 @@ def rsp(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
     return _parity("rsp", k, groups.names, recommended, candidates, len(users))
 
 
+@constrained(k=POSITIVE_INT)
 def reo(truth: pd.DataFrame, recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
         train: pd.DataFrame | None = None, threshold: float | None = 4.0,
         sep: str | None = None) -> RankingParity:
@@ -225,7 +226,6 @@ def reo(truth: pd.DataFrame, recs: pd.DataFrame, item_groups: pd.Series, *, k: i
     ([1.0, 0.0], 1.0)
     """
     func = "reo"
-    k = check_positive_int(k, func=func, arg="k")
     threshold = check_threshold(threshold, func=func)
     truth = check_truth(truth, func=func, threshold=threshold)
     groups = _membership(item_groups, func=func, sep=sep)

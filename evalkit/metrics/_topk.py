@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_columns, check_ids, warn
+from .._errors import InvalidParameterError
 from ._common import warn_ties
 
 __all__ = [
@@ -144,7 +145,7 @@ def catalog_items(catalog: object, *, func: str) -> pd.Index:
         check_ids(catalog, func=func, arg="catalog", columns=("item_id",))
         ids = catalog["item_id"]
     elif isinstance(catalog, (str, bytes)) or not pd.api.types.is_list_like(catalog):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'catalog' must be a DataFrame with an 'item_id' column or an array-like "
             f"of item ids; got {type(catalog).__name__}."
         )

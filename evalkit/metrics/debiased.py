@@ -19,7 +19,6 @@ are known.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,13 +27,12 @@ import pandas as pd
 
 from .._canonical import in_canonical_order
 from .._checks import (
-    check_choice,
     check_columns,
-    check_positive_int,
     check_recs,
-    check_rng,
     check_truth,
 )
+from .._constraints import FRACTION, POSITIVE_INT, SEED, choice, constrained, optional, real
+from .._errors import InvalidParameterError
 from ._registry import RANKING_METRICS, get_metric
 from ._result import MetricSeries, metric_series
 from ._topk import top_k
@@ -42,13 +40,17 @@ from ._topk import top_k
 __all__ = ["DECOMPOSABLE", "GammaEstimate", "estimate_gamma", "gamma_sensitivity", "ips_metric",
            "popularity_propensity", "stratified_recall"]
 
+#: The inverse-propensity estimators: self-normalised or plain.
+ESTIMATOR = choice("snips", "ips")
+
 #: The metrics that sum a contribution of each relevant item at its rank, and how the sum is
 #: scaled: by 1 / |relevant| (a mean over relevant items) or not at all (a sum).
 #: ``hit_rate`` and ``mrr`` decompose only with one relevant item per user.
 DECOMPOSABLE = {"recall": "mean", "dcg": "sum", "hit_rate": "one", "mrr": "one"}
 
 
-
+@constrained(gamma=real(), smoothing=real(minimum=0.0),
+             clip=optional(real(minimum=0.0, strict=True, maximum=1.0)))
 def popularity_propensity(train: pd.DataFrame, *, gamma: float, items: object = None,
                           smoothing: float = 1.0, clip: float | None = None) -> pd.Series:
     """Each item's observation propensity from its training popularity (Yang et al. 2018).
@@ -75,10 +77,6 @@ def popularity_propensity(train: pd.DataFrame, *, gamma: float, items: object = 
     """
     func = "popularity_propensity"
     check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
-        raise ValueError(f"{func}: 'gamma' must be a finite number; got {gamma!r}.")
-    if isinstance(smoothing, bool) or not isinstance(smoothing, numbers.Real) or smoothing < 0:
-        raise ValueError(f"{func}: 'smoothing' must be a number >= 0; got {smoothing!r}.")
     counts = train["item_id"].value_counts()
     index = pd.Index(pd.unique(np.asarray(items)) if items is not None else counts.index,
                      name="item_id")
@@ -89,8 +87,6 @@ def popularity_propensity(train: pd.DataFrame, *, gamma: float, items: object = 
     power = np.power(n, (gamma + 1) / 2)
     propensity = power / power.max()
     if clip is not None:
-        if isinstance(clip, bool) or not isinstance(clip, numbers.Real) or not 0 < clip <= 1:
-            raise ValueError(f"{func}: 'clip' must be in (0, 1]; got {clip!r}.")
         propensity = np.maximum(propensity, clip)
     return pd.Series(propensity, index=index, name="propensity")
 
@@ -123,6 +119,8 @@ class GammaEstimate:
                 f"dispersion {self.dispersion:.2f})")
 
 
+@constrained(k=optional(POSITIVE_INT), smoothing=real(minimum=0.0, strict=True),
+             confidence=FRACTION)  # smoothing > 0: log(n + smoothing) is the regressor
 def estimate_gamma(recs: pd.DataFrame, train: pd.DataFrame, *, k: int | None = None,
                    items: object = None, smoothing: float = 1.0,
                    confidence: float = 0.95) -> GammaEstimate:
@@ -191,16 +189,8 @@ def estimate_gamma(recs: pd.DataFrame, train: pd.DataFrame, *, k: int | None = N
     func = "estimate_gamma"
     listed = check_recs(recs, func=func)
     if k is not None:
-        k = check_positive_int(k, func=func, arg="k")
         listed = top_k(listed, k=k)
     check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
-    if isinstance(smoothing, bool) or not isinstance(smoothing, numbers.Real) or \
-            not 0 < smoothing < np.inf:
-        raise ValueError(f"{func}: 'smoothing' must be a number > 0 (log(n + smoothing) is "
-                         f"the regressor); got {smoothing!r}.")
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or \
-            not 0 < confidence < 1:
-        raise ValueError(f"{func}: 'confidence' must be in (0, 1); got {confidence!r}.")
     if len(listed) == 0:
         raise ValueError(f"{func}: 'recs' holds no list to count exposure from.")
     if items is None:
@@ -337,6 +327,7 @@ def _weighted_per_user(relevant: pd.DataFrame, recs: pd.DataFrame, weight: np.nd
     return pd.Index(users, name="user_id"), sums
 
 
+@constrained(k=POSITIVE_INT, estimator=ESTIMATOR)
 def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *,
                metric: str = "recall", k: int = 10, estimator: str = "snips",
                threshold: float | None = 4.0) -> MetricSeries:
@@ -389,11 +380,10 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
                "relevant items does not correct it)" if metric in ("precision", "f1") else "")
         raise ValueError(f"{func}: 'metric' must be one that sums over relevant items "
                          f"({', '.join(DECOMPOSABLE)}); got {metric!r}{why}.")
-    k = check_positive_int(k, func=func, arg="k")
-    estimator = check_choice(estimator, func=func, arg="estimator", choices=("snips", "ips"))
     if not isinstance(propensity, pd.Series):
-        raise TypeError(f"{func}: 'propensity' must be a pandas Series by item; got "
-                        f"{type(propensity).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: 'propensity' must be a pandas Series by item; got "
+            f"{type(propensity).__name__}.")
     relevant = _relevant(truth, threshold, func=func)
     if DECOMPOSABLE[metric] == "one" and relevant["user_id"].duplicated().any():
         several = int(relevant["user_id"].duplicated(keep=False).groupby(
@@ -415,6 +405,7 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
     return metric_series(values, users, name=f"{estimator}_{metric}", dropped={}, k=k)
 
 
+@constrained(beta=real(minimum=0.0), k=POSITIVE_INT)
 def stratified_recall(truth: pd.DataFrame, recs: pd.DataFrame, train: pd.DataFrame, *,
                       beta: float = 0.5, k: int = 10, threshold: float | None = 4.0
                       ) -> MetricSeries:
@@ -425,9 +416,6 @@ def stratified_recall(truth: pd.DataFrame, recs: pd.DataFrame, train: pd.DataFra
     Returns one value per user with a relevant item.
     """
     func = "stratified_recall"
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or beta < 0:
-        raise ValueError(f"{func}: 'beta' must be a number >= 0; got {beta!r}.")
-    k = check_positive_int(k, func=func, arg="k")
     check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
     relevant = _relevant(truth, threshold, func=func)
     counts = train["item_id"].value_counts()
@@ -438,6 +426,8 @@ def stratified_recall(truth: pd.DataFrame, recs: pd.DataFrame, train: pd.DataFra
     return metric_series(values, users, name="stratified_recall", dropped={}, k=k)
 
 
+@constrained(k=POSITIVE_INT, estimator=ESTIMATOR, confidence=FRACTION,
+             lead_confidence=optional(FRACTION), n_resamples=POSITIVE_INT, rng=SEED)
 def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
                       train: pd.DataFrame, *, gammas: Sequence[float] = (-1.0, 0.0, 0.5, 1.0,
                                                                          1.5, 2.0, 3.0),
@@ -481,13 +471,7 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
     from ..stats import bootstrap_ci_frame
 
     func = "gamma_sensitivity"
-    check_rng(rng, func=func)
     metric = get_metric(metric, func=func, arg="metric").name
-    if lead_confidence is not None and (
-            not isinstance(lead_confidence, numbers.Real) or isinstance(lead_confidence, bool)
-            or not 0 < lead_confidence < 1):
-        raise ValueError(f"{func}: 'lead_confidence' must be in (0, 1); got "
-                         f"{lead_confidence!r}.")
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"{func}: 'systems' must map names to recommendations.")
     items = np.union1d(pd.unique(train["item_id"]), pd.unique(truth["item_id"]))

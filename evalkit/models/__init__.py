@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evalkit._constraints import POSITIVE_INT, SEED, constrained
 from evalkit.models._base import ModelTooLarge
 from evalkit.models.ease import EASE
 from evalkit.models.knn import ItemKNN
@@ -40,6 +41,7 @@ MODELS = {
 }
 
 
+@constrained(k=POSITIVE_INT, rng=SEED)
 def recommend_all(
     names: list[str],
     train: pd.DataFrame,
@@ -77,9 +79,8 @@ def recommend_all(
        user_id  item_id  rank
     0        2       11     1
     """
-    from evalkit._checks import check_choice, check_rng
+    from evalkit._checks import check_choice
 
-    check_rng(rng, func="recommend_all")
     for name in names:
         check_choice(name, func="recommend_all", arg="model name", choices=MODELS)
     return {

@@ -14,10 +14,12 @@ import pandas as pd
 import scipy.sparse as sp
 
 from evalkit._canonical import in_canonical_order
-from evalkit._checks import check_columns, check_finite, check_ids, check_positive_int, describe
+from evalkit._checks import check_columns, check_finite, check_ids, describe
+from evalkit._constraints import BOOL, POSITIVE_INT, constrained
 from evalkit._parallel import available_threads, run_parallel
 
 from .._checks import warn
+from .._errors import InvalidParameterError
 from .._parallel import available_memory
 
 __all__ = ["ModelTooLarge", "available_memory"]
@@ -184,6 +186,7 @@ class Recommender:
         return "the popularity ranking"
 
     # -- recommending --------------------------------------------------------------------------
+    @constrained(k=POSITIVE_INT, exclude_seen=BOOL)
     def recommend(
         self,
         users: object,
@@ -218,13 +221,11 @@ class Recommender:
         """
         func = f"{type(self).__name__}.recommend"
         self._check_fitted(func)
-        k = check_positive_int(k, func=func, arg="k")
-        if not isinstance(exclude_seen, (bool, np.bool_)):
-            raise TypeError(f"{func}: 'exclude_seen' must be a bool; got {describe(exclude_seen)}.")
+        k = int(k)
         requested = _as_user_index(users, func=func)
         fitted_kind, asked_kind = _id_kind(self.users_), _id_kind(requested)
         if len(requested) and fitted_kind != asked_kind:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'users' holds {asked_kind} ids and the model was fitted on "
                 f"{fitted_kind} user ids, so no user would be recognised; convert them "
                 f"(first: {requested[0]!r})."
@@ -294,7 +295,7 @@ class Recommender:
         check_ids(pairs, func=func, arg="pairs")
         users = pd.Index(pairs["user_id"])
         if len(users) and _id_kind(self.users_) != _id_kind(users):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'pairs' holds {_id_kind(users)} user ids and the model was fitted "
                 f"on {_id_kind(self.users_)} ones, so no user would be recognised; convert "
                 f"them (first: {users[0]!r}).")
@@ -422,7 +423,7 @@ def _binary_matrix(
 def _as_user_index(users: object, *, func: str) -> pd.Index:
     """Sorted unique user ids from an array-like, rejecting scalars and missing ids."""
     if isinstance(users, (str, bytes)) or np.ndim(users) != 1:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'users' must be a one-dimensional array-like of user ids; "
             f"got {describe(users)}."
         )
@@ -430,12 +431,12 @@ def _as_user_index(users: object, *, func: str) -> pd.Index:
     if index.hasnans:
         raise ValueError(f"{func}: 'users' has {int(index.isna().sum())} missing (NaN) id(s).")
     if pd.api.types.is_float_dtype(index.dtype) or pd.api.types.is_bool_dtype(index.dtype):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'users' must hold integer or string ids; got dtype {index.dtype}."
         )
     try:
         return index.unique().sort_values()
     except TypeError as error:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'users' mixes id types that cannot be sorted ({error})."
         ) from None

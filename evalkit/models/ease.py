@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve, get_blas_funcs, get_lapack_funcs
 
-from evalkit._checks import check_positive_int, check_real
+from evalkit._constraints import POSITIVE_INT, constrained, optional, real
 from evalkit.models._base import ModelTooLarge, Recommender, available_memory, block_rows, gigabytes
 
 __all__ = ["EASE"]
@@ -80,13 +80,14 @@ class EASE(Recommender):
     0        3       10  0.333     1
     """
 
+    @constrained(l2=real(minimum=0.0, strict=True), threshold=optional(real()),
+                 max_items=optional(POSITIVE_INT))
     def __init__(self, *, l2: float = 500.0, threshold: float | None = None,
                  max_items: int | None = None) -> None:
         super().__init__()
-        self.l2 = check_real(l2, func="EASE", arg="l2", minimum=0.0, strict=True)
-        self.threshold = check_real(threshold, func="EASE", arg="threshold", allow_none=True)
-        self.max_items = None if max_items is None else check_positive_int(
-            max_items, func="EASE", arg="max_items")
+        self.l2 = float(l2)
+        self.threshold = None if threshold is None else float(threshold)
+        self.max_items = None if max_items is None else int(max_items)
 
     def _params(self) -> dict[str, object]:
         params: dict[str, object] = {"l2": self.l2, "threshold": self.threshold}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from evalkit._checks import check_positive_int, check_real
+from evalkit._constraints import POSITIVE_INT, constrained, optional, real
 from evalkit._parallel import available_threads, run_parallel
 from evalkit.models._base import Recommender, block_rows, top_k
 
@@ -70,6 +70,8 @@ class ItemKNN(Recommender):
     1        3       30    0.0     2
     """
 
+    @constrained(neighbors=POSITIVE_INT, shrinkage=real(minimum=0.0), min_similarity=real(),
+                 threshold=optional(real()))
     def __init__(
         self,
         *,
@@ -79,10 +81,10 @@ class ItemKNN(Recommender):
         threshold: float | None = None,
     ) -> None:
         super().__init__()
-        self.neighbors = check_positive_int(neighbors, func="ItemKNN", arg="neighbors")
-        self.shrinkage = check_real(shrinkage, func="ItemKNN", arg="shrinkage", minimum=0.0)
-        self.min_similarity = check_real(min_similarity, func="ItemKNN", arg="min_similarity")
-        self.threshold = check_real(threshold, func="ItemKNN", arg="threshold", allow_none=True)
+        self.neighbors = int(neighbors)
+        self.shrinkage = float(shrinkage)
+        self.min_similarity = float(min_similarity)
+        self.threshold = None if threshold is None else float(threshold)
 
     def _params(self) -> dict[str, object]:
         return {

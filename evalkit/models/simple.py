@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_columns, check_ids, check_real, check_rng
+from evalkit._checks import check_columns, check_ids
+from evalkit._constraints import SEED, constrained, optional, real
+from evalkit._errors import InvalidParameterError
 from evalkit.models._base import Recommender, _id_kind
 
 __all__ = ["BiasBaseline", "MostPopular", "Random"]
@@ -40,9 +42,10 @@ class Random(Recommender):
     [1, 2]
     """
 
+    @constrained(rng=SEED)
     def __init__(self, *, rng: int | np.random.Generator | None = None) -> None:
         super().__init__()
-        self.rng = check_rng(rng, func="Random")
+        self.rng = rng
 
     def _params(self) -> dict[str, object]:
         return {"rng": self.rng}
@@ -104,9 +107,10 @@ class MostPopular(Recommender):
     1        1       30    1.0     2
     """
 
+    @constrained(threshold=optional(real()))
     def __init__(self, *, threshold: float | None = None) -> None:
         super().__init__()
-        self.threshold = check_real(threshold, func="MostPopular", arg="threshold", allow_none=True)
+        self.threshold = None if threshold is None else float(threshold)
 
     def _params(self) -> dict[str, object]:
         return {"threshold": self.threshold}
@@ -178,14 +182,11 @@ class BiasBaseline(Recommender):
 
     _uses_rating = True
 
+    @constrained(damping_user=real(minimum=0.0), damping_item=real(minimum=0.0))
     def __init__(self, *, damping_user: float = 25.0, damping_item: float = 25.0) -> None:
         super().__init__()
-        self.damping_user = check_real(
-            damping_user, func="BiasBaseline", arg="damping_user", minimum=0.0
-        )
-        self.damping_item = check_real(
-            damping_item, func="BiasBaseline", arg="damping_item", minimum=0.0
-        )
+        self.damping_user = float(damping_user)
+        self.damping_item = float(damping_item)
 
     def _params(self) -> dict[str, object]:
         return {"damping_user": self.damping_user, "damping_item": self.damping_item}
@@ -252,7 +253,7 @@ class BiasBaseline(Recommender):
         for column, fitted in (("user_id", self.users_), ("item_id", self.items_)):
             fitted_kind, asked_kind = _id_kind(fitted), _id_kind(pd.Index(pairs[column]))
             if len(pairs) and fitted_kind != asked_kind:
-                raise TypeError(
+                raise InvalidParameterError(
                     f"{func}: 'pairs' column '{column}' holds {asked_kind} ids and the model "
                     f"was fitted on {fitted_kind} ids, so none would be recognised; convert "
                     "them."

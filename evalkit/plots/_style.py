@@ -15,6 +15,8 @@ from cycler import cycler
 from matplotlib.axes import Axes
 
 from .._checks import check_columns, describe
+from .._constraints import Constraint
+from .._errors import InvalidParameterError
 
 __all__ = ["BUCKET_COLORS", "FIGSIZE", "PALETTE", "REFERENCE_COLOR", "style_rc", "use_style"]
 
@@ -191,13 +193,22 @@ def render_once_inline() -> bool:
 # shared helpers
 
 
+def _check_axes(value: object, *, func: str, arg: str) -> object:
+    if value is not None and not isinstance(value, Axes):
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a matplotlib Axes or None; got {describe(value)}.")
+    return value
+
+
+#: The axes a plot draws on: a matplotlib Axes, or None for a new figure.
+AXES = Constraint(_check_axes, ("axes", 3))
+
+
 def new_axes(ax: object, *, func: str, figsize: tuple[float, float] = FIGSIZE) -> Axes:
-    """``ax`` when given (checked), else the axes of a new constrained-layout figure."""
+    """``ax`` when given (every public plot constrains it: :data:`AXES`), else the axes of a
+    new constrained-layout figure."""
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
-        return ax
-    if not isinstance(ax, Axes):
-        raise TypeError(f"{func}: 'ax' must be a matplotlib Axes or None; got {describe(ax)}.")
     return ax
 
 
@@ -229,7 +240,7 @@ def numeric(frame: pd.DataFrame, column: str, *, func: str, arg: str) -> np.ndar
     """``frame[column]`` as float64 (NaN allowed); TypeError when it is not numeric."""
     series = frame[column]
     if pd.api.types.is_bool_dtype(series.dtype) or not pd.api.types.is_numeric_dtype(series.dtype):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' column '{column}' must be numeric; got dtype {series.dtype}."
         )
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -246,7 +257,7 @@ def check_tables(
         return {"": check_columns(tables, func=func, arg=arg, required=required)}
     if not isinstance(tables, Mapping) or not tables:
         kind = "a DataFrame or " if allow_frame else ""
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' must be {kind}a non-empty dict of system name to DataFrame; got "
             f"{describe(tables)}."
         )
@@ -260,7 +271,7 @@ def k_values(frame: pd.DataFrame, *, func: str, arg: str) -> np.ndarray:
     """The cutoffs of a ``ranking_curves`` table: its ``k`` column, else its index."""
     values = frame["k"] if "k" in frame.columns else pd.Series(frame.index, index=frame.index)
     if not pd.api.types.is_numeric_dtype(values.dtype) or values.isna().any():
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: '{arg}' must hold the cutoffs k in a numeric index or column 'k' (as "
             f"ranking_curves returns); got {values.dtype}."
         )

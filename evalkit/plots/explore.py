@@ -7,11 +7,14 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from .._checks import check_columns
-from ._style import PALETTE, new_axes, styled
+from .._constraints import POSITIVE_INT, constrained
+from .._errors import InvalidParameterError
+from ._style import AXES, PALETTE, new_axes, styled
 
 __all__ = ["rating_distribution", "user_activity"]
 
 
+@constrained(ax=AXES)
 @styled
 def rating_distribution(table: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     """Bars of the share of each rating value.
@@ -53,6 +56,7 @@ def rating_distribution(table: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     return ax
 
 
+@constrained(bins=POSITIVE_INT, ax=AXES)
 @styled
 def user_activity(activity: pd.Series, *, bins: int = 40, ax: Axes | None = None) -> Axes:
     """Histogram of interactions per user on a logarithmic x axis (activity is heavy-tailed).
@@ -82,8 +86,9 @@ def user_activity(activity: pd.Series, *, bins: int = 40, ax: Axes | None = None
     """
     func = "user_activity"
     if not isinstance(activity, pd.Series) or not pd.api.types.is_numeric_dtype(activity.dtype):
-        raise TypeError(f"{func}: 'activity' must be a numeric pandas Series; got "
-                        f"{type(activity).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: 'activity' must be a numeric pandas Series; got "
+            f"{type(activity).__name__}.")
     values = activity.to_numpy(dtype=np.float64)
     values = values[values > 0]
     ax = new_axes(ax, func=func)

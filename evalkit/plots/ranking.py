@@ -12,8 +12,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_choice, check_positive_int, describe
+from .._checks import check_positive_int, describe
+from .._constraints import POSITIVE_INT, choice, constrained
+from .._errors import InvalidParameterError
 from ._style import (
+    AXES,
     FIGSIZE,
     check_tables,
     k_values,
@@ -54,6 +57,7 @@ def _band(frame: pd.DataFrame, metric: str, order: np.ndarray, *, func: str,
             numeric(frame, high, func=func, arg=arg)[order])
 
 
+@constrained(ax=AXES)
 @styled
 def precision_recall_curve(
     curves: Mapping[str, pd.DataFrame],
@@ -112,7 +116,7 @@ def precision_recall_curve(
     func = "precision_recall_curve"
     tables = check_tables(curves, func=func, arg="curves", required=("precision", "recall"))
     if isinstance(mark_k, (str, bytes)) or not isinstance(mark_k, Sequence):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'mark_k' must be a sequence of positive integers; got {describe(mark_k)}."
         )
     marks = [check_positive_int(k, func=func, arg="mark_k") for k in mark_k]
@@ -189,6 +193,7 @@ def _draw_metric(ax: Axes, tables: dict[str, pd.DataFrame], metric: str, *, func
     return banded
 
 
+@constrained(ax=AXES)
 @styled
 def metric_at_k(
     curves: Mapping[str, pd.DataFrame],
@@ -319,6 +324,7 @@ def metrics_at_k(
     return fig
 
 
+@constrained(kind=choice("violin", "hist", "ecdf"), bins=POSITIVE_INT, ax=AXES)
 @styled
 def per_user_distribution(
     per_user: pd.DataFrame | Mapping[str, pd.DataFrame],
@@ -374,8 +380,6 @@ def per_user_distribution(
     >>> plt.close("all")
     """
     func = "per_user_distribution"
-    kind = check_choice(kind, func=func, arg="kind", choices=("violin", "hist", "ecdf"))
-    bins = check_positive_int(bins, func=func, arg="bins")
     tables = check_tables(per_user, func=func, arg="per_user", required=(column,), allow_frame=True)
     values = {}
     for name, frame in tables.items():

@@ -10,8 +10,11 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
-from .._checks import check_choice, check_columns, check_positive_int, describe, join_predictions
+from .._checks import check_columns, describe, join_predictions
+from .._constraints import POSITIVE_INT, choice, constrained
+from .._errors import InvalidParameterError
 from ._style import (
+    AXES,
     PALETTE,
     REFERENCE_COLOR,
     legend_outside,
@@ -23,6 +26,7 @@ from ._style import (
 __all__ = ["pr_curve_cutoff", "predicted_vs_actual", "rating_errors"]
 
 
+@constrained(bins=POSITIVE_INT, ax=AXES)
 @styled
 def rating_errors(
     truth: pd.DataFrame,
@@ -77,7 +81,6 @@ def rating_errors(
     >>> plt.close("all")
     """
     func = "rating_errors"
-    bins = check_positive_int(bins, func=func, arg="bins")
     joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     error = joined["prediction"].to_numpy(np.float64) - joined["rating"].to_numpy(np.float64)
     if error.size == 0:
@@ -116,6 +119,7 @@ def _box_stats(rating: np.ndarray, prediction: np.ndarray) -> pd.DataFrame:
     return stats
 
 
+@constrained(kind=choice("box", "hexbin"), ax=AXES)
 @styled
 def predicted_vs_actual(
     truth: pd.DataFrame,
@@ -172,7 +176,6 @@ def predicted_vs_actual(
     >>> plt.close("all")
     """
     func = "predicted_vs_actual"
-    kind = check_choice(kind, func=func, arg="kind", choices=("box", "hexbin"))
     joined = join_predictions(truth, predictions, func=func, missing=missing).frame
     rating = joined["rating"].to_numpy(np.float64)
     prediction = joined["prediction"].to_numpy(np.float64)
@@ -211,6 +214,7 @@ def predicted_vs_actual(
     return ax
 
 
+@constrained(ax=AXES)
 @styled
 def pr_curve_cutoff(
     curve: pd.DataFrame,
@@ -268,7 +272,7 @@ def pr_curve_cutoff(
         wanted = MaxNLocator(nbins=6, steps=[1, 2, 5, 10]).tick_values(cutoff.min(), cutoff.max())
     else:
         if isinstance(mark_cutoffs, (str, bytes)) or not isinstance(mark_cutoffs, Sequence):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'mark_cutoffs' must be a sequence of numbers or None; got "
                 f"{describe(mark_cutoffs)}."
             )

@@ -9,7 +9,9 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 
 from .._checks import check_columns
+from .._constraints import constrained
 from ._style import (
+    AXES,
     BUCKET_COLORS,
     FIGSIZE,
     PALETTE,
@@ -43,6 +45,7 @@ def _text_color(color: str) -> str:
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "white"
 
 
+@constrained(ax=AXES)
 @styled
 def metric_by_segment(
     table: pd.DataFrame,
@@ -148,6 +151,7 @@ def metric_by_segment(
     return ax
 
 
+@constrained(ax=AXES)
 @styled
 def long_tail(
     curve: pd.DataFrame,
@@ -229,6 +233,7 @@ def long_tail(
     return ax
 
 
+@constrained(ax=AXES)
 @styled
 def exposure_shares(exposure: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     """Share of top-k slots going to head, mid and tail items per system, against training.
@@ -302,6 +307,7 @@ def exposure_shares(exposure: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     return ax
 
 
+@constrained(ax=AXES)
 @styled
 def accuracy_tradeoff(points: pd.DataFrame, *, x: str, y: str, ax: Axes | None = None) -> Axes:
     """Accuracy against a beyond-accuracy measure, one point per system.

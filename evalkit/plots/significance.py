@@ -10,7 +10,9 @@ from matplotlib.lines import Line2D
 
 from .._checks import check_columns
 from .._comparison import format_pvalue
+from .._constraints import constrained
 from ._style import (
+    AXES,
     FIGSIZE,
     REFERENCE_COLOR,
     legend_outside,
@@ -24,6 +26,7 @@ from ._style import (
 __all__ = ["comparison", "detectable_differences", "gamma_sensitivity", "paired_differences"]
 
 
+@constrained(ax=AXES)
 @styled
 def comparison(
     table: pd.DataFrame,
@@ -134,6 +137,7 @@ def comparison(
     return ax
 
 
+@constrained(ax=AXES)
 @styled
 def paired_differences(
     table: pd.DataFrame,
@@ -240,6 +244,7 @@ def paired_differences(
     return ax
 
 
+@constrained(ax=AXES)
 @styled
 def detectable_differences(
     table: pd.DataFrame,
@@ -329,6 +334,7 @@ def detectable_differences(
     return ax
 
 
+@constrained(ax=AXES)
 @styled
 def gamma_sensitivity(
     table: pd.DataFrame,

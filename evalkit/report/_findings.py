@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._checks import check_fraction, check_positive_int, describe
+from .._checks import describe
+from .._constraints import FRACTION, POSITIVE_INT, constrained
+from .._errors import InvalidParameterError
 
 __all__ = ["data_findings", "findings", "score_ties", "split_findings", "split_headline",
            "table_findings"]
@@ -61,12 +63,14 @@ def _interval(mean: float, low: float, high: float, digits: int, *, sign: bool =
 
 def _check_evaluations(evaluations: object, *, func: str) -> dict:
     if not isinstance(evaluations, Mapping) or not evaluations:
-        raise TypeError(f"{func}: 'evaluations' must be a non-empty dict of system name to "
-                        f"evalkit Evaluation; got {describe(evaluations)}.")
+        raise InvalidParameterError(
+            f"{func}: 'evaluations' must be a non-empty dict of system name to "
+            f"evalkit Evaluation; got {describe(evaluations)}.")
     for name, ev in evaluations.items():
         if not all(hasattr(ev, a) for a in ("summary", "counts", "definitions")):
-            raise TypeError(f"{func}: 'evaluations[{name!r}]' must be an evalkit Evaluation "
-                            f"(the result of evaluate); got {type(ev).__name__}.")
+            raise InvalidParameterError(
+                f"{func}: 'evaluations[{name!r}]' must be an evalkit Evaluation "
+                f"(the result of evaluate); got {type(ev).__name__}.")
     first_name, first = next(iter(evaluations.items()))
     for name, ev in evaluations.items():
         if list(ev.summary.index) != list(first.summary.index):
@@ -92,8 +96,9 @@ def _selected_columns(summary: pd.DataFrame, k: object, *, func: str) -> list[st
 
 def _check_table(table: object, *, func: str, arg: str, required: Sequence[str]) -> pd.DataFrame:
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{func}: '{arg}' must be a pandas DataFrame or None; "
-                        f"got {type(table).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a pandas DataFrame or None; "
+            f"got {type(table).__name__}.")
     missing = [c for c in required if c not in table.columns]
     if missing:
         raise ValueError(f"{func}: '{arg}' is missing column(s) {', '.join(missing)}; it has "
@@ -462,6 +467,7 @@ def _audit(audit: pd.DataFrame) -> list[str]:
 
 # -- the block -------------------------------------------------------------------------------------
 
+@constrained(alpha=FRACTION, few_users=POSITIVE_INT, digits=POSITIVE_INT)
 def findings(
     evaluations: Mapping[str, object],
     *,
@@ -545,9 +551,6 @@ def findings(
     """
     func = "findings"
     evaluations = _check_evaluations(evaluations, func=func)
-    alpha = check_fraction(alpha, func=func, arg="alpha")
-    few_users = check_positive_int(few_users, func=func, arg="few_users")
-    digits = check_positive_int(digits, func=func, arg="digits")
     first = next(iter(evaluations.values()))
     columns = _selected_columns(first.summary, k, func=func)
     labels = _labels(first.summary)
@@ -657,8 +660,9 @@ def table_findings(results: Mapping[str, pd.DataFrame], *, better: Mapping[str, 
     """
     func = "table_findings"
     if not isinstance(results, Mapping) or not results:
-        raise TypeError(f"{func}: 'results' must map system names to tables; got "
-                        f"{describe(results)}.")
+        raise InvalidParameterError(
+            f"{func}: 'results' must map system names to tables; got "
+            f"{describe(results)}.")
     labels = dict(labels or {})
     names = list(results)
     first = next(iter(results.values()))

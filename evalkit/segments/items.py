@@ -3,13 +3,14 @@ top-k lists."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from .._checks import check_interactions, check_positive_int, check_recs, check_rng, describe
+from .._checks import check_interactions, check_recs, describe
+from .._constraints import FRACTION, POSITIVE_INT, RESAMPLES, SEED, constrained, real
+from .._errors import InvalidParameterError
 from ..metrics import top_k
 
 __all__ = [
@@ -25,16 +26,9 @@ __all__ = [
 POPULARITY_BUCKETS: tuple[str, ...] = ("head", "mid", "tail")
 
 
-def _share(value: object, *, func: str, arg: str, low_open: bool) -> float:
-    """A number in (0, 1] (``low_open``) or in [0, 1)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{func}: '{arg}' must be a number; got {describe(value)}.")
-    value = float(value)
-    ok = 0.0 < value <= 1.0 if low_open else 0.0 <= value < 1.0
-    if not ok:
-        rule = "in (0, 1]" if low_open else "in [0, 1)"
-        raise ValueError(f"{func}: '{arg}' must be {rule}; got {value!r}.")
-    return value
+#: The head's share of interactions, in (0, 1]; the tail's, in [0, 1).
+HEAD = real(minimum=0.0, strict=True, maximum=1.0)
+TAIL = real(minimum=0.0, maximum=1.0, strict_maximum=True)
 
 
 def _ranked_items(train: pd.DataFrame, head: float, tail: float) -> pd.DataFrame:
@@ -72,6 +66,7 @@ def _ranked_items(train: pd.DataFrame, head: float, tail: float) -> pd.DataFrame
     )
 
 
+@constrained(head=HEAD, tail=TAIL)
 def item_popularity_buckets(
     train: pd.DataFrame, *, head: float = 0.2, tail: float = 0.2
 ) -> pd.Series:
@@ -125,8 +120,7 @@ def item_popularity_buckets(
     """
     func = "item_popularity_buckets"
     train = check_interactions(train, func=func, arg="train", ids=("item_id",))
-    head = _share(head, func=func, arg="head", low_open=True)
-    tail = _share(tail, func=func, arg="tail", low_open=False)
+    head, tail = float(head), float(tail)
     if head + tail > 1.0 + 1e-12:
         raise ValueError(
             f"{func}: 'head' + 'tail' must be at most 1; got {head!r} + {tail!r}."
@@ -139,6 +133,7 @@ def item_popularity_buckets(
     )
 
 
+@constrained(head=HEAD, tail=TAIL)
 def popularity_curve(
     train: pd.DataFrame, *, head: float = 0.2, tail: float = 0.2
 ) -> pd.DataFrame:
@@ -175,8 +170,7 @@ def popularity_curve(
     """
     func = "popularity_curve"
     train = check_interactions(train, func=func, arg="train", ids=("item_id",))
-    head = _share(head, func=func, arg="head", low_open=True)
-    tail = _share(tail, func=func, arg="tail", low_open=False)
+    head, tail = float(head), float(tail)
     if head + tail > 1.0 + 1e-12:
         raise ValueError(f"{func}: 'head' + 'tail' must be at most 1; got {head!r} + {tail!r}.")
     return _ranked_items(train, head, tail)
@@ -202,6 +196,7 @@ def _top_k_items(recs: pd.DataFrame, k: int) -> np.ndarray:
     return _top_k_rows(recs, k)["item_id"].to_numpy()
 
 
+@constrained(k=POSITIVE_INT)
 def exposure_by_popularity(
     recs: Mapping[str, pd.DataFrame] | pd.DataFrame,
     buckets: pd.Series,
@@ -260,15 +255,14 @@ def exposure_by_popularity(
     2      A   tail      2    0.5
     """
     func = "exposure_by_popularity"
-    k = check_positive_int(k, func=func, arg="k")
     systems = {"recs": recs} if isinstance(recs, pd.DataFrame) else recs
     if not isinstance(systems, Mapping) or not systems:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'recs' must be a DataFrame or a non-empty dict of name to DataFrame; got "
             f"{describe(recs)}."
         )
     if not isinstance(buckets, pd.Series):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'buckets' must be a pandas Series indexed by item_id; got "
             f"{type(buckets).__name__}."
         )
@@ -313,6 +307,7 @@ def exposure_by_popularity(
 NEW_ITEMS = "new"
 
 
+@constrained(k=POSITIVE_INT, confidence=FRACTION, n_resamples=RESAMPLES, rng=SEED)
 def recall_by_popularity(
     truth: pd.DataFrame,
     recs: Mapping[str, pd.DataFrame] | pd.DataFrame,
@@ -380,22 +375,20 @@ def recall_by_popularity(
     1    tail   0.0         1     0
     2     new   0.0         1     0
     """
-    from .._checks import check_fraction, check_resamples, check_threshold, check_truth
+    from .._checks import check_threshold, check_truth
     from ..stats import percentile_interval, user_bootstrap_sums
 
     func = "recall_by_popularity"
-    check_rng(rng, func=func)
-    k = check_positive_int(k, func=func, arg="k")
     threshold = check_threshold(threshold, func=func)
-    confidence = check_fraction(confidence, func=func, arg="confidence")
-    n_resamples = check_resamples(n_resamples, func=func)
     systems = {"recs": recs} if isinstance(recs, pd.DataFrame) else recs
     if not isinstance(systems, Mapping) or not systems:
-        raise TypeError(f"{func}: 'recs' must be a DataFrame or a non-empty dict of name to "
-                        f"DataFrame; got {describe(recs)}.")
+        raise InvalidParameterError(
+            f"{func}: 'recs' must be a DataFrame or a non-empty dict of name to "
+            f"DataFrame; got {describe(recs)}.")
     if not isinstance(buckets, pd.Series) or not buckets.index.is_unique:
-        raise TypeError(f"{func}: 'buckets' must be a pandas Series indexed by unique item ids, "
-                        f"as item_popularity_buckets gives; got {describe(buckets)}.")
+        raise InvalidParameterError(
+            f"{func}: 'buckets' must be a pandas Series indexed by unique item ids, "
+            f"as item_popularity_buckets gives; got {describe(buckets)}.")
     if not isinstance(buckets.dtype, pd.CategoricalDtype):
         buckets = buckets.astype(pd.CategoricalDtype(np.sort(buckets.unique())))
     truth = check_truth(truth, func=func, threshold=threshold)

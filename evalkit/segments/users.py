@@ -8,7 +8,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._checks import check_interactions, check_positive_int, check_rng, describe
+from .._checks import check_interactions, check_positive_int, describe
+from .._constraints import SEED, constrained
+from .._errors import InvalidParameterError
 from ..stats import bootstrap_ci_frame
 from ._common import plain
 
@@ -46,7 +48,7 @@ def _activity_edges(bins: object, counts: np.ndarray, *, func: str) -> np.ndarra
         inner = np.unique(np.asarray(inner, dtype=np.float64))
         return np.concatenate([[0.0], inner[inner > 0], [np.inf]])
     if isinstance(bins, (str, bytes)) or not isinstance(bins, Iterable):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'bins' must be an increasing sequence of edges or a number of quantile "
             f"bins; got {describe(bins)}."
         )
@@ -129,7 +131,7 @@ def user_activity_bins(
         index = per_user.index.sort_values()
     else:
         if isinstance(users, (str, bytes)) or not isinstance(users, Iterable):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'users' must be an array-like of user ids; got {describe(users)}."
             )
         index = pd.Index(users if hasattr(users, "__array__") else list(users)).unique()
@@ -142,7 +144,8 @@ def user_activity_bins(
         names = ranges if words is None else [f"{w} ({r})" for w, r in zip(words, ranges)]
     else:
         if isinstance(labels, (str, bytes)) or not isinstance(labels, Iterable):
-            raise TypeError(f"{func}: 'labels' must be a sequence of str; got {describe(labels)}.")
+            raise InvalidParameterError(
+                f"{func}: 'labels' must be a sequence of str; got {describe(labels)}.")
         names = [str(label) for label in labels]
         if len(names) != n_bins or len(set(names)) != n_bins:
             raise ValueError(
@@ -162,6 +165,7 @@ def user_activity_bins(
     return pd.Series(values, index=index.rename("user_id"), name="activity")
 
 
+@constrained(rng=SEED)
 def metrics_by_segment(
     per_user: pd.DataFrame | Mapping[str, pd.DataFrame],
     segments: pd.Series,
@@ -223,15 +227,14 @@ def metrics_by_segment(
     1   light  ndcg@10  0.30        2
     """
     func = "metrics_by_segment"
-    check_rng(rng, func=func)
     tables = {None: per_user} if isinstance(per_user, pd.DataFrame) else per_user
     if not isinstance(tables, Mapping) or not tables:
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'per_user' must be a DataFrame or a non-empty dict of name to DataFrame; "
             f"got {describe(per_user)}."
         )
     if not isinstance(segments, pd.Series):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'segments' must be a pandas Series indexed by user_id; got "
             f"{type(segments).__name__}."
         )
@@ -245,7 +248,7 @@ def metrics_by_segment(
     for name, table in tables.items():
         arg = "per_user" if name is None else f"per_user[{name!r}]"
         if not isinstance(table, pd.DataFrame):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: '{arg}' must be a pandas DataFrame; got {type(table).__name__}."
             )
         position = segments.index.get_indexer(table.index)

@@ -163,8 +163,9 @@ class SparkEvaluation:
 def _renamed(frame: object, columns: Mapping[str, str] | None, *, arg: str) -> object:
     sql = _pyspark()
     if not isinstance(frame, sql.DataFrame):
-        raise TypeError(f"{FUNC}: '{arg}' must be a Spark DataFrame (pyspark.sql.DataFrame); "
-                        f"got {type(frame).__name__}. For pandas frames use evalkit.evaluate.")
+        raise InvalidParameterError(
+            f"{FUNC}: '{arg}' must be a Spark DataFrame (pyspark.sql.DataFrame); "
+            f"got {type(frame).__name__}. For pandas frames use evalkit.evaluate.")
     for source, target in (columns or {}).items():
         if source in frame.columns and source != target:
             frame = frame.withColumnRenamed(source, target)
@@ -176,8 +177,9 @@ def _check_mapping(columns: object) -> dict[str, str] | None:
         return None
     if not isinstance(columns, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in columns.items()):
-        raise TypeError(f"{FUNC}: 'columns' must map column names to evalkit's names "
-                        f"(str to str), for example {{'userId': 'user_id'}}; got {columns!r}.")
+        raise InvalidParameterError(
+            f"{FUNC}: 'columns' must map column names to evalkit's names "
+            f"(str to str), for example {{'userId': 'user_id'}}; got {columns!r}.")
     return dict(columns)
 
 

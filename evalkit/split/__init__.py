@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from evalkit._checks import check_choice, check_rng
+from evalkit._checks import check_choice
+from evalkit._constraints import SEED, constrained
 
 from ._audit import audit
 from ._base import Split
@@ -91,6 +92,7 @@ def get_split_strategy(name: str) -> Callable[..., Split | list[Split]]:
     return SPLITS[check_choice(name, func="get_split_strategy", arg="strategy", choices=SPLITS)]
 
 
+@constrained(rng=SEED)  # here, not in the strategy (a temporal one ignores it)
 def split_by(
     data,
     strategy: str,
@@ -127,7 +129,6 @@ def split_by(
     func = "split_by"
     names = [name for name in SPLITS if name != "kfold"]
     check_choice(strategy, func=func, arg="strategy", choices=names)
-    check_rng(rng, func=func)  # here, not in the strategy (a temporal one ignores it)
     if strategy == "user_temporal":
         return user_temporal_split(data, test_fraction=test_fraction)
     if strategy == "global_temporal":

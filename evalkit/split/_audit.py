@@ -10,6 +10,7 @@ import pandas as pd
 from evalkit._checks import check_columns, check_ids, check_timestamps
 from evalkit._display import WideTable
 
+from .._errors import InvalidParameterError
 from ._base import Split
 
 __all__ = ["audit"]
@@ -78,7 +79,8 @@ def audit(split: Split) -> pd.DataFrame:
     """
     func = "audit"
     if not isinstance(split, Split):
-        raise TypeError(f"{func}: 'split' must be an evalkit Split; got {type(split).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: 'split' must be an evalkit Split; got {type(split).__name__}.")
     frames = {"train": split.train, "test": split.test}
     if split.dev is not None:
         frames["dev"] = split.dev
@@ -181,7 +183,7 @@ def _time_checks(
         try:
             codes, _ = pd.factorize(stamps, sort=True)
         except TypeError as exc:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'split' train and test timestamps cannot be compared "
                 f"(dtypes {split.train['timestamp'].dtype} and {split.test['timestamp'].dtype})."
             ) from exc

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -11,14 +10,14 @@ import pandas as pd
 from evalkit._canonical import canonical_order, canonical_permutation
 from evalkit._checks import (
     as_rng,
-    check_choice,
     check_fraction,
     check_interactions,
     describe,
     seed_of,
 )
 
-from .._constraints import FRACTION, NONNEGATIVE_INT, SEED, constrained
+from .._constraints import FRACTION, NONNEGATIVE_INT, SEED, choice, constrained, integer
+from .._errors import InvalidParameterError
 from ._base import (
     Split,
     _group_ranks,
@@ -164,7 +163,7 @@ def user_ratio_split(
     return _make(data, test, strategy="user_ratio", params=params, seed=seed)
 
 
-@constrained(rng=SEED, min_train=NONNEGATIVE_INT)
+@constrained(by=choice("user", "global"), rng=SEED, min_train=NONNEGATIVE_INT)
 def train_dev_test_split(
     data: pd.DataFrame,
     *,
@@ -223,7 +222,6 @@ def train_dev_test_split(
     func = "train_dev_test_split"
     data = check_interactions(data, func=func, ratings=True, nonempty=True)
     f_train, f_dev, f_test = _check_fractions(fractions, func=func)
-    by = check_choice(by, func=func, arg="by", choices=("user", "global"))
     min_train = int(min_train)  # constrained, as rng
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
@@ -248,7 +246,7 @@ def train_dev_test_split(
     return _make(data, test, strategy="train_dev_test", params=params, seed=seed, dev_mask=dev)
 
 
-@constrained(rng=SEED)
+@constrained(folds=integer(2), rng=SEED)
 def kfold_split(
     data: pd.DataFrame,
     *,
@@ -300,10 +298,6 @@ def kfold_split(
     """
     func = "kfold_split"
     data = check_interactions(data, func=func, ratings=True, nonempty=True)
-    if isinstance(folds, bool) or not isinstance(folds, numbers.Integral):
-        raise TypeError(f"{func}: 'folds' must be an integer >= 2; got {describe(folds)}.")
-    if folds < 2:
-        raise ValueError(f"{func}: 'folds' must be an integer >= 2; got {int(folds)}.")
     k = int(folds)
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
@@ -325,7 +319,7 @@ def kfold_split(
 
 def _check_fractions(fractions: object, *, func: str) -> tuple[float, float, float]:
     if isinstance(fractions, (str, bytes)) or not isinstance(fractions, Sequence):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'fractions' must be a sequence of three numbers (train, dev, test); "
             f"got {describe(fractions)}."
         )

@@ -17,6 +17,7 @@ from evalkit._checks import (
 )
 
 from .._constraints import FRACTION, NONNEGATIVE_INT, POSITIVE_INT, constrained, optional
+from .._errors import InvalidParameterError
 from ._base import (
     Split,
     _group_ranks,
@@ -190,20 +191,20 @@ def _check_cutoff(cutoff: object, ts: pd.Series, *, func: str) -> object:
                 raise TypeError
             value = pd.Timestamp(cutoff)  # type: ignore[arg-type]
         except (TypeError, ValueError) as exc:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'cutoff' must be datetime-like for datetime timestamps; "
                 f"got {describe(cutoff)}."
             ) from exc
         if value is pd.NaT:
             raise ValueError(f"{func}: 'cutoff' must not be missing; got {describe(cutoff)}.")
         if (value.tzinfo is None) != (getattr(ts.dtype, "tz", None) is None):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'cutoff' and the timestamps must both be time-zone aware or both "
                 f"naive; got {describe(cutoff)} for dtype {ts.dtype}."
             )
         return value
     if isinstance(cutoff, bool) or not isinstance(cutoff, numbers.Real):
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'cutoff' must be a number for numeric timestamps; got {describe(cutoff)}."
         )
     if np.isnan(float(cutoff)):

@@ -223,8 +223,8 @@ def test_k_counts_only_the_top_of_each_list() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"smoothing": 0}, "'smoothing' must be a number > 0"),
-    ({"confidence": 1.0}, r"'confidence' must be in \(0, 1\)"),
+    ({"smoothing": 0}, "'smoothing' must be > 0"),
+    ({"confidence": 1.0}, r"'confidence' must be in the open interval \(0, 1\)"),
     ({"k": 0}, "'k' must be"),
     ({"items": [1, 2]}, r"listed item\(s\) are not in 'items'"),
 ])

@@ -13,6 +13,7 @@ from ..._checks import (
     describe,
 )
 from ..._constraints import POSITIVE_INT, constrained
+from ..._errors import InvalidParameterError
 from ...definitions import uses_definitions
 from .._common import (
     check_recs,
@@ -362,7 +363,7 @@ def exposure_gini(
     weight = check_choice(weight, func=func, arg="weight", choices=EXPOSURE_WEIGHTS)
     if weight == "geometric":
         if isinstance(patience, bool) or not isinstance(patience, (int, float, np.number)):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{func}: 'patience' must be a number in (0, 1); got {describe(patience)}."
             )
         if not 0.0 < float(patience) < 1.0:

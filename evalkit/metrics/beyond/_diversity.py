@@ -14,6 +14,7 @@ from ..._checks import (
     check_same_kind,
 )
 from ..._constraints import POSITIVE_INT, constrained
+from ..._errors import InvalidParameterError
 from ...definitions import uses_definitions
 from .._common import (
     check_empty,
@@ -272,7 +273,7 @@ def intra_list_diversity(
         raise ValueError(f"{func}: 'items' has duplicate item ids; each item needs one row.")
     list_like = items["genres"].map(pd.api.types.is_list_like, na_action="ignore")
     if not list_like.fillna(True).astype(bool).all():
-        raise TypeError(
+        raise InvalidParameterError(
             f"{func}: 'items' column 'genres' must hold a list of genres per item; got "
             f"{items['genres'].loc[~list_like.fillna(True).astype(bool)].iloc[0]!r}."
         )

@@ -16,6 +16,7 @@ from ..._checks import (
     check_columns,
     check_rng,
 )
+from ..._errors import InvalidParameterError
 from ..._resample import quantile_interval
 from .._registry import RANKING_METRICS
 from ._draw import SCHEMES, sample_negatives
@@ -135,8 +136,9 @@ def compare_sampling(
                 ["user_id", "item_id"])
             return pairs.merge(given, on=["user_id", "item_id"], how="left")[
                 "score"].to_numpy(np.float64)
-        raise TypeError(f"{func}: each system must be a fitted model with score(pairs) or a "
-                        f"frame of scores; got {type(system).__name__}.")
+        raise InvalidParameterError(
+            f"{func}: each system must be a fitted model with score(pairs) or a "
+            f"frame of scores; got {type(system).__name__}.")
 
     schemes = [scheme] if isinstance(scheme, str) else list(scheme)
     for name in schemes:
