@@ -19,10 +19,18 @@ from typing import BinaryIO
 from tqdm import tqdm
 
 from evalkit._checks import InvalidParameterError, check_choice, describe
-from evalkit._constraints import BOOL, constrained, optional, real
+from evalkit._constraints import BOOL, Constraint, constrained, optional
 
-#: A number of seconds to wait.
-SECONDS = real(minimum=0.0, strict=True)
+
+def _check_seconds(value: object, *, func: str, arg: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise InvalidParameterError(
+            f"{func}: '{arg}' must be a positive number of seconds; got {describe(value)}.")
+    return float(value)
+
+
+#: A number of seconds to wait (infinity waits for ever; NaN is refused).
+SECONDS = Constraint(_check_seconds, (0, -1.0, float("nan"), "5", True, None))
 
 __all__ = [
     "MOVIELENS_NAMES",

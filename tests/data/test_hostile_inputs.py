@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from evalkit import InvalidParameterError
 from evalkit.data import (
     DownloadError,
     _archive,
@@ -433,7 +434,7 @@ NAME_CASES = [
     Case("miscased-name", {}, lambda r: load_movielens("ML-1M"), ValueError,
          ("'name_or_path' must be a release name", "'ML-1M'", "Did you mean the release "
           "'ml-1m'?")),
-    Case("name-not-a-string", {}, lambda r: load_movielens(123), TypeError,  # type: ignore[arg-type]
+    Case("name-not-a-string", {}, lambda r: load_movielens(123), InvalidParameterError,  # type: ignore[arg-type]
          ("'name_or_path' must be a release name or a path; got int",)),
     Case("cached-archive-damaged-no-download", {"cache/ml-latest-small.zip": damaged(GOOD_ZIP)},
          lambda r: load_movielens("ml-latest-small", cache_dir=r / "cache", download=False),
