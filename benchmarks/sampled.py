@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import SCALES, generate  # noqa: E402
 from models import training  # noqa: E402
 
-from evalkit.metrics import sampled  # noqa: E402
+from evalkit.protocols import sampled  # noqa: E402
 
 
 def pair_scores(frame: pd.DataFrame, boost: pd.DataFrame) -> np.ndarray:

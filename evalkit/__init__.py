@@ -13,7 +13,8 @@ The package is organised by concern; the names most analysts need are re-exporte
   :func:`format_pvalue`, :func:`metric_column`, :func:`read_recommendations`;
 - metric functions live in :mod:`evalkit.metrics`, baselines in :mod:`evalkit.models`,
   statistics in :mod:`evalkit.stats`, plots in :mod:`evalkit.plots`, reports in
-  :mod:`evalkit.report`.
+  :mod:`evalkit.report`; sampled-candidate and popularity-debiased evaluation in
+  :mod:`evalkit.protocols`.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from typing import TYPE_CHECKING
 from evalkit._version import __version__
 
 #: The subpackages and modules exported by name.
-_MODULES = ("data", "examples", "explore", "fairness", "metrics", "models", "plots", "report",
-            "segments", "spark", "split", "stats")
+_MODULES = ("data", "examples", "explore", "fairness", "metrics", "models", "plots", "protocols",
+            "report", "segments", "spark", "split", "stats")
 
 #: Where each exported function, class and constant lives. They are imported on first use
 #: (PEP 562), so that ``import evalkit``, which every command-line call, notebook kernel and
@@ -75,6 +76,7 @@ if TYPE_CHECKING:  # what static tools see; at run time the names above are load
         metrics,
         models,
         plots,
+        protocols,
         report,
         segments,
         spark,
@@ -145,6 +147,7 @@ __all__ = [
     "plots",
     "profile",
     "Profile",
+    "protocols",
     "random_split",
     "read_recommendations",
     "regression_check",

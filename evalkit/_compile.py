@@ -73,7 +73,7 @@ def _run() -> None:
     predictions = ek.models.predict_ratings(train, test)["user + item bias"]
     ek.metrics.rating_errors(test, predictions)
     ek.metrics.classification_scores(test, predictions, threshold=4.0)
-    from evalkit.metrics import sampled
+    from evalkit.protocols import sampled
 
     sampled.sample_negatives(test, train, n_negatives=10, rng=0)
     groups = pd.Series(["head", "tail"] * (len(items) // 2 + 1), dtype=object)[:len(items)]

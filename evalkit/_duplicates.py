@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._parallel import available_threads, run_parallel
+from ._parallel import KERNEL_OPTIONS, available_threads, run_parallel
 
 __all__ = ["grouped_duplicates"]
 
-_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+_OPTIONS = KERNEL_OPTIONS
 
 
 def _parallel(tasks: list) -> list:

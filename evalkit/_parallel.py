@@ -6,7 +6,11 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["available_threads", "run_parallel"]
+__all__ = ["KERNEL_OPTIONS", "available_threads", "run_parallel"]
+
+#: numba's options for every compiled kernel: cached on disk, releasing the GIL (the kernels
+#: run in threads), NumPy's rules for division by zero and the like (no exception).
+KERNEL_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
 
 
 def available_threads() -> int:

@@ -25,13 +25,13 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ._parallel import available_threads, run_parallel
+from ._parallel import KERNEL_OPTIONS, available_threads, run_parallel
 
 __all__ = ["CHUNK_USERS", "POISSON_THRESHOLDS", "design_key", "poisson_bootstrap_sums",
            "poisson_column_sums", "poisson_means", "poisson_weights", "quantile_interval",
            "replicate_means", "sign_flip_sums", "user_streams"]
 
-_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+_OPTIONS = KERNEL_OPTIONS
 CHUNK_USERS = 1 << 14  # users per bootstrap task (even)
 _BLOCK = 256  # bootstrap replicates kept in cache at a time (even)
 

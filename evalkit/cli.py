@@ -98,11 +98,11 @@ def _parser() -> argparse.ArgumentParser:
     sc = sub.add_parser(
         "sample-candidates",
         help="write sampled candidates for your model to score",
-        description="Draw negatives for each held-out item (evalkit.metrics.sampled."
+        description="Draw negatives for each held-out item (evalkit.protocols.sampled."
         "sample_negatives; the defaults are RecBole's uni100) and write the candidates: "
         "user_id, item_id, positive, group, probability, n_negatives, n_possible, replace. "
         "Add a 'score' column from your model and read it back with "
-        "evalkit.metrics.sampled.sampled_ranks to get the sampled and corrected metrics.",
+        "evalkit.protocols.sampled.sampled_ranks to get the sampled and corrected metrics.",
         epilog="example: evalkit sample-candidates --truth test.csv --train train.csv "
         "--out candidates.csv --n-negatives 100 --scheme popularity",
     )
@@ -427,7 +427,7 @@ def _margins_of(args: argparse.Namespace) -> dict[str, str] | None:
 def _sample_candidates(args: argparse.Namespace) -> int:
     from ._io import atomic_write_bytes
     from .data import load_interactions
-    from .metrics.sampled import sample_negatives
+    from .protocols.sampled import sample_negatives
 
     _check_output(args.out, inputs=tuple(p for p in (args.truth, args.train) if p is not None),
                   force=args.force)

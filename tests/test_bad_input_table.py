@@ -21,7 +21,7 @@ import pytest
 import evalkit
 import evalkit.spark
 from evalkit import metrics, models, segments, split, stats
-from evalkit.metrics import debiased, sampled
+from evalkit.protocols import debiased, sampled
 
 
 def truth() -> pd.DataFrame:
@@ -325,7 +325,7 @@ def _per_user() -> pd.Series:
 
 
 def _candidates() -> pd.DataFrame:
-    from evalkit.metrics import sampled
+    from evalkit.protocols import sampled
 
     drawn = sampled.sample_negatives(T, None, n_negatives=1, rng=0)
     return sampled.sampled_ranks(drawn.assign(score=np.arange(len(drawn), dtype=float)))

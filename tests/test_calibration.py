@@ -237,7 +237,7 @@ def _corrected_coverage(runs: int, seed: int, estimator: str, users: int = 300,
     at 3,000 (its estimate 0.155 for a truth of 0.158); EM 0.88-0.94 at 300 users and 0.78 at
     3,000 (its early-stopped estimate 0.168: a bias of +0.01 that more users do not
     shrink)."""
-    from evalkit.metrics.sampled import corrected_metric
+    from evalkit.protocols.sampled import corrected_metric
 
     sizes = np.array([500, 1000, 3000])
     discount = 1 / np.log2(np.arange(2, 12))
@@ -290,7 +290,7 @@ def _ips_coverage(runs: int, seed: int, users: int = 300) -> dict[str, float]:
     intervals' width). The weights (up to 100) make IPS's per-user values heavy-tailed, and
     its interval short with few users: measured over 400 data sets, IPS 0.89 at 300 users,
     0.93 at 1,000 and 0.94 at 3,000; SNIPS 0.94, 0.94 and 0.955."""
-    from evalkit.metrics import debiased
+    from evalkit.protocols import debiased
 
     rng = np.random.default_rng(seed)
     want = {}

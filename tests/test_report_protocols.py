@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from evalkit import report as rp
-from evalkit.metrics import sampled as S
-from evalkit.metrics.debiased import gamma_sensitivity
-from tests.metrics.test_sampled import _world
+from evalkit.protocols import sampled as S
+from evalkit.protocols.debiased import gamma_sensitivity
+from tests.test_sampled import _world
 
 
 def test_the_note_says_when_sampling_flips_the_winner_and_the_correction_restores_it() -> None:

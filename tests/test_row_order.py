@@ -13,8 +13,8 @@ import pytest
 
 import evalkit as ek
 from evalkit import report as rp
-from evalkit.metrics import debiased, sampled
 from evalkit.models import MostPopular, Random
+from evalkit.protocols import debiased, sampled
 
 
 def _shuffled(frame: pd.DataFrame, seed: int) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from .._checks import (  # the frame checks live with the other argument checks
     warn_id_formats,
 )
 from ..definitions import choices
-from ._result import MetricSeries, metric_series
+from ._result import MetricSeries
 
 __all__ = [
     "AP_DENOMINATORS",
@@ -103,7 +103,7 @@ def finish_per_user(
         values = values[keep]
         users = users[keep]
         dropped["undefined"] = n_undefined
-    return metric_series(values, users.rename("user_id"), name=name, dropped=dropped, **info)
+    return MetricSeries.of(values, users.rename("user_id"), name=name, dropped=dropped, **info)
 
 
 def warn_ties(n_users: int, k: int, *, func: str, tie_order: str | None = None) -> None:

@@ -23,8 +23,7 @@ values in cache:
 - Beyond the ranking engine: :func:`pair_counts` counts each user's concordant, discordant and
   tied pairs (Kendall tau-b, FCP) and :func:`in_global_top` tells whether an item is in a
   user's list of one global order with the user's seen items skipped (serendipity's
-  most-popular baseline); :func:`in_sorted_rows` tells whether each sampled (user, item) pair
-  is one of the user's excluded items (the sampled-candidates protocol's rejection step).
+  most-popular baseline).
 
 They are compiled with numba on first use and cached on disk. Large outputs are allocated by
 the caller with NumPy (whose large arrays get huge pages; numba's page faults would cost as
@@ -45,11 +44,11 @@ import numpy as np
 from numba import njit
 
 from .._duplicates import grouped_duplicates
-from .._parallel import available_threads, run_parallel
+from .._parallel import KERNEL_OPTIONS, available_threads, run_parallel
 
 __all__ = ["AT_METRICS", "INCREMENTS", "Lists", "Scoring", "group_rows", "group_starts",
            "grouped_duplicates", "join", "offset_codes", "order_by_group", "ordered_by_score",
-           "over_users", "in_global_top", "in_sorted_rows", "pair_counts", "rank_reduce",
+           "over_users", "in_global_top", "pair_counts", "rank_reduce",
            "rank_sums", "score_positions", "tied_values"]
 
 # Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
@@ -69,7 +68,7 @@ RECALL_RULES = ("relevant", "min")
 IDEAL_TRUTH, IDEAL_K = range(2)
 IDEAL_RULES = ("truth", "k")
 
-_OPTIONS = dict(cache=True, nogil=True, error_model="numpy")
+_OPTIONS = KERNEL_OPTIONS
 CHUNK_USERS = 1 << 14  # users per task: fixed, so sums over users never depend on the threads
 
 
@@ -88,26 +87,6 @@ def over_users(n_users: int, task) -> list:
     return _parallel([lambda a=a, b=b: task(a, b) for a, b in zip(bounds[:-1], bounds[1:])])
 
 
-@njit(**_OPTIONS)
-def in_sorted_rows(groups, group_user, items, offsets, sorted_items):  # pragma: no cover
-    """Whether ``items[i]`` is among ``sorted_items[offsets[u]:offsets[u + 1]]`` for the user
-    ``u = group_user[groups[i]]`` (each user's row sorted ascending): a binary search in the
-    user's own row, which stays in cache, where one search over every user's keys would not."""
-    out = np.zeros(len(items), np.bool_)
-    for i in range(len(items)):
-        u = group_user[groups[i]]
-        lo = offsets[u]
-        end = offsets[u + 1]
-        hi = end
-        x = items[i]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if sorted_items[mid] < x:
-                lo = mid + 1
-            else:
-                hi = mid
-        out[i] = lo < end and sorted_items[lo] == x
-    return out
 
 
 @njit(**_OPTIONS)

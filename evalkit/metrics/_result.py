@@ -80,6 +80,29 @@ class MetricSeries(pd.Series):
     def _constructor_expanddim(self):
         return pd.DataFrame
 
+    @classmethod
+    def of(cls, values: object, index: pd.Index, *, name: str, dropped: dict[str, int],
+           n_users: int | None = None, dtype: object = None, **info: object) -> MetricSeries:
+        """A :class:`MetricSeries` of ``values`` with what it carries: the users ``dropped``
+        by reason, ``n_users`` (by default the values that are not NaN, one per user) and the
+        optional attributes ``info`` (``k``, ``definitions``, ``tied_users``,
+        ``users_without_recs``), as a metric of your own or a protocol returns its values.
+
+        >>> import pandas as pd
+        >>> series = MetricSeries.of([0.5, float("nan")], pd.Index([1, 2], name="user_id"),
+        ...                          name="mine", dropped={"undefined": 1}, k=10)
+        >>> series.n_users, series.dropped, series.k
+        (1, {'undefined': 1}, 10)
+        """
+        series = cls(values, index=index, name=name, dtype=dtype)
+        series.dropped = dict(dropped)
+        series.n_users = int(series.notna().sum()) if n_users is None else int(n_users)
+        for attribute in _INFO:
+            setattr(series, attribute, info.pop(attribute, None))
+        if info:
+            raise TypeError(f"MetricSeries.of: unknown attribute(s) {', '.join(sorted(info))}")
+        return series
+
     def __repr__(self) -> str:
         text = super().__repr__()
         dropped = getattr(self, "dropped", None) or {}
@@ -91,18 +114,3 @@ class MetricSeries(pd.Series):
         else:
             text += f"\n{counted}none left out"
         return text
-
-
-def metric_series(values: object, index: pd.Index, *, name: str, dropped: dict[str, int],
-                  n_users: int | None = None, dtype: object = None,
-                  **info: object) -> MetricSeries:
-    """A :class:`MetricSeries` of ``values``; ``n_users`` defaults to the values that are not
-    NaN (one per user); ``info`` sets the optional attributes."""
-    series = MetricSeries(values, index=index, name=name, dtype=dtype)
-    series.dropped = dict(dropped)
-    series.n_users = int(series.notna().sum()) if n_users is None else int(n_users)
-    for attribute in _INFO:
-        setattr(series, attribute, info.pop(attribute, None))
-    if info:
-        raise TypeError(f"metric_series: unknown attribute(s) {', '.join(sorted(info))}")
-    return series

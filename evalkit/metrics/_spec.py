@@ -93,7 +93,7 @@ class Metric:
         The metric's value for one relevant item at rank ``r`` (a float array, 1-based; a
         rank may be fractional where it is estimated), cut at ``k`` (None: no cutoff):
         ``per_rank(r, k)``. Sampled-candidate evaluation
-        (:mod:`evalkit.metrics.sampled`) ranks each held-out item among sampled negatives
+        (:mod:`evalkit.protocols.sampled`) ranks each held-out item among sampled negatives
         and needs it; a metric without one is refused there.
     """
 

@@ -19,7 +19,7 @@ from .._checks import check_real, join_predictions, warn
 from .._constraints import FRACTION, POSITIVE_INT, RESAMPLES, SEED, constrained
 from ..definitions import uses_definitions
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
-from ._result import metric_series
+from ._result import MetricSeries
 from ._topk import top_k
 
 __all__ = [
@@ -238,7 +238,7 @@ def confusion_at_k(
     fp = int(len(top) - tp)
     n_rel = int(np.count_nonzero(relevant))
     rec_nonrel_rated = int(np.count_nonzero(rated & ~is_rel))
-    return metric_series(
+    return MetricSeries.of(
         [tp, fp, n_rel - tp, int(relevant.size - n_rel - rec_nonrel_rated)],
         pd.Index(CONFUSION_LABELS),
         dtype=np.int64,

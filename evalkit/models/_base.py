@@ -272,7 +272,7 @@ class Recommender:
         ----------
         pairs : pandas.DataFrame
             ``user_id`` and ``item_id`` (other columns are ignored), such as the candidates
-            of :func:`evalkit.metrics.sampled.sample_negatives`.
+            of :func:`evalkit.protocols.sampled.sample_negatives`.
 
         Returns
         -------

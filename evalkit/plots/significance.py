@@ -346,7 +346,7 @@ def gamma_sensitivity(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`evalkit.metrics.debiased.gamma_sensitivity` output: ``gamma, system, value,
+        :func:`evalkit.protocols.debiased.gamma_sensitivity` output: ``gamma, system, value,
         ci_low, ci_high``, and ``metric`` (the y-axis label) when it has one.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; default: a new figure.

@@ -19,7 +19,7 @@ MAX_USERS = 300
 @dataclass
 class ProtocolCheck:
     """What :func:`protocol_check` found: ``sampled`` (scheme -> :class:`SamplingComparison`
-    of the baselines), ``debiased`` (:func:`evalkit.metrics.debiased.gamma_sensitivity` of
+    of the baselines), ``debiased`` (:func:`evalkit.protocols.debiased.gamma_sensitivity` of
     every system), and how it was computed."""
 
     sampled: dict
@@ -48,9 +48,9 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
     intervals simultaneous over the biases at family-wise level ``alpha`` (``ALPHA``;
     Bonferroni). None when ``n_negatives`` is 0."""
     from ..metrics import RANKING_METRICS
-    from ..metrics.debiased import DECOMPOSABLE, gamma_sensitivity
-    from ..metrics.sampled import compare_sampling
     from ..models import MODELS
+    from ..protocols.debiased import DECOMPOSABLE, gamma_sensitivity
+    from ..protocols.sampled import compare_sampling
 
     if not n_negatives:
         return None

@@ -201,19 +201,3 @@ def test_negative_and_zero_gains_keep_ndcg_defined_only_where_ideal_dcg_is_posit
                                    mean_over_users(full, undefined, empty), rtol=1e-13,
                                    equal_nan=True)
         assert undefined[:, 1].any() and not undefined[:, 1].all()  # the case is exercised
-
-
-def test_in_sorted_rows_is_membership_in_each_users_row() -> None:
-    """The sampling's rejection step against np.isin, user by user: rows of different
-    lengths (one empty), items below, inside and above a row, and groups sharing a user."""
-    rng = np.random.default_rng(4)
-    rows = [np.sort(rng.choice(50, size, replace=False)) for size in (0, 1, 7, 30, 50)]
-    offsets = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
-    flat = np.concatenate(rows).astype(np.int64)
-    group_user = np.array([3, 0, 4, 1, 2, 3], dtype=np.int64)
-    groups = rng.integers(0, len(group_user), 2_000)
-    items = rng.integers(-2, 53, 2_000)
-    got = _kernels.in_sorted_rows(groups, group_user, items, offsets, flat)
-    want = np.array([np.isin(i, rows[group_user[g]]) for g, i in zip(groups, items)])
-    np.testing.assert_array_equal(got, want)
-    assert got.any() and not got.all()

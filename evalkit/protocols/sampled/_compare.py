@@ -18,7 +18,7 @@ from ..._checks import (
 )
 from ..._errors import InvalidParameterError
 from ..._resample import quantile_interval
-from .._registry import RANKING_METRICS
+from ...metrics import RANKING_METRICS
 from ._draw import SCHEMES, sample_negatives
 from ._estimate import _per_rank, corrected_metric, sampled_metric
 from ._rank import sampled_ranks

@@ -33,9 +33,7 @@ from .._checks import (
 )
 from .._constraints import FRACTION, POSITIVE_INT, SEED, choice, constrained, optional, real
 from .._errors import InvalidParameterError
-from ._registry import RANKING_METRICS, get_metric
-from ._result import MetricSeries, metric_series
-from ._topk import top_k
+from ..metrics import RANKING_METRICS, MetricSeries, get_metric, top_k
 
 __all__ = ["DECOMPOSABLE", "GammaEstimate", "estimate_gamma", "gamma_sensitivity", "ips_metric",
            "popularity_propensity", "stratified_recall"]
@@ -402,7 +400,7 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
     users, values = _weighted_per_user(relevant, recs, 1.0 / p,
                                        RANKING_METRICS[metric].per_rank, k,
                                        DECOMPOSABLE[metric], estimator == "snips", func=func)
-    return metric_series(values, users, name=f"{estimator}_{metric}", dropped={}, k=k)
+    return MetricSeries.of(values, users, name=f"{estimator}_{metric}", dropped={}, k=k)
 
 
 @constrained(beta=real(minimum=0.0), k=POSITIVE_INT)
@@ -423,7 +421,7 @@ def stratified_recall(truth: pd.DataFrame, recs: pd.DataFrame, train: pd.DataFra
     users, values = _weighted_per_user(relevant, recs, n ** -float(beta),
                                        RANKING_METRICS["recall"].per_rank, k, "mean", True,
                                        func=func)
-    return metric_series(values, users, name="stratified_recall", dropped={}, k=k)
+    return MetricSeries.of(values, users, name="stratified_recall", dropped={}, k=k)
 
 
 @constrained(k=POSITIVE_INT, estimator=ESTIMATOR, confidence=FRACTION,

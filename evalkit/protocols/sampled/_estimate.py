@@ -18,8 +18,7 @@ from ..._checks import (
 )
 from ..._constraints import FRACTION, POSITIVE_INT, RESAMPLES, SEED, constrained, optional
 from ..._resample import design_key, poisson_weights, quantile_interval, user_streams
-from .._registry import RANKING_METRICS, get_metric
-from .._result import MetricSeries, metric_series
+from ...metrics import RANKING_METRICS, MetricSeries, get_metric
 
 #: The estimators of :func:`corrected_metric`.
 ESTIMATORS = ("em", "bv", "cls", "ht")
@@ -85,7 +84,7 @@ def sampled_metric(ranks: pd.DataFrame, *, metric: str = "ndcg", k: int | None =
     if np.isnan(values).any():
         per_user[np.bincount(codes, weights=np.isnan(values), minlength=len(users)) > 0] = \
             np.nan
-    return metric_series(per_user, users, name=f"sampled_{metric}", dropped={}, k=k)
+    return MetricSeries.of(per_user, users, name=f"sampled_{metric}", dropped={}, k=k)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from ..._canonical import in_canonical_order
 from ..._checks import (
@@ -13,7 +14,7 @@ from ..._checks import (
     check_positive_int,
 )
 from ..._constraints import BOOL, SEED, constrained
-from .._kernels import in_sorted_rows
+from ..._parallel import KERNEL_OPTIONS
 
 #: How negatives are drawn: uniformly from the items the user has not interacted with, or in
 #: proportion to their training popularity (RecBole's ``uni`` and ``pop`` samplers).
@@ -25,6 +26,28 @@ CANDIDATE_COLUMNS = ["user_id", "item_id", "positive", "group", "probability", "
 
 
 # --------------------------------------------------------------------------- sampling
+
+@njit(**KERNEL_OPTIONS)
+def in_sorted_rows(groups, group_user, items, offsets, sorted_items):  # pragma: no cover
+    """Whether ``items[i]`` is among ``sorted_items[offsets[u]:offsets[u + 1]]`` for the user
+    ``u = group_user[groups[i]]`` (each user's row sorted ascending): a binary search in the
+    user's own row, which stays in cache, where one search over every user's keys would not."""
+    out = np.zeros(len(items), np.bool_)
+    for i in range(len(items)):
+        u = group_user[groups[i]]
+        lo = offsets[u]
+        end = offsets[u + 1]
+        hi = end
+        x = items[i]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if sorted_items[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = lo < end and sorted_items[lo] == x
+    return out
+
 
 
 @constrained(rng=SEED, exclude_seen=BOOL, replace=BOOL)

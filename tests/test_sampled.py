@@ -1,4 +1,4 @@
-"""Sampled-candidate evaluation (evalkit.metrics.sampled): the sampler against the models it
+"""Sampled-candidate evaluation (evalkit.protocols.sampled): the sampler against the models it
 claims (exhaustive enumeration, Monte Carlo against the analytic expectation), the corrections
 against brute-force fits and the full ranking, a reversal the correction undoes, and RecBole's
 own uni100 evaluation (its draws and numbers: tests/references/fixtures/recbole.json)."""
@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from evalkit.metrics import RANKING_METRICS
-from evalkit.metrics import sampled as S
+from evalkit.protocols import sampled as S
+from evalkit.protocols.sampled._draw import in_sorted_rows
 
 
 def _world(n_users: int, n_items: int, true_rank, seed: int = 0):
@@ -274,7 +275,7 @@ def test_ranks_count_the_negatives_above_each_positive(per, ties) -> None:
     np.testing.assert_allclose(merged["ht_rank"], merged["ht_rank_want"], rtol=1e-12)
 
 
-RECBOLE = Path(__file__).resolve().parents[1] / "references" / "fixtures" / "recbole.json"
+RECBOLE = Path(__file__).resolve().parent / "references" / "fixtures" / "recbole.json"
 
 
 def _recbole() -> dict:
@@ -492,3 +493,19 @@ def test_the_correction_reads_each_users_own_number_of_candidates(replace) -> No
         got = S.corrected_metric(ranks, metric=metric, k=10, estimator="em", n_resamples=0)
         assert abs(got.naive - true) > 0.2  # sampling inflates it: there is work to do
         assert got.value == pytest.approx(true, abs=0.03), (metric, got.value, true)
+
+
+def test_in_sorted_rows_is_membership_in_each_users_row() -> None:
+    """The sampling's rejection step against np.isin, user by user: rows of different
+    lengths (one empty), items below, inside and above a row, and groups sharing a user."""
+    rng = np.random.default_rng(4)
+    rows = [np.sort(rng.choice(50, size, replace=False)) for size in (0, 1, 7, 30, 50)]
+    offsets = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    flat = np.concatenate(rows).astype(np.int64)
+    group_user = np.array([3, 0, 4, 1, 2, 3], dtype=np.int64)
+    groups = rng.integers(0, len(group_user), 2_000)
+    items = rng.integers(-2, 53, 2_000)
+    got = in_sorted_rows(groups, group_user, items, offsets, flat)
+    want = np.array([np.isin(i, rows[group_user[g]]) for g, i in zip(groups, items)])
+    np.testing.assert_array_equal(got, want)
+    assert got.any() and not got.all()

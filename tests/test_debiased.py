@@ -1,4 +1,4 @@
-"""Popularity-debiased metrics (evalkit.metrics.debiased): a constant propensity gives the
+"""Popularity-debiased metrics (evalkit.protocols.debiased): a constant propensity gives the
 ordinary metric exactly, IPS is unbiased when observation is missing not at random with the
 true propensities (a simulation), and what does not decompose is refused with the reason."""
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from evalkit.metrics import dcg_at_k, recall_at_k
-from evalkit.metrics import debiased as D
+from evalkit.protocols import debiased as D
 
 
 def _data(seed: int = 0, n_users: int = 120, n_items: int = 60):
