@@ -14,14 +14,13 @@ from evalkit import plots
 from evalkit.metrics import (
     METRICS,
     Metric,
-    debiased,
     get_metric,
     parse_column,
     ranking_curves,
     register,
-    sampled,
     unregister,
 )
+from evalkit.protocols import debiased, sampled
 
 
 def test_every_declared_label_and_name_reads_back_as_its_metric() -> None:
