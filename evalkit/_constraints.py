@@ -14,6 +14,11 @@ them, generated from the declarations: a new constrained parameter is tested wit
 test. What a constraint cannot say (the columns of a frame, how two arguments fit together)
 is checked in the function, and the bad-input table (``tests/test_bad_input_table.py``)
 holds those cases.
+
+The statistics that ``make mutation`` mutates (:mod:`evalkit.stats`, the power and MDE
+functions, :func:`evalkit.regression_check`) call the same checks at the top of their bodies
+instead: mutmut leaves a decorated function unmutated, and those functions' decisions are
+what mutation testing is for. Their refused values are in the tests of each.
 """
 
 from __future__ import annotations
