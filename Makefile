@@ -12,7 +12,7 @@ PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constra
 # may be named evalkit, import evalkit still finds the package, not an empty namespace.
 EDITABLE := --config-settings editable_mode=compat
 
-.PHONY: setup setup-test spark-setup report test calibration mutation notebooks benchmark lock clean
+.PHONY: setup setup-test spark-setup report test calibration mutation docs notebooks benchmark lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,13 @@ mutation: setup-test
 	$(BIN)/mutmut run --max-children 2
 	$(BIN)/python benchmarks/mutation_survivors.py
 
+## The documentation site into docs/_build/html (open docs/_build/html/index.html): Sphinx,
+## warnings as errors; then a check that no page loads anything from another host.
+docs: setup
+	$(PIP) $(EDITABLE) -e '.[docs]'
+	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	$(BIN)/python docs/check_offline.py docs/_build/html
+
 ## Time the metric engine against ranx, trec_eval and pandas (SCALE=small|medium|full).
 benchmark: setup-test
 	$(BIN)/python benchmarks/run.py --scale $(or $(SCALE),full)
@@ -86,7 +93,7 @@ lock: $(BIN)/python
 	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e' > constraints.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis docs/_build docs/generated
 
 ## Re-execute the notebooks in place (their outputs are the nbval regression baseline).
 notebooks: setup-test

@@ -327,8 +327,8 @@ def paired_tests(
       the normal approximation);
     - randomization test: T = sum(d); each of the ``n_permutations`` replicates flips the sign
       of every d_i independently with probability 1/2, T* = sum(s_i d_i), and
-      p = (1 + #{|T*| >= |T|}) / (1 + n_permutations) (add-one smoothing, so p > 0; the
-      comparison allows a rounding tolerance of 1e-10 sum(|d_i|)). The sign of d_i in
+      ``p = (1 + #{|T*| >= |T|}) / (1 + n_permutations)`` (add-one smoothing, so p > 0; the
+      comparison allows a rounding tolerance of ``1e-10 sum(|d_i|)``). The sign of d_i in
       replicate r is one bit of a hash of (seed key, i, r), computed in compiled code; the
       64 signs of a word are applied as 8 look-ups in tables of subset sums;
     - effect size: Cohen's d_z = mean(d) / sd(d).

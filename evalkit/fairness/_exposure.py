@@ -295,7 +295,7 @@ def expected_exposure(recs: pd.DataFrame, truth: pd.DataFrame, *, n_items: int, 
 
     Exposure of the item at position p: ``patience^(p - 1)`` (the RBP browsing model), 0
     beyond k. The target gives every relevant item the same exposure (they share the first
-    min(|R_u|, k) slots) and every other of the ``n_items`` catalogue items the same share of
+    ``min(|R_u|, k)`` slots) and every other of the ``n_items`` catalogue items the same share of
     the slots left. Per user: ``EE-D = |e|^2`` (disparity), ``EE-R = e . e*`` (relevance) and
     ``EE-L = |e - e*|^2 = EE-D - 2 EE-R + |e*|^2`` (loss; lower is better).
 

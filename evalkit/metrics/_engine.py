@@ -414,7 +414,7 @@ def ranking_curves(
 
     Examples
     --------
-    Seed 001's list R,NR,R,R,NR,R,NR,NR,NR,R with five relevant items:
+    Sacharidis's lecture example, the list R,NR,R,R,NR,R,NR,NR,NR,R with five relevant items:
 
     >>> truth = pd.DataFrame({"user_id": 1, "item_id": [1, 3, 4, 6, 10], "rating": 5.0})
     >>> recs = pd.DataFrame({"user_id": 1, "item_id": range(1, 11), "rank": range(1, 11)})

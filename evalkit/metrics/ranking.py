@@ -427,7 +427,7 @@ def dcg_at_k(
 
     Examples
     --------
-    Seed 002 (Ekstrand), gains 4, 3, 0, 5 with Breese's discount, base 2:
+    Ekstrand's lecture example, gains 4, 3, 0, 5 with Breese's discount, base 2:
 
     >>> truth = pd.DataFrame({"user_id": 1, "item_id": list("ABD"), "rating": [4.0, 3.0, 5.0]})
     >>> recs = pd.DataFrame({"user_id": 1, "item_id": list("ABCD"), "rank": [1, 2, 3, 4]})
@@ -475,7 +475,7 @@ def ndcg_at_k(
 
     Examples
     --------
-    Seed 003: gains 2, 0, 3, 2, ideal 3, 2, 2, 0:
+    A worked example with gains 2, 0, 3, 2 and the ideal 3, 2, 2, 0:
 
     >>> truth = pd.DataFrame({"user_id": 1, "item_id": list("ACD"), "rating": [2.0, 3.0, 2.0]})
     >>> recs = pd.DataFrame({"user_id": 1, "item_id": list("ABCD"), "rank": [1, 2, 3, 4]})

@@ -66,7 +66,7 @@ def rating_errors(
     Notes
     -----
     The error of a test rating is e = r_hat - r, so positive errors are over-predictions and
-    the mean error is the bias; MAE = mean |e|, RMSE = sqrt(mean e^2) over all test ratings.
+    the mean error is the bias; ``MAE = mean |e|``, RMSE = sqrt(mean e^2) over all test ratings.
 
     Examples
     --------

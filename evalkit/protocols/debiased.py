@@ -42,7 +42,7 @@ __all__ = ["DECOMPOSABLE", "GammaEstimate", "estimate_gamma", "gamma_sensitivity
 ESTIMATOR = choice("snips", "ips")
 
 #: The metrics that sum a contribution of each relevant item at its rank, and how the sum is
-#: scaled: by 1 / |relevant| (a mean over relevant items) or not at all (a sum).
+#: scaled: by ``1 / |relevant|`` (a mean over relevant items) or not at all (a sum).
 #: ``hit_rate`` and ``mrr`` decompose only with one relevant item per user.
 DECOMPOSABLE = {"recall": "mean", "dcg": "sum", "hit_rate": "one", "mrr": "one"}
 

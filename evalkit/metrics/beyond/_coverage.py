@@ -58,7 +58,7 @@ def catalog_coverage(
     Returns
     -------
     float
-        In [0, 1] for ``"share"``; a whole number in [0, |C|] for ``"count"`` (still a float,
+        In [0, 1] for ``"share"``; a whole number in ``[0, |C|]`` for ``"count"`` (still a float,
         so the return type does not depend on the option).
 
     Raises

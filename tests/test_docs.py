@@ -1,0 +1,104 @@
+"""The documentation's sources, without building the site (``make docs`` builds it, outside
+the test budget): the reference pages written from the declarations name every metric,
+definition, profile, command, report parameter and public name; every README section a guide
+page includes is still there; the offline check finds what a page would load from another
+host."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import evalkit
+from evalkit import definitions, metrics
+from evalkit.report import list_parameters
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+sys.path.insert(0, str(DOCS))
+pages = importlib.import_module("evalkit_pages")
+check_offline = importlib.import_module("check_offline")
+
+
+def test_the_metrics_page_has_every_declared_metric() -> None:
+    text = pages.metrics_page()
+    for m in metrics.METRICS.values():
+        assert f"(`{m.name}`)" in text, m.name
+        assert f"evalkit.metrics.{m.func.__name__}" in text, m.name
+
+
+def test_the_definitions_page_has_every_definition_and_profile() -> None:
+    text = pages.definitions_page()
+    for name in definitions.OPTION_NAMES:
+        assert f"(definition-{name})=\n### `{name}`" in text, name
+        assert definitions.help_text(name).split(":")[0] in text, name
+    for name, profile in definitions.PROFILES.items():
+        if name != "evalkit":
+            assert f'`definitions="{name}"`' in text and profile.library in text, name
+
+
+def test_every_metric_links_to_the_definitions_it_reads() -> None:
+    text = pages.metrics_page()
+    targets = set(re.findall(r"^\(definition-([a-z_]+)\)=$", pages.definitions_page(), re.M))
+    linked = set(re.findall(r"<definition-([a-z_]+)>`", text))
+    assert linked and linked <= targets
+
+
+def test_the_command_line_page_has_every_command() -> None:
+    text = pages.cli_page()
+    for command in ("evaluate", "check", "report", "sample-candidates", "sample"):
+        assert f"## `evalkit {command}`" in text, command
+
+
+def test_the_parameters_page_has_every_report_parameter() -> None:
+    text = pages.parameters_page()
+    for name in list_parameters().index:
+        assert f"| `{name}` |" in text, name
+
+
+def test_the_api_page_lists_every_public_name_of_every_public_module() -> None:
+    text = pages.api_page()
+    for name in pages.API:
+        module = importlib.import_module(name)
+        for public in module.__all__:
+            if not isinstance(getattr(module, public), types.ModuleType):
+                # under its module (a top-level re-export under the module it comes from)
+                assert f"\n   {public}\n" in text, f"{name}.{public}"
+    # every public package of evalkit has its section (a new one needs its line in API)
+    faces = {f"evalkit.{n}" for n in evalkit._MODULES} - {"evalkit.spark", "evalkit.examples",
+                                                          "evalkit.protocols"}
+    assert faces <= set(pages.API) | {"evalkit.protocols"}, faces - set(pages.API)
+
+
+def test_every_readme_section_a_guide_page_includes_is_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text()
+    found = 0
+    for page in sorted(DOCS.rglob("*.md")):
+        if "generated" in page.parts:
+            continue
+        for marker in re.findall(r':(?:start-after|end-before): "([^"]+)"', page.read_text()):
+            assert marker in readme, f"{page.relative_to(ROOT)}: {marker!r} left the README"
+            found += 1
+    assert found > 10
+
+
+@pytest.mark.parametrize(("html", "remote"), [
+    ('<script src="https://cdn.example.org/x.js"></script>', True),
+    ('<link rel="stylesheet" href="//fonts.example.org/css">', True),
+    ('<img src="http://example.org/a.png">', True),
+    ('<div style="background: url(https://example.org/a.png)"></div>', True),
+    ("<style>@import 'https://example.org/a.css';</style>", True),
+    ('<script src="_static/x.js"></script><link rel="stylesheet" href="_static/a.css">', False),
+    ('<a href="https://github.com/">a link a reader may follow</a>', False),
+])
+def test_the_offline_check_finds_what_a_page_would_load_from_another_host(
+        tmp_path, html, remote) -> None:
+    (tmp_path / "index.html").write_text(f"<html><head></head><body>{html}</body></html>")
+    assert bool(check_offline.remote_loads(tmp_path)) is remote
+    assert check_offline.main(["check_offline", str(tmp_path)]) == int(remote)
