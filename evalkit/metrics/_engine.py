@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._checks import check_cutoff, check_ks, warn
+from .._checks import check_ks, warn
 from .._constraints import CUTOFF, CUTOFFS, POSITIVE_INT, constrained, optional
 from .._display import CURVE_USERS, CurveTable, metric_column
 from .._errors import InvalidParameterError
@@ -355,8 +355,7 @@ def rank(
     ks = check_ks(k, func=func)
     names = default_metrics(definitions=definitions) if metrics is None else \
         check_metrics(metrics, func=func, ks=ks)
-    if curves is not None:
-        curves = check_cutoff(curves, func=func, arg="curves")
+    curves = None if curves is None else int(curves)  # constrained
     return run(truth, recs, ks=ks, names=names, train=train, definitions=definitions,
                curves=curves, curve_metrics=[n for n in names if RANKING_METRICS[n].curves],
                func=func)
@@ -427,7 +426,7 @@ def ranking_curves(
     4      0.750     0.6
     """
     func = "ranking_curves"
-    k_max = check_cutoff(k_max, func=func, arg="k_max")
+    k_max = int(k_max)  # constrained
     names = check_curve_metrics(metrics, func=func)
     engine = _Engine(truth, recs, train, k_max, [], func=func)
     return curve_table(engine, definitions, k_max, names)

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._checks import check_cutoff, check_recs
+from .._checks import check_recs
+from .._constraints import CUTOFF, constrained
 from .._evaluation import evaluate
 from ..definitions import Definitions
 from ..metrics import (
@@ -55,6 +56,7 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
                 for name, recs in systems.items()}
 
 
+@constrained(k_max=CUTOFF)
 def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_max: int,
                 metrics: Sequence[str] = ("precision", "recall", "map", "ndcg"),
                 threshold: float | None = 4.0, seed: int = 0, profile: str | None = None,
@@ -91,7 +93,7 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
     band at each k is that k's percentile interval (pointwise, not a simultaneous band).
     """
 
-    k_max = check_cutoff(k_max, func="curve_bands", arg="k_max")
+    k_max = int(k_max)  # constrained
     definitions = _band_definitions(profile, func="curve_bands", threshold=threshold)
     out = {}
     with shown_in_the_page():

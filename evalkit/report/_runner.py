@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int
+from .._constraints import POSITIVE_INT, constrained, optional
 from .._io import atomic_write_text
 from .._version import __version__
 from ..data.download import MOVIELENS_NAMES
@@ -507,6 +507,7 @@ def _publish(staging: Path, out: Path, names: list[str],
     atomic_write_text(manifest, json.dumps(record, indent=1) + "\n")
 
 
+@constrained(jobs=optional(POSITIVE_INT))
 def run_reports(
     data: str = "sample",
     *,
@@ -601,8 +602,6 @@ def run_reports(
     running are stopped and the first failure is reported. A lock file refuses a second run
     into the same ``out`` while one is running.
     """
-    if jobs is not None:
-        jobs = check_positive_int(jobs, func="run_reports", arg="jobs")
     params = _resolve_parameters(data, parameters or {})
     found = find_notebooks(notebooks)
     if not found:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._checks import check_positive_int
+from .._constraints import POSITIVE_INT, constrained, optional
 from ..segments import user_activity_bins
 from ..split import audit, audit_many, split_by
 from ._params import ParameterError
@@ -55,6 +55,7 @@ def _user_sample(ratings: pd.DataFrame, max_rows: int, seed: int) -> tuple[pd.Da
                     "of_rows": len(ratings), "max_rows": max_rows}
 
 
+@constrained(max_rows=optional(POSITIVE_INT))
 def make_splits(inputs, strategies: Sequence[str], *, test_fraction: float = 0.2,
                 seed: int = 0, max_rows: int | None = SPLIT_SAMPLE_ROWS) -> Splits:
     """The splits the splitting report compares: the analyst's own (``"given"``), if any,
@@ -90,8 +91,6 @@ def make_splits(inputs, strategies: Sequence[str], *, test_fraction: float = 0.2
         timestamps.
     """
 
-    if max_rows is not None:
-        max_rows = check_positive_int(max_rows, func="make_splits", arg="max_rows")
     splits = Splits() if inputs.split is None else Splits({"given": inputs.split})
     temporal = [s for s in strategies if s in ("user_temporal", "global_temporal")]
     if temporal and not inputs.has_timestamps:

@@ -8,12 +8,11 @@ from numba import njit
 
 from ..._canonical import in_canonical_order
 from ..._checks import (
-    check_choice,
     check_columns,
     check_ids,
     check_positive_int,
 )
-from ..._constraints import BOOL, SEED, constrained
+from ..._constraints import BOOL, SEED, choice, constrained
 from ..._parallel import KERNEL_OPTIONS
 
 #: How negatives are drawn: uniformly from the items the user has not interacted with, or in
@@ -50,7 +49,8 @@ def in_sorted_rows(groups, group_user, items, offsets, sorted_items):  # pragma:
 
 
 
-@constrained(rng=SEED, exclude_seen=BOOL, replace=BOOL)
+@constrained(scheme=choice(*SCHEMES), per=choice("positive", "user"), rng=SEED,
+             exclude_seen=BOOL, replace=BOOL)
 def sample_negatives(
     truth: pd.DataFrame,
     train: pd.DataFrame | None,
@@ -126,8 +126,6 @@ def sample_negatives(
     ``W`` their sum over allowed items).
     """
     func = "sample_negatives"
-    scheme = check_choice(scheme, func=func, arg="scheme", choices=SCHEMES)
-    per = check_choice(per, func=func, arg="per", choices=("positive", "user"))
     take_all = isinstance(n_negatives, str)
     if take_all and n_negatives != "all":
         raise ValueError(f"{func}: 'n_negatives' must be a positive integer or 'all'; got "

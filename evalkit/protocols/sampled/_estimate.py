@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,11 +11,19 @@ import scipy.special
 import scipy.stats
 
 from ..._checks import (
-    check_choice,
     check_columns,
     warn,
 )
-from ..._constraints import FRACTION, POSITIVE_INT, RESAMPLES, SEED, constrained, optional
+from ..._constraints import (
+    FRACTION,
+    POSITIVE_INT,
+    RESAMPLES,
+    SEED,
+    choice,
+    constrained,
+    optional,
+    real,
+)
 from ..._resample import design_key, poisson_weights, quantile_interval, user_streams
 from ...metrics import RANKING_METRICS, MetricSeries, get_metric
 
@@ -47,7 +54,7 @@ def _user_weights(users: np.ndarray) -> tuple[pd.Index, np.ndarray, np.ndarray]:
     return pd.Index(index, name="user_id"), codes, 1.0 / counts[codes]
 
 
-@constrained(k=optional(POSITIVE_INT))
+@constrained(k=optional(POSITIVE_INT), rank=choice("rank", "full_rank", "ht_rank"))
 def sampled_metric(ranks: pd.DataFrame, *, metric: str = "ndcg", k: int | None = 10,
                    rank: str = "rank") -> MetricSeries:
     """The naive sampled metric papers report: ``M(r~)`` of each positive's sampled rank,
@@ -77,7 +84,6 @@ def sampled_metric(ranks: pd.DataFrame, *, metric: str = "ndcg", k: int | None =
     spec = _per_rank(metric, func=func)
     metric = spec.name
     k = None if k is None else int(k)  # constrained
-    check_choice(rank, func=func, arg="rank", choices=("rank", "full_rank", "ht_rank"))
     users, codes, weight = _user_weights(ranks["user_id"].to_numpy())
     values = spec.per_rank(ranks[rank].to_numpy(np.float64), k)
     per_user = np.bincount(codes, weights=weight * values, minlength=len(users))
@@ -214,7 +220,8 @@ def _bv(A: np.ndarray, values: np.ndarray, prior: np.ndarray, gamma: float) -> n
     return np.linalg.lstsq(weighted, target, rcond=1e-8)[0]
 
 
-@constrained(k=optional(POSITIVE_INT), confidence=FRACTION, n_resamples=RESAMPLES,
+@constrained(k=optional(POSITIVE_INT), estimator=choice(*ESTIMATORS),
+             gamma=real(minimum=0.0, maximum=1.0), confidence=FRACTION, n_resamples=RESAMPLES,
              rng=SEED)
 def corrected_metric(
     ranks: pd.DataFrame,
@@ -281,9 +288,6 @@ def corrected_metric(
     spec = _per_rank(metric, func=func)
     metric = spec.name
     k = None if k is None else int(k)  # constrained, as confidence, n_resamples and rng
-    estimator = check_choice(estimator, func=func, arg="estimator", choices=ESTIMATORS)
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not 0 <= gamma <= 1:
-        raise ValueError(f"{func}: 'gamma' must be a number in [0, 1]; got {gamma!r}.")
     if estimator == "cls":
         gamma = 0.0
     confidence, n_resamples = float(confidence), int(n_resamples)

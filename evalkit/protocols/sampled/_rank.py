@@ -6,13 +6,14 @@ import numpy as np
 import pandas as pd
 
 from ..._checks import (
-    check_choice,
     check_columns,
     warn,
 )
+from ..._constraints import choice, constrained
 from ._draw import CANDIDATE_COLUMNS, _sorted_unique
 
 
+@constrained(ties=choice("pessimistic", "optimistic"))
 def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, *,
                   ties: str = "pessimistic", train: pd.DataFrame | None = None,
                   catalog: object = None) -> pd.DataFrame:
@@ -65,7 +66,6 @@ def sampled_ranks(scores: pd.DataFrame, candidates: pd.DataFrame | None = None, 
         (an item the model never saw, :meth:`Recommender.score`) ranks below every other.
     """
     func = "sampled_ranks"
-    ties = check_choice(ties, func=func, arg="ties", choices=("pessimistic", "optimistic"))
     if train is not None:
         if candidates is None:
             raise ValueError(f"{func}: 'train' (for the full rank) needs 'candidates' and a "
