@@ -5,7 +5,7 @@ copied into the build; no page loads a script, style or font from another host
 (``docs/check_offline.py`` checks every built page). The reference pages on metrics,
 definitions, library profiles, the command line and the report parameters are written at
 build time from evalkit's own declarations (``_ext/evalkit_pages.py``), so they cannot drift
-from the code.
+from the code; the guide's Python runs at every build (``_ext/readme_code.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ extensions = [
     "numpydoc",
     "offline_math",
     "evalkit_pages",
+    "readme_code",
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}

@@ -23,6 +23,7 @@ DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 sys.path.insert(0, str(DOCS))
 pages = importlib.import_module("evalkit_pages")
+readme_code = importlib.import_module("readme_code")
 check_offline = importlib.import_module("check_offline")
 
 
@@ -86,6 +87,18 @@ def test_every_readme_section_a_guide_page_includes_is_in_the_readme() -> None:
             assert marker in readme, f"{page.relative_to(ROOT)}: {marker!r} left the README"
             found += 1
     assert found > 10
+
+
+def test_every_python_block_of_the_readme_runs_at_the_docs_build_or_says_why_not() -> None:
+    """The build runs the blocks of ``readme_code.SECTIONS`` (``make docs``); a block in any
+    other section would be left out silently, so each section with one is named."""
+    text = (ROOT / "README.md").read_text()
+    ran = readme_code.blocks(text)
+    assert {section for section, _ in ran} == {h.lstrip("# ") for h in readme_code.SECTIONS}
+    sections = re.split(r"\n(?=#{2,3} )", text)
+    with_code = {s.splitlines()[0] for s in sections if "```python" in s}
+    assert with_code == set(readme_code.SECTIONS) | set(readme_code.NOT_RUN), with_code
+    assert sum(code.count("\n") for _, code in ran) > 100
 
 
 @pytest.mark.parametrize(("html", "remote"), [
