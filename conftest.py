@@ -43,14 +43,6 @@ _SCOPE_SECONDS = {
 }
 
 
-def pytest_xdist_auto_num_workers(config) -> int:
-    """``-n auto``: one test worker more than the cores. Many scopes spend their time in what
-    they start (notebook kernels, ``evalkit report`` subprocesses, Spark's JVM) and in its
-    start-up, where a worker per core leaves a core idle: on two cores the suite took 402 s
-    with three workers against 470-497 s with two."""
-    return (os.cpu_count() or 1) + 1
-
-
 def pytest_collection_modifyitems(config, items) -> None:
     """The heaviest scopes first (see ``_SCOPE_SECONDS``); the tests within a scope keep their
     order. The scope is xdist's ``--dist loadscope`` unit: the node id up to its last ``::``."""
