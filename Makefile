@@ -61,10 +61,9 @@ test: setup-test
 
 ## The large calibration simulations (tests/test_calibration.py): the coverage of every
 ## interval evalkit reports and the level and power of its tests, over 400 to 4,000 simulated
-## data sets each (about 3.5 minutes). A worker per core: the simulations are all computation
-## (the test suite's -n auto adds one for the kernels and subprocesses it waits on).
+## data sets each (about 3.5 minutes).
 calibration: setup-test
-	$(BIN)/python -m pytest -m calibration -p no:cacheprovider -n $$(nproc) tests/test_calibration.py
+	$(BIN)/python -m pytest -m calibration -p no:cacheprovider tests/test_calibration.py
 
 ## Mutation testing of the decision functions ([tool.mutmut] in pyproject.toml: the modules,
 ## the tests that run against each mutant, what is not mutated): each mutant is one small wrong
