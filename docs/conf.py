@@ -5,7 +5,8 @@ copied into the build; no page loads a script, style or font from another host
 (``docs/check_offline.py`` checks every built page). The reference pages on metrics,
 definitions, library profiles, the command line and the report parameters are written at
 build time from evalkit's own declarations (``_ext/evalkit_pages.py``), so they cannot drift
-from the code; the guide's Python runs at every build (``_ext/readme_code.py``).
+from the code, and the report notebooks are shown with their committed outputs; the guide's
+Python runs at every build (``_ext/readme_code.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ copyright = "the evalkit developers"
 release = version = evalkit.__version__
 
 extensions = [
-    "myst_parser",
+    "myst_nb",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
@@ -34,7 +35,10 @@ extensions = [
     "readme_code",
 ]
 
-source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+# MyST-NB reads the Markdown pages and the report notebooks (as committed, with their
+# outputs: never executed here, so a page shows what the notebooks' regression tests hold)
+nb_execution_mode = "off"
+nb_merge_streams = True
 root_doc = "index"
 exclude_patterns = ["_build", "README.md"]  # docs/README.md: how to build, not a page
 myst_enable_extensions = ["dollarmath", "deflist", "colon_fence"]

@@ -27,11 +27,39 @@ readme_code = importlib.import_module("readme_code")
 check_offline = importlib.import_module("check_offline")
 
 
+def _entry(text: str, name: str) -> str:
+    """One metric's entry of the metrics page: from its anchor to the next heading."""
+    start = text.index(f"(metric-{name})=")
+    return text[start:text.index("\n#", text.index("\n###", start) + 1)]
+
+
 def test_the_metrics_page_has_every_declared_metric() -> None:
     text = pages.metrics_page()
     for m in metrics.METRICS.values():
-        assert f"(`{m.name}`)" in text, m.name
-        assert f"evalkit.metrics.{m.func.__name__}" in text, m.name
+        entry = _entry(text + "\n#", m.name)
+        assert f"(`{m.name}`)" in entry, m.name
+        assert f"evalkit.metrics.{m.func.__name__}" in entry, m.name
+        # its formula typeset and the publication it comes from, as declared
+        assert (f"```{{math}}\n{m.latex}\n```" in entry) == bool(m.latex), m.name
+        assert f"| source | {m.reference or 'not given'} |" in entry, m.name
+
+
+def test_every_built_in_metric_declares_a_formula_and_a_source() -> None:
+    for m in metrics.METRICS.values():
+        if not isinstance(m.function, str):  # a metric of your own another test registered
+            continue
+        assert m.latex.strip() and m.reference.strip(), m.name
+        assert m.latex.count("{") == m.latex.count("}"), m.name  # balanced LaTeX groups
+
+
+def test_each_metric_names_the_libraries_whose_numbers_a_profile_reproduces() -> None:
+    text = pages.metrics_page()
+    for m in metrics.METRICS.values():
+        entry = _entry(text + "\n#", m.name)
+        for key, profile in definitions.PROFILES.items():
+            linked = f"<profile-{key}>`" in entry
+            assert linked == (key != "evalkit" and m.name in profile.metrics), (m.name, key)
+        assert f"(profile-{key})=" in pages.definitions_page() or key == "evalkit"
 
 
 def test_the_definitions_page_has_every_definition_and_profile() -> None:
@@ -115,3 +143,13 @@ def test_the_offline_check_finds_what_a_page_would_load_from_another_host(
     (tmp_path / "index.html").write_text(f"<html><head></head><body>{html}</body></html>")
     assert bool(check_offline.remote_loads(tmp_path)) is remote
     assert check_offline.main(["check_offline", str(tmp_path)]) == int(remote)
+
+
+def test_the_reports_page_shows_every_report_notebook_with_its_committed_outputs() -> None:
+    text = pages.reports_page()
+    notebooks = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    assert len(notebooks) >= 9
+    for path in notebooks:
+        assert f"\nreports/{path.stem}\n" in text, path.name  # in the page's toctree
+        shown = pages.OUT / "reports" / path.name
+        assert shown.read_text() == path.read_text(), path.name  # copied as committed

@@ -8,6 +8,8 @@
 - ``generated/cli.md``: the command line, each command's ``--help``;
 - ``generated/parameters.md``: the report notebooks' parameters
   (:func:`evalkit.report.list_parameters`);
+- ``generated/reports.md`` and ``generated/reports/*.ipynb``: the report notebooks, copied
+  with their committed outputs (shown as they are, not executed);
 - ``generated/api.md``: the API reference, each public module's ``__all__`` (one page per
   name, from its docstring, under ``generated/api/``).
 
@@ -31,8 +33,8 @@ OUT = HERE / "generated"
 
 
 def _write(name: str, text: str) -> None:
-    OUT.mkdir(exist_ok=True)
     path = OUT / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
 
@@ -48,6 +50,42 @@ def _bounds(low: float, high: float) -> str:
     return f"[{one(low)}, {one(high)}]"
 
 
+def _ties(m) -> str:
+    """What a metric does with tied scores, from its declaration."""
+    if m.family == "ranking":
+        if m.expected_ties:
+            return ("as `ties` says: one order of the tied items (by `tie_order`), relevant "
+                    "first or last, or the expected value over every order of the ties")
+        return ("one order of the tied items, as `ties` and `tie_order` give it "
+                "(`ties=\"expected\"` is refused: computed from each user's hits)")
+    if m.family == "beyond":
+        return ("tied scores ordered by `tie_order`; a warning counts the users whose tied "
+                "scores straddle the cutoff")
+    if m.family == "correlation":
+        return "tied ratings or predictions as the formula counts them (see the function)"
+    return "no ranking: ties play no part"
+
+
+def _libraries(name: str) -> str:
+    """The libraries whose numbers a profile reproduces for this metric."""
+    from evalkit.definitions import PROFILES
+
+    found = [f"{{ref}}`{p.library} <profile-{key}>`" for key, p in PROFILES.items()
+             if key != "evalkit" and name in p.metrics]
+    return ", ".join(found) or "none of the profiles (evalkit's own definition)"
+
+
+#: The symbols the formulas use, stated once at the top of the page.
+NOTATION = (
+    "$u$ a test user, $U$ the users evaluated, $R_u$ the user's relevant test items "
+    "(rating at or above `threshold`), $T_u$ all the user's test items, $L_u$ the user's "
+    "recommended list cut at $k$, $\\mathrm{rel}_i = 1$ when the item at rank $i$ is "
+    "relevant (else 0), $g_i$ its gain (see `gain`), $r_{ui}$ and $\\hat r_{ui}$ a true and a "
+    "predicted rating. Each formula is the default definition; *reads* lists the "
+    "definitions that change it, and the plain-text line under it names the alternatives."
+)
+
+
 def metrics_page() -> str:
     from evalkit import metrics
 
@@ -60,7 +98,11 @@ def metrics_page() -> str:
         "Every metric evalkit computes, as it is declared once in "
         "{py:data}`evalkit.metrics.METRICS`: this page is written from those declarations at "
         "every build. *Reads* lists the definitions (see [Definitions](definitions.md)) that "
-        "change the metric's value; everything else about it is fixed by its formula.",
+        "change the metric's value; everything else about it is fixed by its formula. "
+        "*Matches* names the libraries whose numbers a profile reproduces, checked against "
+        "their own output.",
+        "",
+        "Notation: " + NOTATION,
         "",
     ]
     for family, title in families.items():
@@ -70,7 +112,9 @@ def metrics_page() -> str:
         lines += [f"## {title}", ""]
         for m in declared:
             function = m.function if isinstance(m.function, str) else m.function.__name__
-            lines += [f"### {m.long_label or m.label} (`{m.name}`)", ""]
+            lines += [f"(metric-{m.name})=", f"### {m.long_label or m.label} (`{m.name}`)", ""]
+            if m.latex:
+                lines += ["```{math}", m.latex, "```", ""]
             if m.formula:
                 lines += [f"```text\n{m.formula}\n```", ""]
             facts = [
@@ -83,9 +127,13 @@ def metrics_page() -> str:
                 ("curves over k", "yes" if m.curves else "no"),
                 ("reads", ", ".join(f"{{ref}}`{r} <definition-{r}>`" for r in m.reads)
                  or "no definition"),
+                ("ties", _ties(m)),
+                ("matches", _libraries(m.name)),
+                ("source", m.reference or "not given"),
                 ("function", f"{{py:func}}`evalkit.metrics.{function}`"),
             ]
-            lines += ["| property | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts]
+            lines += ["| property | |", "|---|---|"] + [f"| {k} | {_cell(v)} |"
+                                                        for k, v in facts]
             lines += [""]
     return "\n".join(lines) + "\n"
 
@@ -128,6 +176,7 @@ def definitions_page() -> str:
     for name, p in profiles.items():
         changed = p.definitions.changed()
         lines += [
+            f"(profile-{name})=",
             f"### {p.library}",
             "",
             f"`definitions=\"{name}\"`, checked against version {p.version}; metrics: "
@@ -223,12 +272,44 @@ def api_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+NOTEBOOKS = HERE.parent / "notebooks"
+
+
+def _title(notebook: dict) -> tuple[str, str]:
+    """A notebook's title (its first heading) and its first paragraph."""
+    first = next(c for c in notebook["cells"] if c["cell_type"] == "markdown")
+    text = "".join(first["source"]).strip().split("\n\n")
+    return text[0].lstrip("# ").strip(), " ".join(text[1].split()) if len(text) > 1 else ""
+
+
+def reports_page() -> str:
+    """The page listing the report notebooks; copies them beside it, unchanged."""
+    import json
+
+    lines = ["# The reports", "",
+             "The report notebooks as they are committed: run on the embedded sample, with "
+             "their outputs (the same outputs the notebooks' regression tests compare). "
+             "`evalkit report` runs them on your data into HTML (see "
+             "[Getting started](../getting-started.md)); their parameters are on the "
+             "[report parameters](parameters.md) page.", "",
+             "```{toctree}", ":maxdepth: 1", ""]
+    rows = []
+    for path in sorted(NOTEBOOKS.glob("[0-9]*.ipynb")):
+        text = path.read_text()
+        _write(f"reports/{path.name}", text)
+        title, summary = _title(json.loads(text))
+        lines.append(f"reports/{path.stem}")
+        rows.append(f"- [{title}](reports/{path.stem}.ipynb): {summary}")
+    return "\n".join(lines + ["```", ""] + rows) + "\n"
+
+
 def _generate(app: Sphinx, config: object = None) -> None:
     _write("metrics.md", metrics_page())
     _write("definitions.md", definitions_page())
     _write("cli.md", cli_page())
     _write("parameters.md", parameters_page())
     _write("api.md", api_page())
+    _write("reports.md", reports_page())
 
 
 def setup(app: Sphinx) -> dict:

@@ -45,6 +45,18 @@ _INF = math.inf
 _COMMON = ("threshold", "relevant_set", "unknown_items", "ties", "tie_order")
 _GAINS = ("gain", "gain_scope", "discount", "log_base")
 
+#: The publications the declarations cite more than once.
+_HERLOCKER = ("Herlocker, Konstan, Terveen and Riedl (2004), Evaluating col"
+              "laborative filtering recommender systems, *ACM TOIS* 22(1)")
+_IIR = ("Manning, Raghavan and Schütze (2008), *Introduction to Information Ret"
+        "rieval*, Cambridge University Press, section 8.4")
+_GE = ("Ge, Delgado-Battenfeld and Jannach (2010), Beyond accuracy: "
+       "evaluating recommender systems by coverage and serendipity, *RecSys*")
+_KOREN = "Koren (2008), Factorization meets the neighborhood, *KDD*"
+_VOORHEES = "Voorhees (1999), The TREC-8 question answering track report, *TREC-8*"
+_JARVELIN = ("Järvelin and Kekäläinen (2002), Cumulated gain-based evaluat"
+             "ion of IR techniques, *ACM TOIS* 20(4)")
+
 
 def _first_relevant_rank(hits: Hits, k: int) -> np.ndarray:
     return hits.first(hits.rank, default=k + 1)
@@ -82,94 +94,163 @@ _RANKING = (
            per_rank=_precision_at, label="P", long_label="Precision",
            formula="P@k = (hits in the top k) / k, also when the list is shorter than k",
            reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
-           kernel="precision"),
+           kernel="precision",
+           latex=r"\mathrm{P@}k = \frac{1}{k} \sum_{i=1}^{k} \mathrm{rel}_i",
+           reference=_HERLOCKER),
     Metric("recall", function="recall_at_k",
            per_rank=_hit_at, label="R", long_label="Recall",
            formula="R@k = (hits in the top k) / D, D = |R_u| (or min(k, |R_u|))",
            reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
-           defined_without_relevant=False, curves=True, kernel="recall"),
+           defined_without_relevant=False, curves=True, kernel="recall",
+           latex=r"\mathrm{R@}k = \frac{1}{|R_u|} \sum_{i=1}^{k} \mathrm{rel}_i",
+           reference=_HERLOCKER),
     Metric("f1", function="f1_at_k", label="F1", long_label="F1",
            formula="F1@k = 2 P@k R@k / (P@k + R@k), 0 when both are 0",
            reads=_COMMON + ("recall_denominator", "empty"), bounds=(0, 1),
-           defined_without_relevant=False, curves=True, kernel="f1"),
+           defined_without_relevant=False, curves=True, kernel="f1",
+           latex=r"\mathrm{F1@}k = \frac{2\, \mathrm{P@}k\, \mathrm{R@}k}{\mathrm{P@}k + "
+                 r"\mathrm{R@}k}",
+           reference="van Rijsbergen (1979), *Information Retrieval*, 2nd ed., Butterworths, "
+                     "chapter 7"),
     Metric("hit_rate", function="hit_rate_at_k",
            per_rank=_hit_at, label="HR", long_label="Hit rate",
            formula="HR@k = 1 when the top k holds a relevant item, else 0",
            reads=_COMMON + ("precision_users", "empty"), bounds=(0, 1), curves=True,
-           kernel="hit_rate"),
+           kernel="hit_rate",
+           latex=r"\mathrm{HR@}k = \mathbb{1}\Big[\sum_{i=1}^{k} \mathrm{rel}_i > 0\Big]",
+           reference="Deshpande and Karypis (2004), Item-based top-N recommendation algorithms, "
+                     "*ACM TOIS* 22(1)"),
     Metric("r_precision", function="r_precision", label="R-Prec", long_label="R-precision",
            formula="R-Prec = P@|R_u|: hits in the top |R_u| / |R_u|",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
-           at_k=False, kernel="r_precision_at_k"),
+           at_k=False, kernel="r_precision_at_k",
+           latex=r"\mathrm{R\text{-}Prec} = \frac{1}{|R_u|} \sum_{i=1}^{|R_u|} \mathrm{rel}_i",
+           reference=_IIR),
     Metric("r_precision_at_k", function="r_precision_at_k", label="R-Prec",
            long_label="R-precision cut at k",
            formula="R-Prec@k = hits in the top min(k, |R_u|) / |R_u|",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
-           kernel="r_precision_at_k"),
+           kernel="r_precision_at_k",
+           latex=r"\mathrm{R\text{-}Prec@}k = \frac{1}{|R_u|} \sum_{i=1}^{\min(k, |R_u|)} "
+                 r"\mathrm{rel}_i",
+           reference=_IIR),
     Metric("map", function="average_precision_at_k",
            per_rank=_reciprocal_at, label="MAP", long_label="MAP",
            formula="AP@k = (1 / D) sum_{i<=k} hit_i P@i, D = min(k, |R_u|) (or |R_u|, hits, "
                    "k); MAP = mean of AP",
            reads=_COMMON + ("ap_denominator", "empty"), bounds=(0, 1),
-           defined_without_relevant=False, curves=True, kernel="map"),
+           defined_without_relevant=False, curves=True, kernel="map",
+           latex=r"\mathrm{AP@}k = \frac{1}{\min(k, |R_u|)} \sum_{i=1}^{k} \mathrm{rel}_i\, "
+                 r"\mathrm{P@}i, \qquad \mathrm{MAP@}k = \frac{1}{|U|} \sum_u \mathrm{AP@}k(u)",
+           reference=_IIR),
     Metric("mrr", function="reciprocal_rank_at_k",
            per_rank=_reciprocal_at, label="MRR", long_label="MRR",
            formula="RR@k = 1 / rank of the first relevant item in the top k, 0 if none; MRR "
                    "= mean of RR",
            reads=_COMMON + ("empty",), bounds=(0, 1), defined_without_relevant=False,
-           curves=True, kernel="mrr"),
+           curves=True, kernel="mrr",
+           latex=r"\mathrm{RR@}k = \max_{i \le k} \frac{\mathrm{rel}_i}{i}, \qquad \mathrm{MRR@}k "
+                 r"= \frac{1}{|U|} \sum_u \mathrm{RR@}k(u)",
+           reference=_VOORHEES),
     Metric("dcg", function="dcg_at_k", per_rank=_ndcg_at, label="DCG", long_label="DCG",
            formula="DCG@k = sum_{i<=k} gain_i / disc(i), disc(i) = log_b(i + 1) (or max(1, "
                    "log_b i))",
-           reads=_COMMON + _GAINS + ("empty",), bounds=(0, _INF), kernel="dcg"),
+           reads=_COMMON + _GAINS + ("empty",), bounds=(0, _INF), kernel="dcg",
+           latex=r"\mathrm{DCG@}k = \sum_{i=1}^{k} \frac{g_i}{\log_b(i + 1)}",
+           reference=_JARVELIN),
     Metric("ndcg", function="ndcg_at_k",
            per_rank=_ndcg_at, label="NDCG", long_label="NDCG",
            formula="NDCG@k = DCG@k / IDCG@k, IDCG@k the DCG of the user's test items sorted "
                    "by gain (or of the ideal top k)",
            reads=_COMMON + _GAINS + ("ideal", "empty"), bounds=(0, 1),
-           defined_without_relevant=False, curves=True, kernel="ndcg"),
+           defined_without_relevant=False, curves=True, kernel="ndcg",
+           latex=r"\mathrm{NDCG@}k = \frac{\mathrm{DCG@}k}{\mathrm{IDCG@}k}",
+           reference=_JARVELIN),
     Metric("half_life_utility", function="half_life_utility", label="HLU",
            long_label="Half-life utility",
            formula="HLU_u = sum_j max(r_uj - d, 0) / 2^((j - 1) / (a - 1)) over the list, "
                    "divided by its maximum; d the neutral rating, a the half-life",
            reads=("relevant_set", "unknown_items", "ties", "tie_order", "neutral",
                   "half_life", "empty"), bounds=(0, 1), defined_without_relevant=False,
-           kernel="half_life"),
+           kernel="half_life",
+           latex=r"\mathrm{HLU}_u = \frac{\sum_{j} \max(r_{u,j} - d, 0) / "
+                 r"2^{(j-1)/(a-1)}}{\max_{\text{order of } R_u} \sum_{j} \max(r_{u,j} - d, 0) / "
+                 r"2^{(j-1)/(a-1)}}",
+           reference="Breese, Heckerman and Kadie (1998), Empirical analysis of predictive "
+                     "algorithms "
+                     "for collaborative filtering, *UAI*"),
     Metric("first_relevant_rank", per_user=_first_relevant_rank,
            function="first_relevant_rank",
            per_rank=_first_rank_at, higher_is_better=False,
            label="1st rank", long_label="Rank of the first relevant item",
            formula="FRR@k = rank of the first relevant item if it is in the top k, else k + 1; "
                    "lower is better; mean over users with a relevant item",
-           reads=_COMMON + ("empty",), bounds=(1, _INF), defined_without_relevant=False),
+           reads=_COMMON + ("empty",), bounds=(1, _INF), defined_without_relevant=False,
+           latex=r"\mathrm{FRR@}k = \min\big(\{i \le k : \mathrm{rel}_i = 1\} \cup \{k + 1\}\big)",
+           reference=_VOORHEES),
 )
 
 _PRED = ("truth", "predictions")
 _OTHERS = (
     Metric("mae", function="mae_per_user", label="MAE", family="rating", bounds=(0, _INF),
-           higher_is_better=False, at_k=False, inputs=_PRED),
+           higher_is_better=False, at_k=False, inputs=_PRED,
+           latex=r"\mathrm{MAE}_u = \frac{1}{|T_u|} \sum_{i \in T_u} |r_{ui} - \hat r_{ui}|",
+           reference=_HERLOCKER),
     Metric("rmse", function="rmse_per_user", label="RMSE", family="rating", bounds=(0, _INF),
-           higher_is_better=False, at_k=False, inputs=_PRED),
+           higher_is_better=False, at_k=False, inputs=_PRED,
+           latex=r"\mathrm{RMSE}_u = \sqrt{\frac{1}{|T_u|} \sum_{i \in T_u} (r_{ui} - \hat "
+                 r"r_{ui})^2}",
+           reference=_HERLOCKER),
     Metric("spearman", function="spearman", label="Spearman", family="correlation",
-           bounds=(-1, 1), at_k=False, inputs=_PRED),
+           bounds=(-1, 1), at_k=False, inputs=_PRED,
+           latex=r"\rho_u = \operatorname{corr}\big(\operatorname{rank}(r_{u\cdot}), "
+                 r"\operatorname{rank}(\hat r_{u\cdot})\big)",
+           reference="Spearman (1904), The proof and measurement of association between two "
+                     "things, *American Journal of Psychology* 15(1)"),
     Metric("kendall", function="kendall", label="Kendall", family="correlation",
-           bounds=(-1, 1), at_k=False, inputs=_PRED),
+           bounds=(-1, 1), at_k=False, inputs=_PRED,
+           latex=r"\tau_b = \frac{n_c - n_d}{\sqrt{(n_0 - n_1)(n_0 - n_2)}}",
+           reference="Kendall (1945), The treatment of ties in ranking problems, *Biometrika* "
+                     "33(3)"),
     Metric("fcp", function="fcp", label="FCP", family="correlation", bounds=(0, 1),
-           at_k=False, inputs=_PRED),
+           at_k=False, inputs=_PRED,
+           latex=r"\mathrm{FCP}_u = \frac{n_c(u)}{n_c(u) + n_d(u)}",
+           reference=_KOREN),
     Metric("fcp_global", function="fcp_global", label="FCP (global)",
-           family="correlation", bounds=(0, 1), at_k=False, system_level=True, inputs=_PRED),
+           family="correlation", bounds=(0, 1), at_k=False, system_level=True, inputs=_PRED,
+           latex=r"\mathrm{FCP} = \frac{\sum_u n_c(u)}{\sum_u n_c(u) + n_d(u)}",
+           reference=_KOREN),
     Metric("novelty", function="novelty", label="Novelty", family="beyond", bounds=(0, _INF),
-           inputs=("recs", "train")),
+           inputs=("recs", "train"),
+           latex=r"\mathrm{novelty}_u = \frac{1}{|L_u|} \sum_{i \in L_u} -\log_2 p_i, \qquad p_i "
+                 r"= \frac{N_i}{N}",
+           reference="Zhou, Kuscsik, Liu, Medo, Wakeling and Zhang (2010), Solving the apparent "
+                     "diversity-accuracy dilemma of recommender systems, *PNAS* 107(10)"),
     Metric("intra_list_diversity", function="intra_list_diversity", label="ILD",
-           family="beyond", bounds=(0, 1), inputs=("recs", "items")),
+           family="beyond", bounds=(0, 1), inputs=("recs", "items"),
+           latex=r"\mathrm{ILD}(L_u) = 1 - \frac{2}{n(n-1)} \sum_{i<j} \frac{g_i \cdot "
+                 r"g_j}{\lVert g_i \rVert\, \lVert g_j \rVert}",
+           reference="Ziegler, McNee, Konstan and Lausen (2005), Improving recommendation lists "
+                     "through topic diversification, *WWW*"),
     Metric("serendipity", function="serendipity", label="Serendipity", family="beyond",
-           bounds=(0, 1), inputs=("truth", "recs", "train")),
+           bounds=(0, 1), inputs=("truth", "recs", "train"),
+           latex=r"\mathrm{serendipity}_u = \frac{|\{i \in L_u : i \in R_u,\ i \notin B_u\}|}{k}",
+           reference=_GE),
     Metric("catalog_coverage", function="catalog_coverage", label="Catalog coverage",
-           family="beyond", bounds=(0, 1), system_level=True, inputs=("recs",)),
+           family="beyond", bounds=(0, 1), system_level=True, inputs=("recs",),
+           latex=r"\mathrm{coverage} = \frac{|\{i \in C : i \in L_u \text{ for some } u\}|}{|C|}",
+           reference=_GE),
     Metric("user_coverage", function="user_coverage", label="User coverage", family="beyond",
-           bounds=(0, 1), system_level=True),
+           bounds=(0, 1), system_level=True,
+           latex=r"\mathrm{user\ coverage} = \frac{|\{u \in U_{test} : L_u \neq "
+                 r"\emptyset\}|}{|U_{test}|}",
+           reference=_GE),
     Metric("gini_index", function="gini_index", label="Gini", family="beyond", bounds=(0, 1),
-           higher_is_better=False, system_level=True, inputs=("recs",)),
+           higher_is_better=False, system_level=True, inputs=("recs",),
+           latex=r"G = \frac{\sum_{i=1}^{n} (2i - n - 1)\, x_{(i)}}{n \sum_{i} x_{(i)}}",
+           reference="Fleder and Hosanagar (2009), Blockbuster culture's next rise or fall: the "
+                     "impact of recommender systems on sales diversity, *Management Science* "
+                     "55(5)"),
 )
 
 #: The ranking metrics by name: the built-in ones, then those registered.

@@ -56,7 +56,13 @@ class Metric:
     long_label : str, optional
         Label for axes and prose (``"Hit rate"``); default: ``label``.
     formula : str
-        The definition, as the definition cards show it.
+        The definition in plain text, as the definition cards and tables show it.
+    latex : str
+        The definition as a LaTeX formula, as the documentation typesets it (the metric
+        reference page); where both are given they state the same definition.
+    reference : str
+        The publication the metric comes from (authors, year, title, venue), as the
+        documentation cites it.
     reads : tuple of str
         The fields of :class:`evalkit.Definitions` that change the metric's value. Its
         function accepts these as keywords and refuses the others.
@@ -115,6 +121,8 @@ class Metric:
     inputs: tuple[str, ...] = ("truth", "recs")
     per_rank: Callable[[np.ndarray, int | None], np.ndarray] | None = field(
         default=None, compare=False)
+    latex: str = ""
+    reference: str = ""
 
     def __post_init__(self) -> None:
         where = "Metric"
@@ -141,7 +149,7 @@ class Metric:
             raise InvalidParameterError(
                 f"{where}: 'higher_is_better' must be True or False; got "
                 f"{self.higher_is_better!r}.")
-        for arg in ("label", "long_label", "formula"):
+        for arg in ("label", "long_label", "formula", "latex", "reference"):
             value = getattr(self, arg)
             if value is not None and not isinstance(value, str):
                 raise InvalidParameterError(

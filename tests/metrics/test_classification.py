@@ -24,8 +24,9 @@ from evalkit.metrics.classification import (
 R, NR = 5.0, 1.0  # predicted classes encoded as predictions, threshold 4
 
 
-def seed_classification() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Items 1..10 of the seed 001 notes' second classification table (one user)."""
+def lecture_classification() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Items 1..10 of the second classification table of Sacharidis' lecture notes
+    (*Evaluation: System Accuracy*), one user."""
     truth = pd.DataFrame(
         {"user_id": 1, "item_id": range(1, 11), "rating": [5.0, 4, 5, 3, 5, 4, 4, 3, 4, 5]}
     )
@@ -54,15 +55,15 @@ def random_data(seed: int, n: int = 200):
 # ------------------------------------------------------------------------------ worked example
 
 
-def test_seed_001_second_table():
-    """The seed's second table, with the classes following the ratings (threshold 4).
+def test_lecture_second_table():
+    """The notes' second table, with the classes following the ratings (threshold 4).
 
-    The seed's third table relabels items 6 and 7 as not relevant although both are rated 4,
+    The notes' third table relabels items 6 and 7 as not relevant although both are rated 4,
     which gives TP 3, FP 2, FN 3, TN 2. Relevance here follows the ratings, as its first two
     tables do, so items 6 and 7 (rated 4, predicted R) are true positives: our counts differ
     from that third table by design.
     """
-    truth, predictions = seed_classification()
+    truth, predictions = lecture_classification()
     counts = confusion(truth, predictions, threshold=4.0)
     assert counts.to_dict() == {"TP": 5, "FP": 1, "FN": 3, "TN": 1}
     assert counts.dtype == np.int64
@@ -73,7 +74,7 @@ def test_seed_001_second_table():
 
 
 def test_cutoff_differs_from_threshold():
-    truth, predictions = seed_classification()
+    truth, predictions = lecture_classification()
     # every prediction >= 1 is predicted relevant: all 8 relevant items are found
     counts = confusion(truth, predictions, threshold=4.0, cutoff=1.0)
     assert counts.to_dict() == {"TP": 8, "FP": 2, "FN": 0, "TN": 0}
@@ -88,7 +89,7 @@ def test_cutoff_differs_from_threshold():
 
 
 def test_zero_over_zero_is_nan_with_a_warning():
-    truth, predictions = seed_classification()
+    truth, predictions = lecture_classification()
     nothing_predicted = predictions.assign(prediction=0.0)
     with pytest.warns(RuntimeWarning, match=r"precision: TP / \(TP \+ FP\) is 0/0"):
         assert np.isnan(precision(truth, nothing_predicted))
@@ -158,7 +159,7 @@ def test_precision_recall_curve_matches_point_functions(seed):
 
 
 def test_precision_recall_curve_without_relevant_items():
-    truth, predictions = seed_classification()
+    truth, predictions = lecture_classification()
     with pytest.warns(RuntimeWarning, match="no test rating is relevant"):
         curve = precision_recall_curve(truth.assign(rating=1.0), predictions)
     assert curve["recall"].isna().all()
@@ -235,7 +236,7 @@ def test_confusion_at_k_matches_naive(seed, k):
 
 
 def test_inputs_unchanged():
-    truth, predictions = seed_classification()
+    truth, predictions = lecture_classification()
     copies = truth.copy(deep=True), predictions.copy(deep=True)
     for func in (confusion, precision, recall, f1, precision_recall_curve):
         func(truth, predictions)
@@ -245,7 +246,7 @@ def test_inputs_unchanged():
 
 @pytest.mark.parametrize("func", [confusion, precision, recall, f1, precision_recall_curve])
 def test_bad_predictions(func):
-    truth, predictions = seed_classification()
+    truth, predictions = lecture_classification()
     with pytest.raises(ValueError, match=f"^{func.__name__}: 'predictions' is missing column"):
         func(truth, predictions.drop(columns="prediction"))
     for bad in (np.nan, np.inf):
@@ -264,7 +265,7 @@ def test_bad_predictions(func):
 
 
 def test_bad_cutoff():
-    truth, predictions = seed_classification()
+    truth, predictions = lecture_classification()
     with pytest.raises(TypeError, match="'cutoff' must be a real number or None"):
         confusion(truth, predictions, cutoff="4")
     with pytest.raises(ValueError, match="'cutoff' must be finite"):
@@ -273,14 +274,14 @@ def test_bad_cutoff():
 
 @pytest.mark.parametrize("k", [0, -1, 2.5, True])
 def test_confusion_at_k_bad_k(k):
-    truth, _ = seed_classification()
+    truth, _ = lecture_classification()
     recs = pd.DataFrame({"user_id": [1], "item_id": [1], "rank": [1]})
     with pytest.raises(ValueError, match="confusion_at_k: 'k' must be a positive integer"):
         confusion_at_k(truth, recs, k=k)
 
 
 def test_confusion_at_k_bad_recs():
-    truth, _ = seed_classification()
+    truth, _ = lecture_classification()
     with pytest.raises(ValueError, match="needs a 'rank' or a 'score' column"):
         confusion_at_k(truth, pd.DataFrame({"user_id": [1], "item_id": [1]}), k=1)
     with pytest.raises(TypeError, match="'item_id' holds integer ids in 'truth' but string"):
@@ -350,7 +351,7 @@ def test_classification_scores_resample_users_like_a_plain_user_bootstrap():
 
 
 def test_classification_scores_zero_over_zero_and_errors():
-    truth, predictions = seed_classification()
+    truth, predictions = lecture_classification()
     never = predictions.assign(prediction=1.0)  # nothing predicted relevant: precision 0/0
     with pytest.warns(RuntimeWarning,
                       match=r"classification_scores: precision = TP / \(TP \+ FP\) is 0/0"):

@@ -14,8 +14,9 @@ from sklearn.metrics import mean_absolute_error, mean_squared_error
 from evalkit.metrics.rating import mae, mae_per_user, rating_errors, rmse, rmse_per_user
 
 
-def seed_table() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The MAE/RMSE table of the seed 001 notes (sums 5.6 and 7.6 over 10 ratings)."""
+def lecture_table() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The MAE/RMSE table of Sacharidis' lecture notes (*Evaluation: System Accuracy*):
+    sums 5.6 and 7.6 over 10 ratings."""
     truth = pd.DataFrame(
         {
             "user_id": [1, 1, 1, 2, 2, 3, 3, 3, 4, 4],
@@ -54,15 +55,15 @@ def naive_per_user(truth, predictions, squared):
 # ------------------------------------------------------------------------------ worked example
 
 
-def test_seed_001_table_micro():
-    truth, predictions = seed_table()
+def test_lecture_table_micro():
+    truth, predictions = lecture_table()
     assert mae(truth, predictions) == pytest.approx(0.56, abs=1e-12)
     assert rmse(truth, predictions) == pytest.approx(math.sqrt(0.76), abs=1e-12)
     assert round(rmse(truth, predictions), 3) == 0.872
 
 
-def test_seed_001_table_per_user():
-    truth, predictions = seed_table()
+def test_lecture_table_per_user():
+    truth, predictions = lecture_table()
     # user 1: |1.5|, 1, 0; user 2: 2, 0.5; user 3: 0.1, 0.1, 0; user 4: 0.2, 0.2
     expected_mae = {1: 2.5 / 3, 2: 1.25, 3: 0.2 / 3, 4: 0.2}
     expected_rmse = {1: math.sqrt(3.25 / 3), 2: math.sqrt(4.25 / 2), 3: math.sqrt(0.02 / 3),
@@ -134,7 +135,7 @@ def test_properties(ratings, data):
 
 
 def test_string_ids():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     truth = truth.astype({"user_id": str, "item_id": str})
     predictions = predictions.astype({"user_id": str, "item_id": str})
     assert mae(truth, predictions) == pytest.approx(0.56)
@@ -145,7 +146,7 @@ def test_string_ids():
 
 
 def test_missing_prediction_is_an_error_naming_count_and_first_pair():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     partial = predictions.iloc[[0, 2, 4, 5, 6, 7, 8, 9]]  # drop (1, 2) and (2, 1)
     with pytest.raises(ValueError, match=r"mae: 2 of 10 test rating\(s\) have no prediction.*"
                                          r"\(1, 2\)"):
@@ -155,7 +156,7 @@ def test_missing_prediction_is_an_error_naming_count_and_first_pair():
 
 
 def test_missing_drop_warns_and_uses_the_rest():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     partial = predictions.iloc[[0, 2, 4, 5, 6, 7, 8, 9]]
     with pytest.warns(UserWarning, match="dropped 2 of 10"):
         value = mae(truth, partial, missing="drop")
@@ -163,7 +164,7 @@ def test_missing_drop_warns_and_uses_the_rest():
 
 
 def test_missing_drop_counts_users_without_any_prediction():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     partial = predictions[predictions["user_id"] != 2]
     with pytest.warns(UserWarning, match="dropped 2"):
         per_user = mae_per_user(truth, partial, missing="drop")
@@ -172,7 +173,7 @@ def test_missing_drop_counts_users_without_any_prediction():
 
 
 def test_extra_predictions_are_ignored_and_their_users_counted():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     extra = pd.DataFrame({"user_id": [1, 9], "item_id": [99, 1], "prediction": [1.0, 1.0]})
     both = pd.concat([predictions, extra], ignore_index=True)
     assert mae(truth, both) == pytest.approx(0.56)
@@ -184,7 +185,7 @@ def test_extra_predictions_are_ignored_and_their_users_counted():
 
 @pytest.mark.parametrize("func", [mae, rmse, mae_per_user, rmse_per_user])
 def test_missing_columns(func):
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     with pytest.raises(ValueError, match="'predictions' is missing column"):
         func(truth, predictions.drop(columns="prediction"))
     with pytest.raises(ValueError, match="'truth' is missing column"):
@@ -195,28 +196,28 @@ def test_missing_columns(func):
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_non_finite_predictions(bad):
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     predictions.loc[3, "prediction"] = bad
     with pytest.raises(ValueError, match="rmse: 'predictions' column 'prediction'"):
         rmse(truth, predictions)
 
 
 def test_nan_rating():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     truth.loc[0, "rating"] = np.nan
     with pytest.raises(ValueError, match="'truth' column 'rating' has 1 NaN"):
         mae(truth, predictions)
 
 
 def test_id_dtype_mismatch():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     predictions = predictions.astype({"item_id": str})
     with pytest.raises(TypeError, match="'item_id' holds integer ids in 'truth' but string"):
         mae(truth, predictions)
 
 
 def test_unknown_policies_list_valid_values():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     with pytest.raises(ValueError, match="unknown average 'macro'; valid values are 'micro'"):
         mae(truth, predictions, average="macro")
     with pytest.raises(ValueError, match="unknown missing 'skip'; valid values are 'error'"):
@@ -224,13 +225,13 @@ def test_unknown_policies_list_valid_values():
 
 
 def test_duplicate_pairs():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     with pytest.raises(ValueError, match="duplicate"):
         mae(truth, pd.concat([predictions, predictions.iloc[:1]]))
 
 
 def test_empty_truth_is_an_error():
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     with pytest.raises(ValueError, match="no test rating to evaluate"):
         mae(truth.iloc[:0], predictions)
 
@@ -238,13 +239,13 @@ def test_empty_truth_is_an_error():
 # ------------------------------------------------------------------------------ intervals
 
 
-def test_rating_errors_values_are_the_four_averages_of_the_seed_table() -> None:
-    truth, predictions = seed_table()
+def test_rating_errors_values_are_the_four_averages_of_the_lecture_table() -> None:
+    truth, predictions = lecture_table()
     table = rating_errors(truth, predictions)
     want = [mae(truth, predictions), rmse(truth, predictions),
             mae(truth, predictions, average="user"), rmse(truth, predictions, average="user")]
     np.testing.assert_allclose(table["value"], want, rtol=1e-12)
-    assert table["value"].round(3).tolist()[:2] == [0.56, 0.872]  # the seed's MAE and RMSE
+    assert table["value"].round(3).tolist()[:2] == [0.56, 0.872]  # the notes' MAE and RMSE
     assert (table["n_users"] == 4).all() and (table["n_ratings"] == 10).all()
     assert (table["ci_low"] <= table["value"]).all() and (table["value"] <= table["ci_high"]).all()
 
@@ -293,7 +294,7 @@ def test_rating_errors_micro_intervals_resample_users_not_ratings() -> None:
 
 
 def test_rating_errors_options_and_errors() -> None:
-    truth, predictions = seed_table()
+    truth, predictions = lecture_table()
     bare = rating_errors(truth, predictions, n_resamples=0)
     assert bare[["ci_low", "ci_high"]].isna().all().all()
     with pytest.raises(ValueError, match="rating_errors: 'n_resamples' must be"):
