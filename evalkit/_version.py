@@ -1,4 +1,4 @@
 """evalkit's version, in a module of its own so that any module can import it without
 importing the package (and its re-exports) first."""
 
-__version__ = "0.1.0"
+__version__ = "0.11.0"
