@@ -82,6 +82,7 @@ docs: setup
 	$(PIP) $(EDITABLE) -e '.[docs]'
 	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
 	$(BIN)/python docs/check_offline.py docs/_build/html
+	$(BIN)/python docs/check_browser.py docs/_build/html
 
 ## Time the metric engine against ranx, trec_eval and pandas (SCALE=small|medium|full).
 benchmark: setup-test
