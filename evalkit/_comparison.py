@@ -87,7 +87,13 @@ class Comparison(TableFrame):
         difference is significant, the smallest difference the test could detect
         (``detectable``, the table's ``mde``) and the ``users`` shared; text, for display.
         Differences and ``detectable`` show ``digits`` decimals, ``d_z`` (in standard
-        deviations) two."""
+        deviations) two.
+
+        Parameters
+        ----------
+        digits : int, default 4
+            Decimals of the differences and of ``detectable``.
+        """
         rows = self[self["against"].notna()]
 
         def interval(mean, low, high, decimals: int = digits) -> list[str]:
@@ -196,14 +202,24 @@ def compare(
     pairs : {"reference", "all"}, default "reference"
         ``"reference"``: every other system against the baseline; ``"all"``: every pair of
         systems, each later system (in the order, baseline first) against each earlier one.
-    k, metrics, train, definitions, **options
-        As for :func:`evalkit.evaluate`: every field of :class:`evalkit.Definitions` (or a
-        profile name) applies to every system.
+    k : int or list of int, default 10
+        Cutoff(s), as for :func:`evalkit.evaluate`.
+    metrics : list of str, optional
+        As for :func:`evalkit.evaluate`; default: P, R, MAP, MRR and NDCG.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`evalkit.evaluate`.
+    **options
+        Fields of :class:`evalkit.Definitions`, overriding ``definitions``: every field (or
+        a profile name) applies to every system.
     alpha : float, default 0.05
         Family-wise significance level after the Holm correction.
-    confidence, n_resamples
-        Bootstrap confidence intervals of each system's mean and of each paired difference
-        and effect size.
+    confidence : float, default 0.95
+        Level of the bootstrap confidence intervals of each system's mean and of each
+        paired difference and effect size.
+    n_resamples : int, default 1000
+        Their bootstrap resamples.
     n_permutations : int, default 10000
         Sign flips of the paired randomization test.
     rng : int, Generator or None, default 0
@@ -582,6 +598,13 @@ def _better(table: pd.DataFrame) -> list:
 class CrossValidation:
     """The result of :func:`cross_validate`.
 
+    Parameters
+    ----------
+    folds : list of Evaluation
+        The evaluation of each fold.
+    confidence : float
+        Level of the t-interval over the fold means.
+
     Attributes
     ----------
     per_fold : pd.DataFrame
@@ -644,8 +667,15 @@ def cross_validate(
         All interactions (``user_id, item_id, rating``).
     folds : int, default 5
         Number of folds (:func:`evalkit.split.kfold_split`).
-    k, metrics, definitions, **options
-        As for :func:`evalkit.evaluate` (each fold's training part is its ``train``).
+    k : int or list of int, default 10
+        Cutoff(s), as for :func:`evalkit.evaluate`.
+    metrics : list of str, optional
+        As for :func:`evalkit.evaluate`; default: P, R, MAP, MRR and NDCG.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`evalkit.evaluate`.
+    **options
+        Fields of :class:`evalkit.Definitions`, overriding ``definitions`` (each fold's
+        training part is its ``train``).
     confidence : float, default 0.95
         Level of the t-interval over fold means.
     progress : bool, default True

@@ -33,7 +33,15 @@ CURVE_USERS = "n_users_"
 
 
 def metric_column(name: str, k: int | None) -> str:
-    """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``."""
+    """Column name of a metric at a cutoff in evalkit's tables: ``"ndcg@10"``.
+
+    Parameters
+    ----------
+    name : str
+        The metric's registry name (``"ndcg"``).
+    k : int or None
+        The cutoff; None for a metric without one.
+    """
     return name if k is None else f"{name}@{k}"
 
 #: The smallest p-value shown as a number; a smaller one shows as ``"< 0.001"``.

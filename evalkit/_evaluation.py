@@ -225,7 +225,15 @@ class Evaluation:
     def mean(self, metric: str, k: int | None = None) -> float:
         """The summary mean of ``metric`` at ``k``: ``evaluation.mean("ndcg", 10)``, or by
         label or column, ``mean("NDCG", 10)``, ``mean("NDCG@10")`` (read as
-        :func:`evalkit.metrics.parse_column` reads it)."""
+        :func:`evalkit.metrics.parse_column` reads it).
+
+        Parameters
+        ----------
+        metric : str
+            The metric's registry name, label or column (``"ndcg"``, ``"NDCG"``, ``"NDCG@10"``).
+        k : int, optional
+            The cutoff; None for a metric without one, or a column that names it.
+        """
         if metric not in self.summary.index:  # a saved run's own column needs no registry
             spec, at = parse_column(metric, func="Evaluation.mean", arg="metric")
             if at is not None and k is not None and at != k:
@@ -257,7 +265,17 @@ class Evaluation:
                 overwrite: bool = True) -> str:
         """Serialize :meth:`to_dict` to JSON; also write it to ``path`` when given (atomically;
         with ``overwrite=False`` an existing file is never replaced, even by a run racing this
-        one: ``FileExistsError``)."""
+        one: ``FileExistsError``).
+
+        Parameters
+        ----------
+        path : str, optional
+            A file to write the JSON to as well.
+        indent : int, default 2
+            Indentation of the JSON.
+        overwrite : bool, default True
+            Replace an existing file at ``path``; False raises ``FileExistsError`` instead.
+        """
         text = json.dumps(self.to_dict(), indent=indent, sort_keys=False)
         if path is not None:
             from ._io import atomic_write_text
@@ -266,7 +284,13 @@ class Evaluation:
         return text
 
     def table(self, *, digits: int = 4) -> pd.DataFrame:
-        """The summary as an analyst reads it: label, mean and CI, users, rounded."""
+        """The summary as an analyst reads it: label, mean and CI, users, rounded.
+
+        Parameters
+        ----------
+        digits : int, default 4
+            Decimals kept.
+        """
         s = self.summary
         out = pd.DataFrame(
             {

@@ -236,6 +236,8 @@ def power(effect: float, *, diffs: object = None, sd: float | None = None,
     alpha : float, default 0.05
         The test's level, divided by ``n_tests``.
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative hypothesis: a true mean difference other than 0, above 0, or below
+        0.
     n_tests : int, default 1
         The number of tests corrected for (Holm's first step: ``alpha / n_tests``; the
         power of the later steps is higher, so this is conservative).
@@ -254,6 +256,7 @@ def power(effect: float, *, diffs: object = None, sd: float | None = None,
     Returns
     -------
     float
+        The probability that the test detects ``effect``.
 
     Examples
     --------
@@ -312,6 +315,31 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
     Parameters are as for :func:`power`; ``power`` is the target (default 0.8). The result
     is a magnitude: the detectable difference in the tested direction (below 0 under
     ``alternative="less"``, where this returns its size).
+
+    Parameters
+    ----------
+    diffs : array-like, optional
+        The paired per-user differences of a comparison, as for :func:`power`.
+    sd : float, optional
+        Instead of ``diffs``: the standard deviation of the per-user differences.
+    n_users : int, optional
+        The number of users (default: the number of ``diffs``).
+    alpha : float, default 0.05
+        The test's level, divided by ``n_tests``.
+    power : float, default 0.8
+        The probability of detection to reach.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative hypothesis, as for :func:`power`.
+    n_tests : int, default 1
+        The number of tests corrected for, as for :func:`power`.
+    method : {"t", "simulation"}, default "t"
+        As for :func:`power`: the noncentral t, or a simulation resampling ``diffs``.
+    test : {"t", "wilcoxon", "randomization"}, default "t"
+        The test the simulation runs.
+    n_simulations : int, default 2000
+        Samples of the simulation method.
+    rng : int, Generator or None, default 0
+        Seed of the simulation.
 
     Returns
     -------
@@ -383,6 +411,25 @@ def required_users(effect: float, *, diffs: object = None, sd: float | None = No
     Parameters are as for :func:`power`; ``power`` is the target (default 0.8), and more
     than ``max_users`` (default 1000000000) is refused.
 
+    Parameters
+    ----------
+    effect : float
+        The true mean per-user difference to detect (system minus the other).
+    diffs : array-like, optional
+        The paired per-user differences of a comparison, as for :func:`power`.
+    sd : float, optional
+        Instead of ``diffs``: the standard deviation of the per-user differences.
+    alpha : float, default 0.05
+        The test's level, divided by ``n_tests``.
+    power : float, default 0.8
+        The probability of detection to reach.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative hypothesis, as for :func:`power`.
+    n_tests : int, default 1
+        The number of tests corrected for, as for :func:`power`.
+    max_users : int, default 10**9
+        The most users considered; needing more raises.
+
     Examples
     --------
     R's ``power.t.test(delta = 0.5, sd = 1, power = 0.8, type = "one.sample")`` gives
@@ -421,6 +468,24 @@ def power_curve(diffs: object = None, *, sd: float | None = None,
     ``n_users``: the numbers of users (default: 12 values from 10 to 100 times the number
     of ``diffs``, or of 1,000, spaced evenly on a log scale). The other parameters are as
     for :func:`power`; ``power`` is the target (default 0.8).
+
+    Parameters
+    ----------
+    diffs : array-like, optional
+        The paired per-user differences of a comparison, as for :func:`power`.
+    sd : float, optional
+        Instead of ``diffs``: the standard deviation of the per-user differences.
+    n_users : int or sequence of int, optional
+        The numbers of users; default: 12 values from 10 to 100 times the number of ``diffs``
+        (or of 1,000), evenly spaced on a log scale.
+    alpha : float, default 0.05
+        The test's level, divided by ``n_tests``.
+    power : float, default 0.8
+        The probability of detection to reach.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative hypothesis, as for :func:`power`.
+    n_tests : int, default 1
+        The number of tests corrected for, as for :func:`power`.
     """
     func = "power_curve"
     values, spread, n0 = _spread(diffs, sd, None, func=func, need_n=False)

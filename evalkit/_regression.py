@@ -56,8 +56,19 @@ class RegressionCheck:
         One row per ``metric@k`` both runs hold (see :func:`regression_check`).
     passed : bool
         No metric regressed (and, with ``strict``, none is inconclusive).
-    strict, alpha, test, correction, confidence, n_permutations, n_resamples
-        How it was decided.
+    strict : bool
+        Whether an inconclusive metric fails the check too (as given to
+        :func:`regression_check`, like the settings below).
+    alpha : float
+        The level of every test, after the correction.
+    test : {"t", "randomization", "bootstrap"}
+        The paired test.
+    correction : {"holm", "bonferroni", "none"}
+        The correction applied to each family of tests.
+    confidence : float or None
+        The level of the intervals; None: simultaneous over each family.
+    n_permutations, n_resamples : int
+        Sign flips of the randomization test; bootstrap resamples.
     current, baseline : str
         What the runs are called in the messages (their folders or names).
     notes : tuple of str
@@ -163,7 +174,13 @@ class RegressionCheck:
         """One row per metric as a person reads it (text): the metric (marked "lower is
         better" where it is), the two means, the difference with its interval, the margin,
         the corrected p-values and the verdict; what :meth:`to_markdown` and the HTML view
-        show."""
+        show.
+
+        Parameters
+        ----------
+        digits : int, default 4
+            Decimals shown.
+        """
         return pd.DataFrame(self._rows(digits), columns=self._HEADER)
 
     def summary(self) -> str:
@@ -207,7 +224,13 @@ class RegressionCheck:
 
     def to_markdown(self, *, digits: int = DIGITS) -> str:
         """The check as Markdown, for a pull-request comment: a heading with the outcome,
-        the sentence of :meth:`summary`, and a table of every metric's verdict."""
+        the sentence of :meth:`summary`, and a table of every metric's verdict.
+
+        Parameters
+        ----------
+        digits : int, default 4
+            Decimals shown.
+        """
         lines = [f"### evalkit regression check: {'passed' if self.passed else 'FAILED'}", "",
                  self.summary(), ""]
         lines.append("| " + " | ".join(self._HEADER) + " |")

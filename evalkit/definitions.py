@@ -120,6 +120,9 @@ class Definitions:
         training interactions (recommenders ``novelty``).
     coverage_unit : {"share", "count"}, default "share"
         Catalog coverage as a share of the catalog, or as a count of items (rectools).
+    per_metric : mapping of str to mapping, default {}
+        Fields that differ for some metrics: metric name -> {field: value}, for a library whose
+        conventions differ between its metrics (:meth:`for_metric` applies them).
     profile : str or None
         The profile these definitions came from (a label; it changes no number).
     """
@@ -196,7 +199,13 @@ class Definitions:
         return hash((tuple(self._option_dict().items()), self.per_metric))
 
     def for_metric(self, name: str) -> Definitions:
-        """The definitions one metric uses: these, with ``per_metric[name]`` applied."""
+        """The definitions one metric uses: these, with ``per_metric[name]`` applied.
+
+        Parameters
+        ----------
+        name : str
+            The metric's registry name.
+        """
         changes = self.per_metric.get(name)
         if not changes:
             return self if not self.per_metric else dataclasses.replace(self, per_metric={})
@@ -216,7 +225,15 @@ class Definitions:
     @classmethod
     def from_dict(cls, data: Mapping[str, object], *, func: str = "Definitions.from_dict"
                   ) -> Definitions:
-        """The inverse of :meth:`as_dict`; unknown keys raise, missing ones take defaults."""
+        """The inverse of :meth:`as_dict`; unknown keys raise, missing ones take defaults.
+
+        Parameters
+        ----------
+        data : mapping
+            The fields, as :meth:`as_dict` gives them.
+        func : str, default "Definitions.from_dict"
+            The caller's name, for error messages.
+        """
         if not isinstance(data, Mapping):
             raise InvalidParameterError(
                 f"{func}: expected a mapping of definitions; got "
@@ -227,6 +244,7 @@ class Definitions:
         return cls(profile=profile, per_metric=per_metric, **_checked(data, func=func))
 
     def to_json(self) -> str:
+        """:meth:`as_dict` as a JSON string."""
         return json.dumps(self.as_dict(), sort_keys=False)
 
     def changed(self) -> dict[str, object]:
@@ -236,7 +254,13 @@ class Definitions:
 
     def replace(self, **changes: object) -> Definitions:
         """A copy with ``changes`` applied (validated); the profile label is kept unless
-        ``profile=`` is among them."""
+        ``profile=`` is among them.
+
+        Parameters
+        ----------
+        **changes
+            Fields of :class:`Definitions`, ``profile`` and ``per_metric`` included.
+        """
         extra = {k: changes.pop(k) for k in ("profile", "per_metric") if k in changes}
         return dataclasses.replace(self, **extra, **_checked(changes, func="Definitions.replace"))
 
@@ -387,6 +411,15 @@ UNSET: Any = _Unset()
 def resolve(definitions: object = None, *, func: str, **overrides: object) -> Definitions:
     """The :class:`Definitions` a call uses: ``definitions`` (an object, a profile name or
     None for the defaults) with the flat keywords that were given (not :data:`UNSET`) applied.
+
+    Parameters
+    ----------
+    definitions : Definitions, str, mapping or None, default None
+        An object, a profile name, a mapping of fields, or None for the defaults.
+    func : str
+        The caller's name, for error messages.
+    **overrides
+        Fields given as keywords; those that are :data:`UNSET` were not given.
     """
     given = {k: v for k, v in overrides.items() if v is not UNSET}
     if definitions is None:
@@ -423,6 +456,13 @@ def takes_definitions(function: Callable | None = None, *,
     :class:`Definitions` as ``definitions``. Used bare (``@takes_definitions``) or with
     ``reads`` (``@takes_definitions(reads=...)``); :func:`limit_definitions` limits an
     already wrapped function.
+
+    Parameters
+    ----------
+    function : callable, optional
+        The function to wrap; None: a decorator is returned (``@takes_definitions(reads=...)``).
+    reads : tuple of str, optional
+        The fields it takes as keywords; default: every field.
     """
     if function is None:
         return lambda f: takes_definitions(f, reads=reads)
@@ -471,7 +511,13 @@ def limit_definitions(function: Callable, reads: tuple[str, ...]) -> None:
 def uses_definitions(*names: str) -> Callable[[Callable], Callable]:
     """For a function whose keyword options ``names`` are fields of :class:`Definitions`: add
     ``definitions=`` (an object or a profile name), from which each of those options is taken
-    unless it is given as a keyword. Their defaults become evalkit's definitions."""
+    unless it is given as a keyword. Their defaults become evalkit's definitions.
+
+    Parameters
+    ----------
+    *names : str
+        The function's keyword options that are fields of :class:`Definitions`.
+    """
 
     def decorate(function: Callable) -> Callable:
         signature = inspect.signature(function)
@@ -547,7 +593,13 @@ class Profile:
 
     def covers(self, metric: str) -> bool:
         """Whether the profile reproduces ``metric`` (evalkit's own covers every metric,
-        built in or registered)."""
+        built in or registered).
+
+        Parameters
+        ----------
+        metric : str
+            The metric's registry name.
+        """
         return self.name == "evalkit" or metric in self.metrics
 
     def __repr__(self) -> str:
@@ -806,7 +858,15 @@ PROFILES: dict[str, Profile] = {p.name: p for p in _PROFILES}
 
 
 def profile(name: str, *, func: str = "profile") -> Definitions:
-    """The :class:`~evalkit.Definitions` of the profile ``name`` (see :data:`PROFILES`)."""
+    """The :class:`~evalkit.Definitions` of the profile ``name`` (see :data:`PROFILES`).
+
+    Parameters
+    ----------
+    name : str
+        The profile's name.
+    func : str, default "profile"
+        The caller's name, for the error message.
+    """
     if not isinstance(name, str) or name not in PROFILES:
         raise ValueError(
             f"{func}: unknown profile {name!r}; the profiles are "
@@ -817,13 +877,31 @@ def profile(name: str, *, func: str = "profile") -> Definitions:
 
 def covers(definitions: Definitions, metric: str) -> bool:
     """Whether the profile behind ``definitions`` (if any) reproduces ``metric`` (evalkit's
-    own profile covers every registered metric)."""
+    own profile covers every registered metric).
+
+    Parameters
+    ----------
+    definitions : Definitions
+        The definitions; their ``profile`` label names the profile.
+    metric : str
+        The metric's registry name.
+    """
     name = definitions.profile
     return name is None or name not in PROFILES or PROFILES[name].covers(metric)
 
 
 def check_covered(definitions: Definitions, metrics: Iterable[str], *, func: str) -> None:
-    """Refuse metrics that the profile behind ``definitions`` does not reproduce."""
+    """Refuse metrics that the profile behind ``definitions`` does not reproduce.
+
+    Parameters
+    ----------
+    definitions : Definitions
+        The definitions; their ``profile`` label names the profile.
+    metrics : iterable of str
+        The metrics' registry names.
+    func : str
+        The caller's name, for the error message.
+    """
     name = definitions.profile
     if name is None or name not in PROFILES:
         return

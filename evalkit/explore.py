@@ -65,6 +65,11 @@ def summarize(ratings: pd.DataFrame) -> pd.Series:
 def rating_distribution(ratings: pd.DataFrame) -> pd.DataFrame:
     """Count and share of each rating value, sorted by rating.
 
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Interactions with a ``rating`` column.
+
     Examples
     --------
     >>> rating_distribution(pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 2, 1],
@@ -83,6 +88,11 @@ def rating_distribution(ratings: pd.DataFrame) -> pd.DataFrame:
 
 def user_activity(ratings: pd.DataFrame) -> pd.Series:
     """Interactions per user (index ``user_id``), sorted by user id.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Interactions (``user_id``, ``item_id``).
 
     Examples
     --------

@@ -85,7 +85,15 @@ def percentile_interval(replicates: np.ndarray, confidence: float = 0.95
                         ) -> tuple[np.ndarray, np.ndarray]:
     """The alpha/2 and 1 - alpha/2 quantiles (numpy's linear interpolation) of each column of
     ``replicates`` (replicates x statistics), NaN replicates left out: the percentile
-    bootstrap interval evalkit uses everywhere."""
+    bootstrap interval evalkit uses everywhere.
+
+    Parameters
+    ----------
+    replicates : numpy.ndarray
+        The bootstrap replicates, one row per replicate and one column per statistic.
+    confidence : float, default 0.95
+        The interval's level.
+    """
     return quantile_interval(np.asarray(replicates, dtype=np.float64), confidence)
 
 

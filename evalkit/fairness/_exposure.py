@@ -57,17 +57,28 @@ def exposure_share(
         groups: a list of labels (as ``Dataset.items["genres"]`` holds them), the item
         repeated in the index, one row per (item, group), or see ``sep``.
     k : int, default 10
+        The cutoff: the top ``k`` of each list.
     weight : {"log", "geometric", "uniform"}, default "log"
         The attention of slot p (:func:`slot_weights`); ``patience`` for ``"geometric"``.
+    patience : float, default 0.85
+        The geometric attention's patience: slot p gets ``patience^(p - 1)``.
     target : {"catalog", "train", "relevant"} or pd.Series, default "catalog"
         Each group's fair share: its share of the items in ``item_groups``, of the training
         interactions (``train``), of the relevant test items (``truth``, every row), or given
         (a Series by group, normalised to sum to 1).
+    truth : pd.DataFrame, optional
+        Test interactions, for ``target="relevant"``.
+    train : pd.DataFrame, optional
+        Training interactions, for ``target="train"``.
     sep : str, optional
         Labels are strings holding several groups joined by ``sep`` (MovieLens genres,
         ``"Action|Comedy"`` with ``sep="|"``); empty labels are no group.
-    confidence, n_resamples, rng
-        The share's user-bootstrap interval.
+    confidence : float, default 0.95
+        Level of the share's user-bootstrap interval.
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    rng : int, Generator or None, default 0
+        Seed of the bootstrap.
 
     Returns
     -------
@@ -184,6 +195,27 @@ def awrf(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10, weight: str
     attention equally among them, as in :func:`exposure_share`.
 
     Returns a Series by user (name ``"awrf"``).
+
+    Parameters
+    ----------
+    recs : pandas.DataFrame
+        Recommendations (``user_id``, ``item_id``, ``rank`` and/or ``score``).
+    item_groups : pandas.Series
+        Each item's group label, indexed by item, as for :func:`exposure_share`.
+    k : int, default 10
+        The cutoff: the top ``k`` of each list.
+    weight : {"log", "geometric", "uniform"}, default "log"
+        The attention of slot p (:func:`slot_weights`).
+    patience : float, default 0.85
+        The geometric attention's patience: slot p gets ``patience^(p - 1)``.
+    target : {"catalog", "train", "relevant"} or pandas.Series, default "catalog"
+        Each group's fair share, as for :func:`exposure_share`.
+    truth : pandas.DataFrame, optional
+        Test interactions, for ``target="relevant"``.
+    train : pandas.DataFrame, optional
+        Training interactions, for ``target="train"``.
+    sep : str, optional
+        Labels are strings joining several groups with ``sep`` (``"Action|Comedy"``).
     """
     func = "awrf"
     item_groups, groups, listed = _lists_and_groups(recs, item_groups, k, sep=sep, func=func)
@@ -226,8 +258,11 @@ def group_entropy(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
         repeated in the index (one row per pair), or see ``sep``. Items without a group are
         left out of the distribution.
     k : int, default 10
+        The cutoff: the top ``k`` of each list.
     weight : {"log", "geometric", "uniform"}, default "log"
         The attention of slot p (:func:`slot_weights`); ``patience`` for ``"geometric"``.
+    patience : float, default 0.85
+        The geometric attention's patience: slot p gets ``patience^(p - 1)``.
     sep : str, optional
         Labels are strings joining several groups with ``sep`` (``"Action|Comedy"``).
     smoothing : float, default 0
@@ -301,6 +336,21 @@ def expected_exposure(recs: pd.DataFrame, truth: pd.DataFrame, *, n_items: int, 
 
     Returns a DataFrame by user (users of ``truth`` with a relevant item) with ``ee_l``,
     ``ee_d``, ``ee_r``.
+
+    Parameters
+    ----------
+    recs : pandas.DataFrame
+        Recommendations (``user_id``, ``item_id``, ``rank`` and/or ``score``).
+    truth : pandas.DataFrame
+        Test interactions (``user_id``, ``item_id``, ``rating`` unless ``threshold`` is None).
+    n_items : int
+        The number of items in the catalogue.
+    k : int, default 10
+        The cutoff: exposure is 0 beyond it.
+    patience : float, default 0.5
+        The browsing model's patience: position p's exposure is ``patience^(p - 1)``.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
     """
     func = "expected_exposure"
     truth = check_truth(truth, func=func, threshold=threshold)

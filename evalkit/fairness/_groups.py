@@ -69,9 +69,13 @@ def group_disparity(
         all users in stratum ``s``; a stratum a group has no user in is left out of that
         group's sum and the shares renormalised), and the table adds the adjusted mean and
         gap beside the raw ones.
-    confidence, n_resamples, rng
-        The intervals: a Poisson bootstrap of users, each group's mean from its own users'
-        weights (stratified by group); ``n_resamples=0``: none.
+    confidence : float, default 0.95
+        Level of the intervals: a Poisson bootstrap of users, each group's mean from its own
+        users' weights (stratified by group).
+    n_resamples : int, default 1000
+        Bootstrap resamples; 0: no intervals.
+    rng : int, Generator or None, default 0
+        Seed of the bootstrap and of the permutations.
     n_permutations : int, default 2000
         Label permutations of each group's test against the reference: the users of both
         pooled and relabelled at random, keeping the two sizes. When both groups hold at
@@ -254,9 +258,15 @@ def compare_disparity(
         Each user's group label.
     reference : label, optional
         The reference group of the gaps (default: the largest).
-    alpha, confidence, n_resamples, rng
-        Level of the Holm-corrected tests; the paired user bootstrap (one design: a user
-        weighs the same in every system in a replicate).
+    alpha : float, default 0.05
+        Level of the Holm-corrected tests.
+    confidence : float, default 0.95
+        Level of the intervals of the paired user bootstrap (one design: a user weighs the
+        same in every system in a replicate).
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    rng : int, Generator or None, default 0
+        Seed of the bootstrap.
 
     Returns
     -------

@@ -17,7 +17,17 @@ from .._errors import InvalidParameterError
 
 def slot_weights(k: int, *, weight: str = "log", patience: float = 0.85) -> np.ndarray:
     """The attention a list gives each of its first ``k`` slots: ``1 / log2(p + 1)``
-    (``"log"``), ``patience^(p - 1)`` (``"geometric"``) or 1 (``"uniform"``)."""
+    (``"log"``), ``patience^(p - 1)`` (``"geometric"``) or 1 (``"uniform"``).
+
+    Parameters
+    ----------
+    k : int
+        The number of slots.
+    weight : {"log", "geometric", "uniform"}, default "log"
+        The form of the attention.
+    patience : float, default 0.85
+        The geometric form's patience.
+    """
     p = np.arange(1, k + 1, dtype=np.float64)
     if weight == "log":
         return 1.0 / np.log2(p + 1.0)

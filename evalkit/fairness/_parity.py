@@ -99,6 +99,7 @@ def rsp(recs: pd.DataFrame, item_groups: pd.Series, *, k: int = 10,
         groups counts in each (a list of labels, the item repeated in the index, one row per
         pair, or see ``sep``); items without a group are in none.
     k : int, default 10
+        The cutoff: the top ``k`` of each list.
     train : pd.DataFrame, optional
         ``user_id, item_id``: a user's training items are not candidates for them.
     sep : str, optional
@@ -175,10 +176,12 @@ def reo(truth: pd.DataFrame, recs: pd.DataFrame, item_groups: pd.Series, *, k: i
         of labels, the item repeated in the index, or see ``sep``); items without a group are
         in none.
     k : int, default 10
+        The cutoff: the top ``k`` of each list.
     train : pd.DataFrame, optional
         ``user_id, item_id``: a user's relevant items that are also training items are not
         candidates for them.
     threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
     sep : str, optional
         Labels are strings joining several groups with ``sep``.
 

@@ -40,7 +40,16 @@ def default_metrics(*, definitions: Definitions | str | None = None,
                     **options: object) -> list[str]:
     """The metrics :func:`rank` and :func:`evalkit.evaluate` compute when none are named:
     the built-in ranking metrics of the engine (metrics from hits, built in or registered,
-    are asked for by name), under a profile those it reproduces."""
+    are asked for by name), under a profile those it reproduces.
+
+    Parameters
+    ----------
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name; under a profile, the
+        metrics it reproduces. Default: evalkit's.
+    **options
+        Fields of :class:`evalkit.Definitions`, overriding ``definitions``.
+    """
     return [name for name, m in RANKING_METRICS.items()
             if m.kernel and covers(definitions, name)]
 
@@ -287,8 +296,14 @@ def per_user_function(metric: Metric) -> Callable:
 
     Parameters
     ----------
-    truth, recs, k, train, definitions
-        As for :func:`evalkit.metrics.precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`evalkit.metrics.precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`evalkit.metrics.precision_at_k`.
     **options
         The fields of :class:`evalkit.Definitions` this metric reads:
         {", ".join(metric.reads) or "none"}.
@@ -326,10 +341,22 @@ def rank(
 
     Parameters
     ----------
-    truth, recs, k, metrics, train, definitions, curves, **options
-        As for :func:`evalkit.evaluate`. ``metrics`` may name metrics of your own
-        (:func:`evalkit.metrics.register`); a name's curve is added to ``curves`` when its
-        metric has one.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`evalkit.evaluate`.
+    k : int or list of int, default 10
+        Cutoff(s); every metric is computed at each.
+    metrics : list of str, optional
+        As for :func:`evalkit.evaluate`; may name metrics of your own
+        (:func:`evalkit.metrics.register`).
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`evalkit.evaluate`.
+    curves : int, optional
+        Also compute the curves to ``k_max=curves``, as for :func:`evalkit.evaluate`; a
+        metric's curve is added when it has one.
+    **options
+        Fields of :class:`evalkit.Definitions`, overriding ``definitions``.
     caller : str, default "rank"
         The function named in error messages and warnings (``"evaluate"`` when
         :func:`evalkit.evaluate` calls this).
@@ -377,8 +404,15 @@ def ranking_curves(
 
     Parameters
     ----------
-    truth, recs, train, definitions, **options
-        As for the per-user functions (:func:`ndcg_at_k`, :func:`average_precision_at_k`).
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for the per-user functions
+        (:func:`ndcg_at_k`, :func:`average_precision_at_k`).
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for the per-user functions.
+    **options
+        Fields of :class:`evalkit.Definitions`, overriding ``definitions``.
     k_max : int, default 20
         The largest cutoff.
     metrics : list of str, optional

@@ -101,6 +101,13 @@ def load_metrics(source: str | os.PathLike, *, func: str = "load_metrics") -> li
     twice is not run again. ``EVALKIT_METRICS`` holds such a source for every process that
     imports evalkit (the report's notebooks included); ``evalkit evaluate`` and
     ``evalkit report`` take it as ``--metrics-module``.
+
+    Parameters
+    ----------
+    source : str or path-like
+        A module name or a ``.py`` file, or several separated by commas.
+    func : str, default "load_metrics"
+        The caller's name, for error messages.
     """
     before = set(METRICS)
     parts = [p.strip() for p in str(os.fspath(source)).split(",") if p.strip()]

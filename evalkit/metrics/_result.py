@@ -88,6 +88,26 @@ class MetricSeries(pd.Series):
         optional attributes ``info`` (``k``, ``definitions``, ``tied_users``,
         ``users_without_recs``), as a metric of your own or a protocol returns its values.
 
+        Parameters
+        ----------
+        values : array-like
+            The per-user values.
+        index : pandas.Index
+            The users (``user_id``).
+        name : str
+            The metric's name.
+        dropped : dict of str to int
+            Users left out, by reason.
+        n_users : int, optional
+            Users counted; default: the values that are not NaN.
+        dtype : dtype, optional
+            As for :class:`pandas.Series`.
+        **info
+            The optional attributes ``k``, ``definitions``, ``tied_users`` and
+            ``users_without_recs``; another name raises ``TypeError``.
+
+        Examples
+        --------
         >>> import pandas as pd
         >>> series = MetricSeries.of([0.5, float("nan")], pd.Index([1, 2], name="user_id"),
         ...                          name="mine", dropped={"undefined": 1}, k=10)

@@ -180,6 +180,9 @@ def confusion_at_k(
     threshold : float or None, default 4.0
         A test item is relevant when its rating >= threshold; None makes every test item
         relevant.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         With scores only, the order of tied scores, as under the ranking metrics'
         ``ties="deterministic"`` (the counts are whole numbers, so ties are not averaged);
@@ -261,8 +264,14 @@ def precision(
 
     Parameters
     ----------
-    truth, predictions, threshold, cutoff, missing
-        As :func:`confusion`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as :func:`confusion`.
+    threshold : float or None, default 4.0
+        A test item is actually relevant when its rating >= threshold (None: every one).
+    cutoff : float or None, default None
+        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
 
     Returns
     -------
@@ -308,8 +317,14 @@ def recall(
 
     Parameters
     ----------
-    truth, predictions, threshold, cutoff, missing
-        As :func:`confusion`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as :func:`confusion`.
+    threshold : float or None, default 4.0
+        A test item is actually relevant when its rating >= threshold (None: every one).
+    cutoff : float or None, default None
+        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
 
     Returns
     -------
@@ -355,8 +370,14 @@ def f1(
 
     Parameters
     ----------
-    truth, predictions, threshold, cutoff, missing
-        As :func:`confusion`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as :func:`confusion`.
+    threshold : float or None, default 4.0
+        A test item is actually relevant when its rating >= threshold (None: every one).
+    cutoff : float or None, default None
+        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
 
     Returns
     -------
@@ -408,8 +429,12 @@ def precision_recall_curve(
 
     Parameters
     ----------
-    truth, predictions, threshold, missing
-        As :func:`confusion`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as :func:`confusion`.
+    threshold : float or None, default 4.0
+        A test item is actually relevant when its rating >= threshold (None: every one).
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
 
     Returns
     -------
@@ -495,8 +520,14 @@ def classification_scores(
 
     Parameters
     ----------
-    truth, predictions, threshold, cutoff, missing
-        As in :func:`confusion`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as :func:`confusion`.
+    threshold : float or None, default 4.0
+        A test item is actually relevant when its rating >= threshold (None: every one).
+    cutoff : float or None, default None
+        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
     confidence : float, default 0.95
         Coverage of the intervals, in (0, 1).
     n_resamples : int, default 1000

@@ -140,8 +140,12 @@ def kendall(
 
     Parameters
     ----------
-    truth, predictions, empty, missing
-        As :func:`spearman`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as :func:`spearman`.
+    empty : {"drop", "zero", "nan"}, default "drop"
+        Policy for users whose value is undefined, as :func:`spearman`.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
 
     Returns
     -------
@@ -201,8 +205,12 @@ def fcp(
 
     Parameters
     ----------
-    truth, predictions, empty, missing
-        As :func:`spearman`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as :func:`spearman`.
+    empty : {"drop", "zero", "nan"}, default "drop"
+        Policy for users whose value is undefined, as :func:`spearman`.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
 
     Returns
     -------
@@ -260,8 +268,10 @@ def fcp_global(
 
     Parameters
     ----------
-    truth, predictions, missing
-        As :func:`spearman`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as :func:`spearman`.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
 
     Returns
     -------

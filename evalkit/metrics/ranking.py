@@ -125,8 +125,17 @@ def recall_at_k(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -164,8 +173,17 @@ def f1_at_k(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -202,8 +220,17 @@ def hit_rate_at_k(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -241,8 +268,17 @@ def average_precision_at_k(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -289,8 +325,17 @@ def reciprocal_rank_at_k(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -327,8 +372,15 @@ def r_precision(
 
     Parameters
     ----------
-    truth, recs, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -367,8 +419,17 @@ def r_precision_at_k(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -409,8 +470,17 @@ def dcg_at_k(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -452,8 +522,17 @@ def ndcg_at_k(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`.
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`.
 
     Returns
     -------
@@ -500,10 +579,19 @@ def half_life_utility(
 
     Parameters
     ----------
-    truth, recs, k, train, definitions, **options
-        As for :func:`precision_at_k`. The definitions that matter: ``neutral``, the neutral
-        rating ``d`` (only ratings above it add utility; default 3.0), ``half_life``, ``alpha``,
-        the rank with a 50% chance of being viewed (above 1; default 5.0), ``empty`` and
+    truth, recs : pd.DataFrame
+        Test interactions and recommendations, as for :func:`precision_at_k`.
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`precision_at_k`.
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads, as for
+        :func:`precision_at_k`. The definitions that matter: ``neutral``, the neutral rating
+        ``d`` (only ratings above it add utility; default 3.0), ``half_life``, ``alpha``, the
+        rank with a 50% chance of being viewed (above 1; default 5.0), ``empty`` and
         ``ties``. The relevance threshold plays no part.
 
     Returns

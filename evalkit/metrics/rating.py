@@ -312,8 +312,10 @@ def rating_errors(
 
     Parameters
     ----------
-    truth, predictions, missing
-        As in :func:`mae`.
+    truth, predictions : pandas.DataFrame
+        Test ratings and predictions, as in :func:`mae`.
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
     confidence : float, default 0.95
         Coverage of the intervals, in (0, 1).
     n_resamples : int, default 1000

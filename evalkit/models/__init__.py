@@ -103,6 +103,13 @@ def predict_ratings(train: pd.DataFrame, pairs: pd.DataFrame) -> dict[str, pd.Da
     mu + b_u + b_i, all from one fitted :class:`BiasBaseline` (default damping), so the three
     rows show what each term adds.
 
+    Parameters
+    ----------
+    train : pandas.DataFrame
+        Training ratings (``user_id, item_id, rating``).
+    pairs : pandas.DataFrame
+        The (``user_id``, ``item_id``) pairs to predict.
+
     Returns
     -------
     dict of str to pd.DataFrame

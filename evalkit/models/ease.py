@@ -97,7 +97,15 @@ class EASE(Recommender):
 
     def memory_needed(self, n_users: int, n_items: int) -> int:
         """Bytes the fit needs for ``n_users`` users with a positive interaction and
-        ``n_items`` items in B (after ``max_items``): see the Notes."""
+        ``n_items`` items in B (after ``max_items``): see the Notes.
+
+        Parameters
+        ----------
+        n_users : int
+            Users with a positive interaction.
+        n_items : int
+            Items, before ``max_items`` is applied.
+        """
         m = n_items if self.max_items is None else min(n_items, self.max_items)
         block = 8 * block_rows(m) * m
         if n_users < m:

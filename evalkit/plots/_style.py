@@ -219,7 +219,13 @@ def system_colors(names: Sequence[str]) -> dict[str, str]:
 
 def metric_label(column: str) -> str:
     """Display label of a metric column, the metric's long label from its declaration
-    (:class:`evalkit.metrics.Metric`): ``"hit_rate@10"`` -> ``"Hit rate@10"``."""
+    (:class:`evalkit.metrics.Metric`): ``"hit_rate@10"`` -> ``"Hit rate@10"``.
+
+    Parameters
+    ----------
+    column : str
+        A metric column (``"hit_rate@10"``) or a metric's name.
+    """
     from ..metrics import RANKING_METRICS  # on use: plotting does not load the metrics
 
     name, at, k = str(column).partition("@")

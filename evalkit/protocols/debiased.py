@@ -92,7 +92,27 @@ def popularity_propensity(train: pd.DataFrame, *, gamma: float, items: object = 
 @dataclass(frozen=True)
 class GammaEstimate:
     """The popularity bias that best explains a logging system's exposure
-    (:func:`estimate_gamma`)."""
+    (:func:`estimate_gamma`).
+
+    Attributes
+    ----------
+    gamma : float
+        The estimated bias (:func:`popularity_propensity`'s ``gamma``).
+    ci_low, ci_high : float
+        Its interval (Wald, with the HC4 sandwich standard error).
+    confidence : float
+        The interval's level.
+    exponent : float
+        ``(gamma + 1) / 2``, the fitted power of the popularity.
+    dispersion : float
+        Pearson's chi-squared over ``items - 2``: 1 for Poisson counts.
+    n_items : int
+        The items of the catalogue the fit is over.
+    n_lists : int
+        The users whose lists were counted.
+    smoothing : float
+        Added to each item's training interactions: the popularity is ``n_i + smoothing``.
+    """
 
     gamma: float
     ci_low: float
@@ -106,7 +126,17 @@ class GammaEstimate:
 
     def propensity(self, train: pd.DataFrame, *, items: object = None,
                    clip: float | None = None) -> pd.Series:
-        """:func:`popularity_propensity` at the estimated gamma (same smoothing)."""
+        """:func:`popularity_propensity` at the estimated gamma (same smoothing).
+
+        Parameters
+        ----------
+        train : pandas.DataFrame
+            The training interactions (``user_id``, ``item_id``).
+        items : array-like, optional
+            The items to give a propensity, as for :func:`popularity_propensity`.
+        clip : float, optional
+            The smallest propensity, as for :func:`popularity_propensity`.
+        """
         return popularity_propensity(train, gamma=self.gamma, items=items,
                                      smoothing=self.smoothing, clip=clip)
 
@@ -345,6 +375,7 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
         relevant item per user (leave-one-out), hit rate and reciprocal rank; by registry
         name or label (``"R"``, ``"DCG"``, ``"HR"``, ``"MRR"``).
     k : int, default 10
+        The cutoff.
     estimator : {"snips", "ips"}, default "snips"
         ``"ips"``: each relevant item weighs ``1 / P_i``; ``"snips"``: the weights of each
         user's relevant items are scaled to sum to their number.
@@ -412,6 +443,21 @@ def stratified_recall(truth: pd.DataFrame, recs: pd.DataFrame, train: pd.DataFra
 
     ``beta = 0`` is recall; a larger ``beta`` counts a hit on a rarely observed item more.
     Returns one value per user with a relevant item.
+
+    Parameters
+    ----------
+    truth : pandas.DataFrame
+        Test interactions (``user_id``, ``item_id``, ``rating`` unless ``threshold`` is None).
+    recs : pandas.DataFrame
+        Recommendations (``user_id``, ``item_id``, ``rank`` and/or ``score``).
+    train : pandas.DataFrame
+        Training interactions (``user_id``, ``item_id``): each item's ``N_i``.
+    beta : float, default 0.5
+        The power of ``N_i`` (0: recall).
+    k : int, default 10
+        The cutoff.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
     """
     func = "stratified_recall"
     check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
@@ -439,14 +485,25 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
     ----------
     systems : dict of str to pd.DataFrame
         Each system's recommendations.
-    truth, train
+    truth, train : pd.DataFrame
         Test and training interactions (the propensities come from ``train``).
     gammas : sequence of float
         The biases assumed (:func:`popularity_propensity`; -1: none, the ordinary metric).
-    metric, k, estimator, threshold
+    metric : {"recall", "dcg", "hit_rate", "mrr"}, default "recall"
         As for :func:`ips_metric`.
-    confidence, n_resamples, rng
-        The user-bootstrap interval of each value (one design for every system and gamma).
+    k : int, default 10
+        The cutoff.
+    estimator : {"snips", "ips"}, default "snips"
+        As for :func:`ips_metric`.
+    threshold : float or None, default 4.0
+        Relevant when the rating is at least this; None: every test item.
+    confidence : float, default 0.95
+        Level of the user-bootstrap interval of each value (one design for every system and
+        gamma).
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    rng : int, default 0
+        Seed of the bootstrap.
     lead_confidence : float, optional
         Level of the intervals of the leads (default ``confidence``): ``1 - alpha / m``
         makes them simultaneous over ``m`` gammas (Bonferroni), so that "established at

@@ -25,6 +25,18 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     """Every beyond-accuracy metric of each system's top-k lists, one row per system.
 
     Intra-list diversity needs item genres: without an item table (``ITEMS``) it is NaN.
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        The report's data and split (:func:`load_inputs`).
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    k : int
+        The cutoff: each system's top-``k`` lists.
+    threshold : float or None
+        A test item is relevant when its rating is at least this; None: every test item.
     """
 
     items = inputs.items
@@ -48,7 +60,24 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     pairs of users) as ``mean [low, high]`` per system, with 95% bootstrap intervals over
     users (:func:`evalkit.metrics.tables.beyond_intervals`,
     :func:`evalkit.metrics.tables.list_intervals`). Nothing is marked best: more novel is not
-    better in itself."""
+    better in itself.
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        The report's data and split (:func:`load_inputs`).
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    k : int
+        The cutoff: each system's top-``k`` lists.
+    threshold : float or None
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the bootstrap resamples.
+    digits : int, default 3
+        Decimals shown.
+    """
 
     with shown_in_the_page():
         results = {name: pd.concat([
@@ -63,7 +92,24 @@ def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.Data
                     k: int, threshold: float | None, seed: int = 0) -> str:
     """The findings the beyond-accuracy report opens with: the range of catalog coverage,
     novelty and diversity across systems (none is better in itself), and the highest
-    serendipity with its interval (:func:`evalkit.report.table_findings`)."""
+    serendipity with its interval (:func:`evalkit.report.table_findings`).
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        The report's data and split (:func:`load_inputs`).
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    beyond : pandas.DataFrame
+        :func:`beyond_table` of the same systems (its catalog coverage).
+    k : int
+        The cutoff: each system's top-``k`` lists.
+    threshold : float or None
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the bootstrap resamples.
+    """
 
     if not systems:
         return "## Findings\n\nNo system to describe here."
@@ -87,7 +133,17 @@ def tradeoff_points(evaluations: Mapping[str, object], beyond: pd.DataFrame, *,
                     column: str) -> pd.DataFrame:
     """One row per system: the mean of ``column`` (e.g. ``"ndcg@10"``) with its interval
     (``<column>_low``, ``<column>_high``) beside every beyond-accuracy column of ``beyond``
-    (:func:`beyond_table`), for :func:`evalkit.plots.accuracy_tradeoff`."""
+    (:func:`beyond_table`), for :func:`evalkit.plots.accuracy_tradeoff`.
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    beyond : pandas.DataFrame
+        :func:`beyond_table` of the same systems.
+    column : str
+        The accuracy metric@k to set against them (e.g. ``"ndcg@10"``).
+    """
     rows = {}
     for name, evaluation in evaluations.items():
         info = evaluation.summary.loc[column]

@@ -26,7 +26,28 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
                              threshold: float | None = 4.0, seed: int = 0,
                              profile: str | None = None) -> pd.DataFrame:
     """:func:`evalkit.cross_validate` of every named baseline (default hyperparameters),
-    one block of rows per baseline; an empty table when none is named."""
+    one block of rows per baseline; an empty table when none is named.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Every interaction (``user_id, item_id, rating``), divided into the folds.
+    baselines : sequence of str
+        The baselines' names (:data:`evalkit.models.MODELS`).
+    folds : int
+        Number of folds.
+    k : sequence of int
+        The cutoffs.
+    metrics : sequence of str
+        The metrics' names.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the folds, of the bootstrap inside each fold and of the ``Random`` baseline.
+    profile : str or None, default None
+        A library profile whose definitions the metrics follow (:func:`report_definitions`);
+        None: evalkit's.
+    """
 
     if not baselines:
         return pd.DataFrame()
@@ -50,7 +71,18 @@ def cv_split_table(cv: pd.DataFrame, evaluations: Mapping[str, object], *,
     ``folds`` (mean of the fold means with its t-interval over folds), ``split`` (the mean over
     the split's test users with its bootstrap interval) and ``folds - split``, so the two can
     be reconciled (the cross-validation note gives the reasons they differ: training share,
-    test interactions per user). Empty when there is no cross-validation."""
+    test interactions per user). Empty when there is no cross-validation.
+
+    Parameters
+    ----------
+    cv : pandas.DataFrame or None
+        The cross-validation (:func:`cross_validate_baselines`); None or empty when there is
+        none.
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation on the single split (:func:`evaluate_systems`), by name.
+    digits : int, default 3
+        Decimals shown.
+    """
     if cv is None or cv.empty:
         return pd.DataFrame()
     fmt = f"{{:.{digits}f}} [{{:.{digits}f}}, {{:.{digits}f}}]"
@@ -71,7 +103,14 @@ def cv_split_table(cv: pd.DataFrame, evaluations: Mapping[str, object], *,
 
 def cv_split_note(cv: pd.DataFrame | None) -> str:
     """The sentence before :func:`cv_split_table`: what it shows, when there is
-    cross-validation to show (empty otherwise)."""
+    cross-validation to show (empty otherwise).
+
+    Parameters
+    ----------
+    cv : pandas.DataFrame or None
+        The cross-validation (:func:`cross_validate_baselines`); None or empty when there is
+        none.
+    """
     if cv is None or cv.empty:
         return ""
     return ("The same baselines on the single split (with bootstrap intervals over its test "
@@ -91,6 +130,19 @@ def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
     system minus a baseline (how much better yours is), never the other way round. The
     evaluations are those of :func:`evaluate_systems` (the same users, metrics and
     cutoffs), so the comparison states the same means as the rest of the report.
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    reference : str or None
+        The system every other one is compared with; None: every pair.
+    alpha : float
+        Significance level of the table's tests, after Holm's correction.
+    seed : int, default 0
+        Seed of the bootstrap and permutation resamples.
+    baselines : sequence of str, default ()
+        The systems that are baselines, taken first in each pair.
     """
 
     if len(evaluations) < 2:
@@ -107,7 +159,15 @@ def undecided_pairs(table: pd.DataFrame | None, column: str) -> int:
     """How many tested pairs of the comparison ``table`` differ not significantly on
     ``column`` while their test could detect some difference (a finite ``mde``): the pairs
     a chart of the detectable difference against the number of users helps to read (0
-    without a table)."""
+    without a table).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None
+        The comparison (:func:`compare_systems`); None with a single system.
+    column : str
+        The metric@k (e.g. ``"ndcg@10"``).
+    """
     if table is None or "mde" not in table.columns:
         return 0
     rows = table[(table["column"] == column) & table["against"].notna()]
@@ -118,7 +178,15 @@ def undecided_pairs(table: pd.DataFrame | None, column: str) -> int:
 def detectable_note(table: pd.DataFrame | None, column: str) -> str:
     """The sentence before the chart of what each undecided pair's test could have detected
     (:func:`evalkit.plots.detectable_differences`), saying what it shows exactly when it is
-    drawn (:func:`undecided_pairs`), else why there is none; empty without pairs."""
+    drawn (:func:`undecided_pairs`), else why there is none; empty without pairs.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None
+        The comparison (:func:`compare_systems`); None with a single system.
+    column : str
+        The metric@k (e.g. ``"ndcg@10"``).
+    """
 
     if table is None or "mde" not in table.columns:
         return ""
@@ -150,7 +218,15 @@ def significance_headline(table: pd.DataFrame | None, *, column: str | None = No
     """The comparison report's headline: for each tested pair, the difference in ``column``
     (``"ndcg@10"``; default: the table's first metric@k) with its paired bootstrap interval
     under ``"intervals"``, and how many tests of the whole table are significant after Holm;
-    with one system (``table`` None) or no test, what there was to compare."""
+    with one system (``table`` None) or no test, what there was to compare.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None
+        The comparison (:func:`compare_systems`); None with a single system.
+    column : str, optional
+        The metric@k (e.g. ``"ndcg@10"``); default: the table's first.
+    """
     if table is None:
         return {"paired tests": "one system: no pair to compare"}
     tested = table[table["against"].notna() & table["permutation_pvalue"].notna()]
@@ -180,6 +256,13 @@ def comparison_table(table: pd.DataFrame | None, *, digits: int = 3) -> pd.DataF
     (``< bound`` at the test's floor) and whether it is significant.
 
     The numbers of ``table`` stay numeric; this is for display only. None for None.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None
+        The comparison (:func:`compare_systems`); or None.
+    digits : int, default 3
+        Decimals shown.
     """
     if table is None:
         return None

@@ -341,6 +341,15 @@ def score_ties(recs: pd.DataFrame, ks: Sequence[int]) -> dict[int, int] | None:
     The list is read in the order the evaluation uses: by ``rank`` when the file has one,
     else by score (descending).
 
+    Parameters
+    ----------
+    recs : pandas.DataFrame
+        One system's recommendations: ``user_id, item_id, score`` and optionally ``rank``.
+    ks : sequence of int
+        The cutoffs.
+
+    Examples
+    --------
     >>> recs = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": [1, 2, 3, 1, 2],
     ...                      "score": [0.9, 0.5, 0.5, 0.7, 0.6], "rank": [1, 2, 3, 1, 2]})
     >>> score_ties(recs, [1, 2])
@@ -735,7 +744,16 @@ def table_findings(results: Mapping[str, pd.DataFrame], *, better: Mapping[str, 
 def data_findings(ratings: pd.DataFrame, *, threshold: float | None = 4.0) -> str:
     """The findings the data report opens with: size and density, how concentrated activity
     is on users and items, and how much of it counts as relevant (each computed from
-    ``ratings``)."""
+    ``ratings``).
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Every interaction: ``user_id, item_id`` and optionally ``rating``.
+    threshold : float or None, default 4.0
+        An interaction counts as relevant when its rating is at least this; None: every
+        interaction.
+    """
     from ..explore import summarize
 
     s = summarize(ratings)
@@ -798,7 +816,14 @@ _SPLIT_SHORT = {
 def split_headline(splits: Mapping[str, object]) -> dict[str, str]:
     """The splitting report's headline: for each split, in words, what its audit finds:
     repeated pairs across train and test (the leaks) and the hazards with their shares, e.g.
-    ``{"random split": "no repeated pair; test items new to training 2.5%, ..."}``."""
+    ``{"random split": "no repeated pair; test items new to training 2.5%, ..."}``.
+
+    Parameters
+    ----------
+    splits : mapping of str to evalkit.split.Split
+        The splits by name (:func:`make_splits`); a :class:`Splits` gives its audits, computed
+        once.
+    """
     from ..split import audit as audit_split
 
     out = {}
@@ -817,7 +842,14 @@ def split_findings(splits: Mapping[str, object]) -> str:
     """The findings the splitting report opens with: for each split, its size and what its
     audit (:func:`evalkit.audit`) finds (leaks, cold users and items, time order), a caveat
     naming the splits that leak, and, for :func:`make_splits`' splits of a sample of users,
-    what was drawn. The audits of a :class:`Splits` are its own, computed once."""
+    what was drawn. The audits of a :class:`Splits` are its own, computed once.
+
+    Parameters
+    ----------
+    splits : mapping of str to evalkit.split.Split
+        The splits by name (:func:`make_splits`); a :class:`Splits` gives its audits, computed
+        once.
+    """
     from ..split import audit as audit_split
 
     bullets, leaking = [], []

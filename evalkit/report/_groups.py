@@ -27,7 +27,18 @@ def user_attributes(inputs: object, users: str | os.PathLike | None = None, *,
     The attributes come only from what the run was given: on the analyst's own files
     (``TRAIN``/``TEST``, an interactions file, a folder of their own split) there are none
     unless ``USERS`` gives them, whatever ``DATASET`` says, since another dataset's users
-    joined by id to the analyst's would be invented groups."""
+    joined by id to the analyst's would be invented groups.
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        The report's data (:func:`load_inputs`); its dataset's own attributes
+        (``inputs.users``) are those used when ``users`` is None.
+    users : str or path-like, optional
+        ``USERS``: a CSV or Parquet file of ``user_id`` and one column per attribute.
+    columns : mapping of str to str, optional
+        ``COLUMNS``: the file's column names -> the names to give them.
+    """
     if users is not None:
         path = Path(users)
         frame = pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") \
@@ -50,7 +61,33 @@ def user_attributes(inputs: object, users: str | os.PathLike | None = None, *,
 class GroupCheck:
     """What :func:`group_check` found: the attribute, each system's
     :class:`~evalkit.fairness.DisparityTable`, the comparison of the systems' gaps, each
-    system's exposure shares by item popularity, and how many test users have the attribute."""
+    system's exposure shares by item popularity, and how many test users have the attribute.
+
+    Attributes
+    ----------
+    group : str or None
+        The user attribute whose groups are compared; None when the data has no attributes.
+    label : str
+        The metric's label at the cutoff (``"NDCG@10"``), for the tables.
+    disparities : dict of str to evalkit.fairness.DisparityTable
+        Each system's groups against the largest (:func:`evalkit.fairness.group_disparity`),
+        with ``p_value_holm`` (Holm's correction over every system and group); a system whose
+        users fall in fewer than two groups is left out.
+    comparison : pandas.DataFrame or None
+        The systems' gaps compared (:func:`evalkit.fairness.compare_disparity`); None with
+        fewer than two systems to compare.
+    exposure : dict of str to pandas.DataFrame
+        Each system's share of attention to the popularity head, middle and tail
+        (:func:`evalkit.fairness.exposure_share`).
+    users_with_group : int
+        Test users with a value of ``group``.
+    users : int
+        Test users evaluated.
+    reason : str, default ""
+        Why no group is shown (empty when groups are shown).
+    k : int, default 10
+        The cutoff.
+    """
 
     group: str | None
     label: str
@@ -72,7 +109,29 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
     group, raw and standardised for training activity (the report's activity bins), with
     the systems' gaps compared; and each system's share of attention to the popularity head,
     middle and tail (:func:`evalkit.fairness.exposure_share`, log weights at k) against their
-    share of the catalogue."""
+    share of the catalogue.
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        The report's data and split (:func:`load_inputs`).
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    attributes : pandas.DataFrame or None
+        The users' attributes (:func:`user_attributes`); None: the data has none, and only the
+        exposure is computed.
+    group : str, optional
+        ``USER_GROUP``: the attribute (a column of ``attributes``) whose groups are compared.
+    metric : str, default "ndcg"
+        The ranking metric compared across groups, at ``k``.
+    k : int, default 10
+        The cutoff, of the metric and of the exposure.
+    seed : int, default 0
+        Seed of the bootstrap and permutation resamples.
+    """
     from ..fairness import compare_disparity, exposure_share, group_disparity
     from ..metrics import RANKING_METRICS
     from ..segments import item_popularity_buckets, user_activity_bins
@@ -132,7 +191,13 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
 
 def group_table(check: GroupCheck) -> pd.DataFrame | None:
     """One row per system and group: users, mean with its interval, the gap to the largest
-    group with its interval and p-value, and the gap standardised for activity."""
+    group with its interval and p-value, and the gap standardised for activity.
+
+    Parameters
+    ----------
+    check : GroupCheck
+        What :func:`group_check` found.
+    """
     if not check.disparities:
         return None
     rows = []
@@ -154,7 +219,13 @@ def group_table(check: GroupCheck) -> pd.DataFrame | None:
 
 def exposure_table(check: GroupCheck) -> pd.DataFrame | None:
     """One row per system and popularity group (head, mid, tail): the share of the lists'
-    attention with its interval, and the group's share of the catalogue."""
+    attention with its interval, and the group's share of the catalogue.
+
+    Parameters
+    ----------
+    check : GroupCheck
+        What :func:`group_check` found.
+    """
     if not check.exposure:
         return None
     rows = []
@@ -168,7 +239,13 @@ def exposure_table(check: GroupCheck) -> pd.DataFrame | None:
 
 
 def group_note(check: GroupCheck) -> str:
-    """The section's findings, computed from :func:`group_check`'s results."""
+    """The section's findings, computed from :func:`group_check`'s results.
+
+    Parameters
+    ----------
+    check : GroupCheck
+        What :func:`group_check` found.
+    """
     parts = []
     if not check.disparities:
         parts.append(f"User groups are not shown: {check.reason}.")

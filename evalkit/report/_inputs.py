@@ -440,6 +440,14 @@ def coverage(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame) -> pd.Data
     no test interaction is not evaluated. Both are counted here, per system, so that nobody
     is dropped without saying so.
 
+    Parameters
+    ----------
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    test : pandas.DataFrame
+        The test interactions (``user_id, item_id``, ...).
+
     Returns
     -------
     pd.DataFrame
@@ -537,6 +545,14 @@ def load_predictions(
 def prediction_coverage(predictions: Mapping[str, pd.DataFrame],
                         test: pd.DataFrame) -> pd.DataFrame:
     """Which test ratings each system predicts: the rest are left out of its errors, counted.
+
+    Parameters
+    ----------
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
 
     Returns
     -------

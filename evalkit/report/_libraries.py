@@ -24,6 +24,21 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
 
     The same recommendations, the same test truth and the same relevance threshold: every
     difference in a column is a difference of definitions, which :func:`profile_table` lists.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test interactions (``user_id, item_id, rating``).
+    recs : pandas.DataFrame
+        One system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``).
+    k : int
+        The cutoff.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    train : pandas.DataFrame, optional
+        The training interactions, for the profiles that drop test items unseen in training.
+    digits : int, default 4
+        Decimals kept.
     """
 
     rows = {}

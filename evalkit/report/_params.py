@@ -25,7 +25,18 @@ class ParameterError(ValueError):
 
 @dataclass(frozen=True)
 class Parameter:
-    """A notebook parameter: its type as written in the parameters cell, and its meaning."""
+    """A notebook parameter: its type as written in the parameters cell, and its meaning.
+
+    Attributes
+    ----------
+    type : str
+        Its type as written in the parameters cell (``"int"``, ``"list"``, ...).
+    meaning : str
+        What it means.
+    check : callable
+        ``check(name, value)``: the value normalized, or :class:`ParameterError` naming the
+        parameter and the rule.
+    """
 
     type: str
     meaning: str
@@ -350,6 +361,15 @@ def check_parameters(namespace: Mapping[str, object] | None = None, /, *,
     one of them. ``METRIC`` and ``METRICS`` take registry names or labels (``"NDCG"``) and
     are returned as registry names (``"ndcg"``), which :func:`evalkit.report.run_reports`
     passes the notebooks.
+
+    Parameters
+    ----------
+    namespace : mapping of str to object, optional
+        A notebook's namespace (``globals()``): every name in it that is a parameter is checked.
+    needs : sequence of str, default ()
+        The parameters this notebook cannot take as None.
+    **values
+        Parameters by name (``K_VALUES=[5, 10]``), taken over those of ``namespace``.
 
     Raises
     ------

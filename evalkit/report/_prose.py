@@ -22,6 +22,13 @@ def _names(names: Sequence[str]) -> str:
 def relevance_note(ratings: pd.DataFrame, *, threshold: float | None) -> str:
     """What counts as relevant in these interactions, with the share it gives.
 
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        The interactions: ``user_id, item_id`` and optionally ``rating``.
+    threshold : float or None
+        A rating is relevant when it is at least this; None: every interaction.
+
     Examples
     --------
     >>> r = pd.DataFrame({"user_id": [1, 1], "item_id": [1, 2], "rating": [5.0, 2.0]})
@@ -44,7 +51,13 @@ def relevance_note(ratings: pd.DataFrame, *, threshold: float | None) -> str:
 
 def summary_note(evaluations: Mapping[str, object]) -> str:
     """The heading and reading guide of the summary table: users, interval level, and which
-    metrics leave users out of their means (undefined for them), with the counts."""
+    metrics leave users out of their means (undefined for them), with the counts.
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    """
     first = next(iter(evaluations.values()))
     s = first.summary
     users = int(first.counts["users"])
@@ -85,7 +98,15 @@ _NAMES = {"P": "precision", "R": "recall", "F1": "harmonic mean of P and R",
 def zero_note(evaluations: Mapping[str, object], column: str) -> str:
     """The share of users who score exactly 0 on ``column`` for each system, and how to read
     the cumulative distribution drawn below it (higher values are better for every ranking
-    metric)."""
+    metric).
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    column : str
+        The metric@k (e.g. ``"ndcg@10"``).
+    """
     from ..plots import metric_label
 
     parts = []
@@ -131,6 +152,22 @@ def cross_validation_note(baselines: Sequence[str], recs: Mapping[str, object], 
     The folds are those of :func:`evalkit.report.cross_validate_baselines` with the same
     ``seed`` (:func:`evalkit.kfold_split` of every interaction), so the numbers are the
     folds' own.
+
+    Parameters
+    ----------
+    baselines : sequence of str
+        The baselines cross-validated (``BASELINES``).
+    recs : mapping of str to object
+        The analyst's recommendation files by system name (``RECS``), which are not refitted.
+    folds : int
+        Number of folds.
+    inputs : ReportInputs, optional
+        The report's data and split (:func:`load_inputs`); without it (or without a split), the
+        note leaves out how the folds and the split differ.
+    seed : int, default 0
+        Seed of the folds, as given to :func:`cross_validate_baselines`.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
     """
     text = "## Cross-validation\n\n"
     if baselines:
@@ -216,7 +253,21 @@ def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: flo
     ``baselines`` first, so that each of the analyst's systems is compared against them) or
     each system against ``reference``, and how to read the comparison table, intervals
     beside Holm-adjusted p-values included. ``metrics``: the metrics compared (a
-    lower-is-better one changes what ``*`` and ``better`` mean)."""
+    lower-is-better one changes what ``*`` and ``better`` mean).
+
+    Parameters
+    ----------
+    systems : sequence of str
+        The systems compared, by name.
+    reference : str or None
+        The system every other one is compared with; None: every pair.
+    alpha : float
+        Significance level of the tests, after Holm's correction.
+    baselines : sequence of str, default ()
+        The systems that are baselines.
+    metrics : sequence of str, default ()
+        The metrics compared.
+    """
     text = "## Paired tests on one split\n\n"
     if len(systems) < 2:
         return text + f"Only {_names(systems)} is evaluated: there is nothing to compare it with."
@@ -256,6 +307,15 @@ def comparison_note(systems: Sequence[str], *, reference: str | None, alpha: flo
 def library_note(table: pd.DataFrame, *, system: str, k: int) -> str:
     """The heading and reading guide of :func:`evalkit.report.library_table`: whose lists,
     and the metric on which the libraries disagree most, with its range.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`library_table`'s table.
+    system : str
+        The system whose lists it scores.
+    k : int
+        The cutoff.
 
     Examples
     --------

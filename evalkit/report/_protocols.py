@@ -20,7 +20,36 @@ MAX_USERS = 300
 class ProtocolCheck:
     """What :func:`protocol_check` found: ``sampled`` (scheme -> :class:`SamplingComparison`
     of the baselines), ``debiased`` (:func:`evalkit.protocols.debiased.gamma_sensitivity` of
-    every system), and how it was computed."""
+    every system), and how it was computed.
+
+    Attributes
+    ----------
+    sampled : dict of str to evalkit.protocols.sampled.SamplingComparison
+        By scheme: the baselines' values over the full ranking, with sampled negatives and
+        corrected; empty without a baseline.
+    debiased : pandas.DataFrame or None
+        :func:`evalkit.protocols.debiased.gamma_sensitivity` of every system; None without a
+        system or a relevant test item.
+    metric : str
+        The metric of the sampled protocol: the report's, or ``"ndcg"`` for a metric the
+        correction does not take.
+    k : int
+        The cutoff.
+    n_negatives : int
+        Sampled negatives per held-out relevant item.
+    users : int
+        Test users with a relevant item.
+    sampled_users : int or None
+        The users the sampled protocol ran on (at most ``max_users``); None when it did not
+        run.
+    debiased_metric : str
+        The metric of the debiased protocol: ``"recall"`` or ``"dcg"``.
+    unscored : list of str
+        The systems that are not baselines (recommendation files): they cannot score sampled
+        candidates.
+    alpha : float, default 0.05
+        Family-wise level of the debiased lead's simultaneous intervals.
+    """
 
     sampled: dict
     debiased: pd.DataFrame | None
@@ -46,7 +75,35 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
     most ``max_users`` users (seeded); and for every system, SNIPS recall (or DCG) at ``k``
     across the assumed popularity bias, the best system's paired lead over the second with
     intervals simultaneous over the biases at family-wise level ``alpha`` (``ALPHA``;
-    Bonferroni). None when ``n_negatives`` is 0."""
+    Bonferroni). None when ``n_negatives`` is 0.
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        The report's data and split (:func:`load_inputs`).
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    baselines : sequence of str
+        The baselines (:data:`evalkit.models.MODELS`), fitted again on the training data, whose
+        scores the sampled protocol needs.
+    k : int
+        The cutoff.
+    metric : str
+        The ranking metric (its registry name).
+    n_negatives : int, default 100
+        Sampled negatives per held-out relevant item; 0: no check (None is returned).
+    schemes : sequence of str, default ("uniform", "popularity")
+        How the negatives are drawn (:data:`evalkit.protocols.sampled.SCHEMES`).
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the users drawn, the negatives, the ``Random`` baseline and the bootstrap.
+    max_users : int, default MAX_USERS
+        At most this many users (drawn with ``seed``) in the sampled protocol.
+    alpha : float, default 0.05
+        Family-wise level of the debiased lead's simultaneous intervals.
+    """
     from ..metrics import RANKING_METRICS
     from ..models import MODELS
     from ..protocols.debiased import DECOMPOSABLE, gamma_sensitivity
@@ -91,7 +148,15 @@ _CORRECTION = {"uniform": "EM", "popularity": "Horvitz-Thompson"}
 
 def protocol_table(check: ProtocolCheck | None, *, digits: int = 4) -> pd.DataFrame | None:
     """One row per baseline: the full-ranking value, and per scheme the naive sampled value,
-    how many times the full one it is, and the corrected value with its interval."""
+    how many times the full one it is, and the corrected value with its interval.
+
+    Parameters
+    ----------
+    check : ProtocolCheck or None
+        What :func:`protocol_check` found; None when the check is off.
+    digits : int, default 4
+        Decimals shown.
+    """
     if check is None or not check.sampled:
         return None
     first = next(iter(check.sampled.values()))
@@ -248,7 +313,16 @@ def protocol_note(check: ProtocolCheck | None, comparison: pd.DataFrame | None =
     about the order of systems only where there are two or more to order, and a statement
     about an order established only from paired evidence: for the ordinary metric, the
     verdict of the paired ``comparison`` table (:func:`compare_systems`) on the same pair and
-    metric, so that the page gives one answer per pair."""
+    metric, so that the page gives one answer per pair.
+
+    Parameters
+    ----------
+    check : ProtocolCheck or None
+        What :func:`protocol_check` found; None when the check is off.
+    comparison : pandas.DataFrame or None, optional
+        The paired comparison (:func:`compare_systems`), whose verdict on the same pair and
+        metric the note gives.
+    """
     if check is None:
         return ("The protocol check is off (`SAMPLED_NEGATIVES` is 0).")
     from ..metrics import RANKING_METRICS

@@ -40,6 +40,31 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
     metrics when they do not hold it (a metric from hits, or one of your own).
 
     Tie warnings are not shown here: the tie table and the findings report them per system.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test interactions (``user_id, item_id, rating``).
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    k : sequence of int
+        The cutoffs.
+    metrics : sequence of str, optional
+        The metrics' names; default as above.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    curves : int, optional
+        Also the curves to this cutoff (:func:`evalkit.evaluate`'s ``curves``).
+    seed : int, default 0
+        Seed of the bootstrap.
+    profile : str, optional
+        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`) whose definitions are used;
+        default: evalkit's.
+    train : pandas.DataFrame, optional
+        The training interactions; needed only by ``unknown_items="drop"``.
+    focus : str, optional
+        ``METRIC``: the metric the page's charts show.
     """
 
     if focus is not None:
@@ -66,16 +91,28 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
 
     Parameters
     ----------
-    test, systems, threshold, seed, profile, train
-        As for :func:`evaluate_systems`. Under a profile every metric is computed with the
-        profile's definitions, also those its library lacks (as
-        :func:`evalkit.metrics.ranking_curves` does).
+    test : pandas.DataFrame
+        The test interactions, as for :func:`evaluate_systems`.
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations, by name, as for :func:`evaluate_systems`.
     k_max : int
         Largest cutoff.
     metrics : sequence of str, default ("precision", "recall", "map", "ndcg")
         Metrics of the curves.
-    confidence, n_resamples
-        Level and resamples of the intervals.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the bootstrap.
+    profile : str, optional
+        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`). Under a profile every
+        metric is computed with the profile's definitions, also those its library lacks (as
+        :func:`evalkit.metrics.ranking_curves` does).
+    train : pandas.DataFrame, optional
+        The training interactions, as for :func:`evaluate_systems`.
+    confidence : float, default 0.95
+        Level of the intervals.
+    n_resamples : int, default 1000
+        Bootstrap resamples of the intervals.
 
     Returns
     -------
@@ -111,6 +148,16 @@ def report_definitions(profile: str | None, threshold: float | None):
     when ``THRESHOLD`` is None, so that "every test interaction is relevant" reaches NDCG
     too (a rating-valued gain would still grade the relevant items); None for the defaults.
 
+    Parameters
+    ----------
+    profile : str or None
+        ``PROFILE``: a library profile's name, or None.
+    threshold : float or None
+        ``THRESHOLD``: a test item is relevant when its rating is at least this; None: every
+        test item.
+
+    Examples
+    --------
     >>> report_definitions(None, None)
     Definitions(threshold=None, gain='binary')
     >>> report_definitions(None, 4.0) is None, report_definitions("lenskit", None)
@@ -148,6 +195,13 @@ def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.D
     The best mean of each row is marked with ``*``: the highest, or the lowest for a metric
     declared lower-is-better (its row says so); when the best system's interval overlaps
     another's, the mark means little, and the comparison report tests the difference.
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    digits : int, default 3
+        Decimals shown.
     """
 
     results = {}
@@ -181,6 +235,20 @@ def tie_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int
     and none is marked (the profile's own conventions may need what the table does not
     have). A system of ranks without scores has no ties to show and is left out; None when
     no system has scores.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test interactions (``user_id, item_id, rating``).
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    k : int
+        The cutoff: each system's top-``k`` lists.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    profile : str, optional
+        ``PROFILE``: under a profile no row is marked as the one shown.
     """
 
     definitions = report_definitions(None, threshold)
@@ -213,7 +281,17 @@ def ranking_headline(evaluations: Mapping[str, object], *, metric: str, k: int
                      ) -> dict[str, object]:
     """The ranking report's headline numbers: ``metric@k`` of each system (where its
     evaluation has it), and under ``"intervals"`` each one's bootstrap interval ``[low,
-    high]``, which the report index shows beside it."""
+    high]``, which the report index shows beside it.
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    metric : str
+        The metric's registry name (``"ndcg"``).
+    k : int
+        The cutoff.
+    """
     column = f"{metric}@{k}"
     out: dict[str, object] = {}
     intervals: dict[str, list[float]] = {}
@@ -281,6 +359,22 @@ def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: 
     seeded sample of the test users (``users`` of them). In a notebook or an HTML report the
     table has a search box that filters its rows as you type (a few lines of inline script;
     nothing is fetched).
+
+    Parameters
+    ----------
+    inputs : ReportInputs
+        The report's data and split (:func:`load_inputs`).
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    k : int
+        The cutoff: each system's top-``k`` lists.
+    users : int, default 5
+        How many test users are shown.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the users drawn.
     """
     import html
 

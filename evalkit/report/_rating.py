@@ -37,6 +37,14 @@ def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFram
 
     Test ratings a system does not predict are left out of its errors (the coverage table
     counts them).
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
     """
 
     rows = {}
@@ -78,7 +86,20 @@ def rating_error_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFr
                          seed: int = 0, digits: int = 3) -> pd.DataFrame:
     """MAE and RMSE (over all predicted test ratings, and per user) as ``value [low, high]``
     per system, with 95% bootstrap intervals over users
-    (:func:`evalkit.metrics.rating_errors`); the lowest error of each row marked ``*``."""
+    (:func:`evalkit.metrics.rating_errors`); the lowest error of each row marked ``*``.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    seed : int, default 0
+        Seed of the bootstrap.
+    digits : int, default 3
+        Decimals shown.
+    """
     results = _rating_results(test, predictions, seed=seed)
     return interval_table(results, higher_is_better=False, digits=digits)
 
@@ -102,7 +123,18 @@ def _interval_headline(results: Mapping[str, pd.DataFrame], row: str, label: str
 def rating_headline(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                     seed: int = 0) -> dict[str, object]:
     """The rating report's headline: each system's RMSE over its predicted test ratings, with
-    its 95% bootstrap interval over users (:func:`evalkit.metrics.rating_errors`)."""
+    its 95% bootstrap interval over users (:func:`evalkit.metrics.rating_errors`).
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    seed : int, default 0
+        Seed of the bootstrap.
+    """
     results = _rating_results(test, predictions, seed=seed)
     return _interval_headline(results, "RMSE", "RMSE")
 
@@ -111,7 +143,20 @@ def classification_headline(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
                             threshold: float, seed: int = 0) -> dict[str, object]:
     """The classification report's headline: each system's F1 at ``threshold`` over its
     predicted test ratings, with its 95% bootstrap interval over users
-    (:func:`evalkit.metrics.classification_scores`)."""
+    (:func:`evalkit.metrics.classification_scores`).
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    threshold : float
+        A rating, true or predicted, is relevant when it is at least this.
+    seed : int, default 0
+        Seed of the bootstrap.
+    """
     results = _classification_results(test, predictions, threshold=threshold, seed=seed)
     return _interval_headline(results, "f1", "F1")
 
@@ -120,7 +165,22 @@ def classification_summary(test: pd.DataFrame, predictions: Mapping[str, pd.Data
                            threshold: float, seed: int = 0, digits: int = 3) -> pd.DataFrame:
     """Precision, recall and F1 at ``threshold`` as ``value [low, high]`` per system, with
     95% bootstrap intervals over users (:func:`evalkit.metrics.classification_scores`); the
-    highest of each row marked ``*``."""
+    highest of each row marked ``*``.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    threshold : float
+        A rating, true or predicted, is relevant when it is at least this.
+    seed : int, default 0
+        Seed of the bootstrap.
+    digits : int, default 3
+        Decimals shown.
+    """
     results = _classification_results(test, predictions, threshold=threshold, seed=seed)
     return interval_table(results, higher_is_better=True, digits=digits)
 
@@ -136,7 +196,18 @@ def rating_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
                     seed: int = 0) -> str:
     """The findings the rating report opens with: the lowest MAE and RMSE with their
     intervals, where the intervals do not settle the order, and the test ratings each system
-    leaves out (:func:`evalkit.report.table_findings`)."""
+    leaves out (:func:`evalkit.report.table_findings`).
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    seed : int, default 0
+        Seed of the bootstrap.
+    """
 
     if not predictions:
         return "## Findings\n\nNo system predicts ratings here: there is nothing to state."
@@ -149,7 +220,20 @@ def classification_findings(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
                             threshold: float, seed: int = 0) -> str:
     """The findings the classification report opens with: the highest precision, recall and
     F1 at ``threshold`` with their intervals, where the intervals do not settle the order,
-    and the test ratings each system leaves out."""
+    and the test ratings each system leaves out.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    threshold : float
+        A rating, true or predicted, is relevant when it is at least this.
+    seed : int, default 0
+        Seed of the bootstrap.
+    """
 
     if not predictions:
         return "## Findings\n\nNo system predicts ratings here: there is nothing to state."
@@ -165,6 +249,14 @@ def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame
 
     A system that predicts one value per user (such as the global mean) orders nothing: its
     correlations are undefined for every user and show as NaN.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
     """
 
     rows = {}
@@ -179,7 +271,15 @@ def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame
 
 
 def predicted_rows(test: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
-    """The test rows that ``predictions`` has a prediction for (what its errors are over)."""
+    """The test rows that ``predictions`` has a prediction for (what its errors are over).
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : pandas.DataFrame
+        One system's predictions (``user_id, item_id, prediction``).
+    """
     keys = pd.MultiIndex.from_frame(predictions[["user_id", "item_id"]])
     return test[pd.MultiIndex.from_frame(test[["user_id", "item_id"]]).isin(keys)]
 
@@ -187,13 +287,36 @@ def predicted_rows(test: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFram
 def confusion_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                     threshold: float) -> pd.DataFrame:
     """Confusion counts, precision, recall and F1 at ``threshold``, one row per system, over
-    the test ratings each system predicts."""
+    the test ratings each system predicts.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    threshold : float
+        A rating, true or predicted, is relevant when it is at least this.
+    """
     return threshold_table(test, predictions, thresholds=[threshold]).droplevel("threshold")
 
 
 def threshold_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                     thresholds: Sequence[float]) -> pd.DataFrame:
-    """:func:`evalkit.metrics.tables.classification_by_threshold` for every system."""
+    """:func:`evalkit.metrics.tables.classification_by_threshold` for every system.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test ratings (``user_id, item_id, rating``).
+    predictions : mapping of str to pandas.DataFrame
+        Each system's predictions (``user_id, item_id, prediction``), by name
+        (:func:`load_predictions`).
+    thresholds : sequence of float
+        The thresholds: at each, a rating, true or predicted, is relevant when it is at least
+        the threshold.
+    """
 
     with shown_in_the_page():
         return pd.concat({name: classification_by_threshold(predicted_rows(test, p), p,
@@ -204,7 +327,20 @@ def threshold_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
 def topk_confusion_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int,
                          threshold: float | None) -> pd.DataFrame:
     """Confusion counts with each user's top-k list as the predicted-relevant items, and the
-    precision and recall they give, one row per system."""
+    precision and recall they give, one row per system.
+
+    Parameters
+    ----------
+    test : pandas.DataFrame
+        The test interactions (``user_id, item_id, rating``).
+    systems : mapping of str to pandas.DataFrame
+        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
+        name (:func:`load_systems`).
+    k : int
+        The cutoff: each system's top-``k`` lists.
+    threshold : float or None
+        A test item is relevant when its rating is at least this; None: every test item.
+    """
 
     rows = {}
     with shown_in_the_page():

@@ -58,6 +58,13 @@ def write_headline(path: str | os.PathLike | None, numbers: Mapping[str, object]
     output folder; a notebook run by hand leaves it None and writes nothing. Floats are
     rounded to 6 significant digits so the file is stable across platforms.
 
+    Parameters
+    ----------
+    path : str, path-like or None
+        ``HEADLINE_PATH``: the JSON file to write; None: nothing is written.
+    numbers : mapping of str to object
+        The headline numbers by name (nested mappings and lists are written as they are).
+
     Returns
     -------
     pd.DataFrame
@@ -94,6 +101,12 @@ def find_notebooks(
     ``notebooks`` is a folder, whose numbered notebooks (``NN-name.ipynb``) are taken (a
     scratch ``Untitled.ipynb`` beside them is not a report), or a list of notebook files,
     taken as given; default: the project's ``notebooks/``.
+
+    Parameters
+    ----------
+    notebooks : str, path-like or sequence of them, optional
+        A folder, a notebook file, or a list of notebook files; default: the project's
+        ``notebooks/``.
     """
     if notebooks is None or isinstance(notebooks, (str, os.PathLike)):
         directory = Path(notebooks) if notebooks is not None else PROJECT_NOTEBOOKS
@@ -118,6 +131,12 @@ def tidy_notebooks(directory: str | os.PathLike | None = None) -> list[Path]:
 
     ``make notebooks`` calls this after re-executing them, so that a diff shows only what
     changed in the outputs.
+
+    Parameters
+    ----------
+    directory : str or path-like, optional
+        The folder (or notebooks) as for :func:`find_notebooks`; default: the project's
+        ``notebooks/``.
     """
     import nbformat
 
@@ -136,7 +155,13 @@ def tidy_notebooks(directory: str | os.PathLike | None = None) -> list[Path]:
 
 
 def read_headlines(out: str | os.PathLike) -> dict[str, dict]:
-    """Headline JSON files written by the notebooks into ``out``, by notebook stem."""
+    """Headline JSON files written by the notebooks into ``out``, by notebook stem.
+
+    Parameters
+    ----------
+    out : str or path-like
+        The report's output folder.
+    """
     return {
         p.stem: json.loads(p.read_text())
         for p in sorted(Path(out).glob("*.json"))
@@ -331,6 +356,11 @@ def notebook_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
     papermill (over a second): ``evalkit report --list-parameters`` and the runner's checks
     answer at once.
 
+    Parameters
+    ----------
+    notebook : str or path-like
+        The notebook file.
+
     Returns
     -------
     dict
@@ -375,6 +405,11 @@ def list_parameters(
 
     What ``evalkit report --list-parameters`` prints. A parameter whose default differs
     between notebooks lists each default with its notebooks.
+
+    Parameters
+    ----------
+    notebooks : str, path-like or sequence of them, optional
+        The notebooks, as for :func:`find_notebooks`; default: the project's.
     """
     rows: dict[str, dict] = {}
     for path in find_notebooks(notebooks):

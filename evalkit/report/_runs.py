@@ -33,7 +33,19 @@ def save_runs(evaluations: Mapping[str, object], folder: str | None, *,
     """Save each system's evaluation (:meth:`evalkit.Evaluation.save`) to ``folder/NAME``,
     with the fingerprints of the test data, its recommendations and the training data and
     the split's description; nothing when ``folder`` is None (a notebook run by hand).
-    Returns each system's folder name (``runs/NAME`` of the report folder)."""
+    Returns each system's folder name (``runs/NAME`` of the report folder).
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    folder : str or None
+        The folder to save in; None: nothing is saved.
+    inputs : ReportInputs, optional
+        The report's data, whose split is described with each run.
+    systems : mapping of str to pandas.DataFrame, optional
+        Each system's recommendations, whose fingerprint is saved with its run.
+    """
     if folder is None:
         return {}
     names = _folder_names(list(evaluations))
@@ -49,7 +61,19 @@ def regression_checks(evaluations: Mapping[str, object], baseline: str | None, *
     """:func:`evalkit.regression_check` of every system against the saved run ``baseline``
     (``BASELINE_RUN``), at ``alpha``, with ``margin`` for every metric. A system that
     cannot be checked (other test data, definitions or metrics) gets the reason, as text,
-    in place of its check. Empty without a baseline."""
+    in place of its check. Empty without a baseline.
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.Evaluation
+        Each system's evaluation (:func:`evaluate_systems`), by name.
+    baseline : str or None
+        ``BASELINE_RUN``: the folder of the saved run to check against; None: no check.
+    alpha : float, default 0.05
+        Significance level of the tests.
+    margin : float, default 0.0
+        ``MARGIN``: the non-inferiority margin of every metric; 0: none.
+    """
     from .._evaluation import load_evaluation
     from .._regression import regression_check
     from .._runs import IncomparableRunsError
@@ -70,7 +94,17 @@ def regression_checks(evaluations: Mapping[str, object], baseline: str | None, *
 def regression_note(checks: Mapping[str, object], baseline: str | None, *,
                     runs: Mapping[str, str] | None = None) -> str:
     """What the regression checks found, one sentence per system, and where this report's
-    runs are saved (to be a later report's baseline)."""
+    runs are saved (to be a later report's baseline).
+
+    Parameters
+    ----------
+    checks : mapping of str to evalkit.RegressionCheck or str
+        Each system's check (:func:`regression_checks`), or why it could not be checked.
+    baseline : str or None
+        ``BASELINE_RUN``: the folder of the saved run checked against; None: none was given.
+    runs : mapping of str to str, optional
+        Where this report saved each system's run (:func:`save_runs`).
+    """
     intro, lines = "", []
     if baseline is None:
         intro = ("No baseline run was given (parameter `BASELINE_RUN`), so no system is "
@@ -117,7 +151,15 @@ def regression_note(checks: Mapping[str, object], baseline: str | None, *,
 
 def regression_table(checks: Mapping[str, object], *, digits: int = 4) -> pd.DataFrame | None:
     """Every system's verdicts against the baseline run, one row per system and metric
-    (None without checks)."""
+    (None without checks).
+
+    Parameters
+    ----------
+    checks : mapping of str to evalkit.RegressionCheck or str
+        Each system's check (:func:`regression_checks`), or why it could not be checked.
+    digits : int, default 4
+        Decimals shown.
+    """
     frames = []
     for name, check in checks.items():
         if isinstance(check, str):

@@ -12,7 +12,13 @@ __all__ = ["md", "show"]
 
 
 def md(text: str):
-    """Markdown for a notebook cell's output: prose written from the values in use."""
+    """Markdown for a notebook cell's output: prose written from the values in use.
+
+    Parameters
+    ----------
+    text : str
+        Markdown text.
+    """
     from IPython.display import Markdown
 
     return Markdown(text)
@@ -20,7 +26,15 @@ def md(text: str):
 
 def show(table: pd.DataFrame, *, digits: int = 4):
     """``table`` for display: ``digits`` decimals, blanks for missing values and text columns
-    aligned left, with a stable HTML id (so a re-run renders the same page)."""
+    aligned left, with a stable HTML id (so a re-run renders the same page).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table.
+    digits : int, default 4
+        Decimals shown.
+    """
     import hashlib
 
     key = hashlib.sha256("|".join(map(str, table.columns)).encode()).hexdigest()[:8]

@@ -120,11 +120,28 @@ def parquet_inputs(
         ``TRUTH_PARQUET`` and ``RECS_PARQUET``: Spark paths (local, ``s3://``,
         ``hdfs://``...), used as given. Empty: the inputs are made as the other reports
         make them.
-    dataset, train, test, split, test_fraction, seed, columns
-        As for :func:`evalkit.report.load_inputs`, when the paths are empty.
-    recs, baselines, k
-        As for :func:`evalkit.report.load_systems` (``RECS``, ``BASELINES``, ``K_MAX``),
-        when the paths are empty.
+    dataset : str, default "sample"
+        ``DATASET``, as for :func:`evalkit.report.load_inputs` (this parameter and those
+        below are used only when the paths are empty).
+    train, test : str, path-like or None, default None
+        ``TRAIN`` and ``TEST``, as for :func:`evalkit.report.load_inputs`.
+    split : str, default "user_ratio"
+        ``SPLIT``, as for :func:`evalkit.report.load_inputs`.
+    test_fraction : float, default 0.2
+        ``TEST_FRACTION``, as for :func:`evalkit.report.load_inputs`.
+    recs : mapping of str to str or path-like, optional
+        ``RECS``, as for :func:`evalkit.report.load_systems`.
+    baselines : sequence of str, default ()
+        ``BASELINES``, as for :func:`evalkit.report.load_systems`.
+    k : int, default 10
+        ``K_MAX``: the length of the baselines' lists, as for
+        :func:`evalkit.report.load_systems`.
+    seed : int, default 0
+        ``SEED``, as for :func:`evalkit.report.load_inputs` and
+        :func:`evalkit.report.load_systems`.
+    columns : mapping of str to str, optional
+        ``COLUMNS``, as for :func:`evalkit.report.load_inputs` and
+        :func:`evalkit.report.load_systems`.
 
     Returns
     -------
@@ -160,7 +177,17 @@ def parquet_inputs(
 @dataclass(frozen=True, eq=False)
 class SparkFrames:
     """The at-scale report's inputs as Spark DataFrames: ``truth``, ``systems`` (name ->
-    lists) and ``train`` (or None)."""
+    lists) and ``train`` (or None).
+
+    Attributes
+    ----------
+    truth : pyspark.sql.DataFrame
+        The test interactions.
+    systems : dict of str to pyspark.sql.DataFrame
+        Each system's lists, by name.
+    train : pyspark.sql.DataFrame or None, default None
+        The training interactions, if any.
+    """
 
     truth: object
     systems: dict
@@ -172,6 +199,13 @@ def spark_frames(spark: object, data: ParquetInputs) -> SparkFrames:
 
     A recommendations file without a ``system`` column is one system, named after the file
     (``mine.parquet`` is ``mine``).
+
+    Parameters
+    ----------
+    spark : pyspark.sql.SparkSession
+        The Spark session.
+    data : ParquetInputs
+        The Parquet paths (:func:`parquet_inputs`).
     """
     from ..spark import split_systems
 
@@ -185,7 +219,17 @@ def spark_frames(spark: object, data: ParquetInputs) -> SparkFrames:
 
 def spark_note(missing: str | None, *, master: str, partitions: int) -> str:
     """Where the evaluation runs, or, when Spark cannot run here, what is missing and how to
-    install it (``missing`` is :func:`evalkit.spark.missing`)."""
+    install it (``missing`` is :func:`evalkit.spark.missing`).
+
+    Parameters
+    ----------
+    missing : str or None
+        What keeps Spark from running here (:func:`evalkit.spark.missing`); None: nothing.
+    master : str
+        The Spark master it runs on.
+    partitions : int
+        The buckets of users.
+    """
     if missing:
         return (f"**Spark cannot run here: {missing}.** The Spark evaluation needs pyspark "
                 "(`pip install pyspark`, or `make spark-setup` in a clone of evalkit) and "
@@ -206,7 +250,27 @@ def spark_run_card(data: ParquetInputs, evaluations: Mapping[str, object], *, se
                    baselines: Sequence[str] = ()) -> pd.DataFrame:
     """What the at-scale report was computed on: :func:`evalkit.report.run_card` of the data
     the Parquet was written from (or the names of the analyst's Parquet files), the
-    definitions of ``evaluations``, the systems evaluated and where Spark ran (or why not)."""
+    definitions of ``evaluations``, the systems evaluated and where Spark ran (or why not).
+
+    Parameters
+    ----------
+    data : ParquetInputs
+        The Parquet paths (:func:`parquet_inputs`), and the data they were written from.
+    evaluations : mapping of str to evalkit.spark.SparkEvaluation
+        Each system's evaluation in Spark (:func:`spark_evaluate_systems`), by name.
+    seed : int
+        The report's seed.
+    master : str
+        The Spark master.
+    partitions : int
+        The buckets of users.
+    missing : str or None, default None
+        What keeps Spark from running here (:func:`evalkit.spark.missing`); None: nothing.
+    recs : mapping of str to str or path-like, optional
+        ``RECS``, as for :func:`run_card`.
+    baselines : sequence of str, default ()
+        ``BASELINES``, as for :func:`run_card`.
+    """
     from .._version import __version__
 
     first = next(iter(evaluations.values()), None)
@@ -279,6 +343,25 @@ def spark_evaluate_systems(frames: SparkFrames, *, k: Sequence[int],
     """:func:`evalkit.spark.evaluate` for every system of ``frames``, with the options of
     :func:`evalkit.report.evaluate_systems`; ``partitions`` buckets of users.
 
+    Parameters
+    ----------
+    frames : SparkFrames
+        The test interactions and the systems' lists, in Spark (:func:`spark_frames`).
+    k : sequence of int
+        The cutoffs.
+    metrics : sequence of str, optional
+        The metrics' names; default: those of :func:`evalkit.spark.evaluate`.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the bootstrap.
+    profile : str, optional
+        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`) whose definitions are used;
+        default: evalkit's.
+    partitions : int, optional
+        Buckets of users, each evaluated in one Spark task; default:
+        :func:`evalkit.spark.evaluate`'s.
+
     Returns
     -------
     dict of str to evalkit.spark.SparkEvaluation
@@ -302,7 +385,31 @@ def spark_curve_bands(frames: SparkFrames, *, k_max: int,
                       n_resamples: int = 1000) -> dict[str, pd.DataFrame]:
     """:func:`evalkit.report.curve_bands` computed by :func:`evalkit.spark.evaluate`: each
     system's metrics at every k = 1..``k_max`` with pointwise bootstrap bands, one Spark
-    evaluation per system (its per-user table is released afterwards)."""
+    evaluation per system (its per-user table is released afterwards).
+
+    Parameters
+    ----------
+    frames : SparkFrames
+        The test interactions and the systems' lists, in Spark (:func:`spark_frames`).
+    k_max : int
+        The largest cutoff.
+    metrics : sequence of str, default CURVE_METRICS
+        The metrics of the curves.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the bootstrap.
+    profile : str, optional
+        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`) whose definitions are used;
+        default: evalkit's.
+    partitions : int, optional
+        Buckets of users, each evaluated in one Spark task; default:
+        :func:`evalkit.spark.evaluate`'s.
+    confidence : float, default 0.95
+        Level of the bands.
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    """
     from .._checks import check_cutoff
     from ..spark import evaluate
 
@@ -358,6 +465,17 @@ def spark_agreement(frames: SparkFrames, evaluations: Mapping[str, object],
     curves : mapping of str to pandas.DataFrame, optional
         From :func:`spark_curve_bands` (default metrics and interval level); their largest
         k is the bands' length. Not compared on a sample.
+    k : sequence of int
+        The cutoffs.
+    metrics : sequence of str, optional
+        The metrics' names; default: those of :func:`evalkit.spark.evaluate`.
+    threshold : float or None, default 4.0
+        A test item is relevant when its rating is at least this; None: every test item.
+    seed : int, default 0
+        Seed of the bootstrap and of the users' sample.
+    profile : str, optional
+        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`) whose definitions are used;
+        default: evalkit's.
     max_users : int, default 20000
         The most test users whose data is collected.
 
@@ -441,7 +559,17 @@ def agreement_note(table: pd.DataFrame | None, *, missing: str | None = None,
                    tol: float = TOLERANCE) -> str:
     """What :func:`spark_agreement` found, in words and a table: whether the in-memory
     numbers equal the Spark ones to ``tol``, and otherwise where they differ most. Without a
-    table, why the check was not run: Spark did not (``missing``), or it was turned off."""
+    table, why the check was not run: Spark did not (``missing``), or it was turned off.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None
+        :func:`spark_agreement`'s table; None or empty when the check was not run.
+    missing : str or None, default None
+        What kept Spark from running here (:func:`evalkit.spark.missing`); None: nothing.
+    tol : float, default TOLERANCE
+        The largest absolute difference taken as equal.
+    """
     if missing:
         return "Not checked: Spark did not run here (see above)."
     if table is None or table.empty:
@@ -487,7 +615,21 @@ def spark_headline(evaluations: Mapping[str, object], *, k: int, metric: str = "
                    missing: str | None = None) -> dict[str, object]:
     """The at-scale report's headline numbers: ``metric@k`` of each system from Spark (when
     its definitions have that metric), and whether the in-memory engine gave the same numbers
-    (when checked); when Spark did not run, why not."""
+    (when checked); when Spark did not run, why not.
+
+    Parameters
+    ----------
+    evaluations : mapping of str to evalkit.spark.SparkEvaluation
+        Each system's evaluation in Spark (:func:`spark_evaluate_systems`), by name.
+    k : int
+        The cutoff.
+    metric : str, default "ndcg"
+        The metric's registry name.
+    agreement : pandas.DataFrame, optional
+        :func:`spark_agreement`'s table, when the check was run.
+    missing : str or None, default None
+        What keeps Spark from running here (:func:`evalkit.spark.missing`); None: nothing.
+    """
     if missing:
         return {"Spark": f"not run: {missing}"}
     out = ranking_headline(evaluations, metric=metric, k=k)

@@ -24,7 +24,15 @@ class Splits(dict):
     """The splits the splitting page compares, by name (a dict), with each one's audit
     computed once (:meth:`audit`, :meth:`audit_table`) and ``sample``: None, or how the
     strategies' splits were made from a sample of users (``users``, ``of_users``, ``rows``,
-    ``of_rows``, ``max_rows``)."""
+    ``of_rows``, ``max_rows``).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As for :class:`dict`: the splits (:class:`evalkit.split.Split`) by name.
+    sample : dict or None, default None
+        How the strategies' splits were made from a sample of users, or None.
+    """
 
     def __init__(self, *args: object, sample: dict | None = None, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
@@ -32,7 +40,13 @@ class Splits(dict):
         self._audits: dict[str, pd.DataFrame] = {}
 
     def audit(self, name: str) -> pd.DataFrame:
-        """:func:`evalkit.split.audit` of split ``name``, computed on first use."""
+        """:func:`evalkit.split.audit` of split ``name``, computed on first use.
+
+        Parameters
+        ----------
+        name : str
+            The split's name.
+        """
 
         if name not in self._audits:
             self._audits[name] = audit(self[name])
@@ -111,7 +125,14 @@ def make_splits(inputs, strategies: Sequence[str], *, test_fraction: float = 0.2
 
 def test_users_by_activity(splits: Mapping[str, object]) -> pd.DataFrame:
     """Test users by their number of training interactions (activity bins), one column per
-    split."""
+    split.
+
+    Parameters
+    ----------
+    splits : mapping of str to evalkit.split.Split
+        The splits by name (:func:`make_splits`); a :class:`Splits` gives its audits, computed
+        once.
+    """
 
     return pd.DataFrame({
         name: user_activity_bins(split.train, users=split.test["user_id"].unique())

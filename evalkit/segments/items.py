@@ -334,8 +334,12 @@ def recall_by_popularity(
         Cutoff: the top ``k`` of every list (ranks as in :func:`exposure_by_popularity`).
     threshold : float or None, default 4.0
         A test item is relevant when its rating >= threshold; None: every test item.
-    confidence, n_resamples, rng
-        The bootstrap over users (see Notes).
+    confidence : float, default 0.95
+        Level of the bootstrap intervals over users (see Notes).
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    rng : int, Generator or None, default 0
+        Seed of the bootstrap.
 
     Returns
     -------

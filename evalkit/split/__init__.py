@@ -118,6 +118,7 @@ def split_by(
     Returns
     -------
     Split
+        The train and test interactions (and the dev set for ``train_dev_test``).
 
     Examples
     --------
@@ -146,6 +147,13 @@ def audit_many(splits: dict, *, audits: dict | None = None) -> pd.DataFrame:
     split, each cell ``count (severity)``. ``audits`` (name -> :func:`audit` result) gives
     audits already computed, which are not computed again.
 
+    Parameters
+    ----------
+    splits : dict of str to Split
+        The splits by name.
+    audits : dict of str to pandas.DataFrame, optional
+        Audits already computed, by split name.
+
     Examples
     --------
     >>> import pandas as pd
@@ -169,6 +177,11 @@ def audit_many(splits: dict, *, audits: dict | None = None) -> pd.DataFrame:
 def describe(splits: dict) -> pd.DataFrame:
     """Sizes of several splits side by side: rows, users and items of train and test, the test
     share, and the dev rows where there is a dev set.
+
+    Parameters
+    ----------
+    splits : dict of str to Split
+        The splits by name.
 
     Examples
     --------

@@ -47,6 +47,10 @@ def catalog_coverage(
         The items that could be recommended: a frame with an ``item_id`` column (typically the
         training interactions, the default catalog of the evaluation) or an array-like of item
         ids. Duplicates are counted once.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``coverage_unit``, ``tie_order`` are taken unless given as a keyword; default:
+        evalkit's.
     coverage_unit : {"share", "count"}, default "share"
         ``"share"`` divides by the catalog size; ``"count"`` returns the number of distinct
         recommended catalog items (rectools ``CatalogCoverage()``, whose default is a count).
@@ -128,6 +132,9 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
         ``user_id, item_id`` and ``rank`` and/or ``score``.
     k : int, default 10
         Cutoff of each user's list (a user counts when their top k is not empty).
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         As for :func:`catalog_coverage`.
 
@@ -192,6 +199,9 @@ def gini_index(
         When given (a frame with ``item_id`` or an array-like of ids), the distribution is over
         the whole catalog and items never recommended count with exposure 0; recommended items
         outside the catalog are left out with a warning. When None, over the recommended items.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``gini_scale``, ``tie_order`` are taken unless given as a keyword; default: evalkit's.
     gini_scale : {"standard", "unbiased"}, default "standard"
         ``"unbiased"`` multiplies the Gini by n / (n - 1), so that one item receiving all
         exposure gives 1 (Evidently's ``PopularityBias`` Gini).
@@ -312,6 +322,9 @@ def exposure_gini(
         unexposed ones with exposure 0 (LensKit always counts the catalog it is given as
         ``items``); recommended items outside it are left out with a warning. When None,
         over the recommended items.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         As for :func:`catalog_coverage`.
 
@@ -403,6 +416,9 @@ def exposure_entropy(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item"
         ``user_id, item_id`` and ``rank`` and/or ``score``.
     k : int, default 10
         Cutoff of each user's list.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         As for :func:`catalog_coverage`.
 

@@ -51,6 +51,10 @@ def novelty(
         Training interactions ``user_id, item_id`` (other columns ignored).
     k : int, default 10
         Cutoff of each user's list.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``novelty_norm``, ``popularity``, ``tie_order`` are taken unless given as a keyword;
+        default: evalkit's.
     novelty_norm : {"none", "log2_users"}, default "none"
         ``"log2_users"`` divides by :math:`\\log_2` of the number of training users (RePlay's
         ``Surprisal``), so an item seen by one user scores 1.
@@ -193,6 +197,10 @@ def intra_list_diversity(
         frame); item ids unique.
     k : int, default 10
         Cutoff of each user's list.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which ``empty``,
+        ``diversity_norm``, ``tie_order`` are taken unless given as a keyword; default:
+        evalkit's.
     empty : {"drop", "zero", "nan"}, default "drop"
         Policy for users whose top-k list has fewer than 2 items (no pair to compare).
     diversity_norm : {"pairs", "length"}, default "pairs"
@@ -336,6 +344,9 @@ def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item")
         ``user_id, item_id`` and ``rank`` and/or ``score``.
     k : int, default 10
         Cutoff of each user's list.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         As for :func:`catalog_coverage`.
 

@@ -49,6 +49,9 @@ def average_recommended_popularity(
         ``"interactions"``: the item's number of training rows (rectools ``AvgRecPopularity``,
         Evidently's ARP). ``"users"``: the share of training users who interacted with the item
         (repeated pairs count once; rs_metrics ``popularity``).
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         As for :func:`catalog_coverage`.
 
@@ -140,6 +143,9 @@ def mean_pop_rank(
     popularity : {"users", "interactions"}, default "users"
         What item popularity is ranked by: distinct training users (LensKit's default
         ``count="users"``) or training rows (``count="interactions"``).
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         As for :func:`catalog_coverage`.
 

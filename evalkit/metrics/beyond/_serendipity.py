@@ -56,6 +56,9 @@ def serendipity(
         The primitive recommender's lists (``user_id, item_id`` and ``rank`` and/or ``score``).
         None: most popular over ``train`` (by distinct users, ties by item_id ascending),
         skipping each user's own training items, as a popularity recommender does.
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
+        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         As for :func:`catalog_coverage`.
 

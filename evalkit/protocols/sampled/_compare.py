@@ -89,19 +89,34 @@ def compare_sampling(
     systems : dict of str to model or pd.DataFrame
         Each system: a fitted model with ``score(pairs)`` (every evalkit baseline), or a frame
         of ``user_id, item_id, score`` for every pair of the user and every catalog item.
-    truth, train, catalog
-        As for :func:`sample_negatives`.
-    metric, k, estimator
-        As for :func:`corrected_metric` (``estimator="ht"`` with ``scheme="popularity"``).
-    n_negatives, scheme, per
-        The sampled protocol (RecBole's ``uni100``: the defaults). Several schemes
-        (``scheme=["uniform", "popularity"]``) share the full ranking and give a dict of
-        results by scheme; ``estimator`` may then map each scheme to its estimator.
+    truth : pd.DataFrame
+        The held-out interactions, as for :func:`sample_negatives`.
+    train : pd.DataFrame or None
+        Training interactions, as for :func:`sample_negatives`.
+    catalog : array-like, optional
+        The items to draw from, as for :func:`sample_negatives`.
+    metric : str, default "ndcg"
+        As for :func:`corrected_metric`.
+    k : int, default 10
+        The cutoff.
+    estimator : {"em", "bv", "cls", "ht"} or dict, default "em"
+        As for :func:`corrected_metric` (``estimator="ht"`` with ``scheme="popularity"``); a
+        dict maps each scheme to its estimator.
+    n_negatives : int, default 100
+        The sampled protocol (RecBole's ``uni100``: the defaults of these three): negatives
+        drawn per positive or per user, as for :func:`sample_negatives`.
+    scheme : {"uniform", "popularity"} or sequence of them, default "uniform"
+        How the negatives are drawn. Several schemes (``scheme=["uniform", "popularity"]``)
+        share the full ranking and give a dict of results by scheme.
+    per : {"positive", "user"}, default "positive"
+        Negatives drawn for each positive, or pooled per user.
     seeds : sequence of int, default (0, 1, 2)
         Seeds of the sampling; the naive and corrected values are averaged over them, and
         the first seed's bootstrap gives the interval.
-    confidence, n_resamples
-        The corrected value's user-bootstrap interval.
+    confidence : float, default 0.95
+        Level of the corrected value's user-bootstrap interval.
+    n_resamples : int, default 200
+        Bootstrap resamples.
 
     Returns
     -------

@@ -108,8 +108,11 @@ class CorrectedMetric:
     estimator : str
         ``"em"``, ``"bv"``, ``"cls"`` or ``"ht"``.
     metric : str
+        The metric's registry name.
     k : int or None
+        Its cutoff.
     n_users, n_positives : int
+        The users, and their positives (held-out relevant items) in all.
     groups : int
         The groups estimated apart (one per number of draws with replacement; per number of
         candidates without).
@@ -141,7 +144,17 @@ class CorrectedMetric:
 def sampling_matrix(n: int, m: int, *, replace: bool = True) -> np.ndarray:
     """``A[r - 1, j] = P(r~ - 1 = j | r)``: the chance that a positive of true rank ``r`` among
     ``n`` candidates has ``j`` of ``m`` sampled negatives above it (binomial with
-    replacement, hypergeometric without); shape ``(n, m + 1)``, rows summing to 1."""
+    replacement, hypergeometric without); shape ``(n, m + 1)``, rows summing to 1.
+
+    Parameters
+    ----------
+    n : int
+        The candidates a positive's true rank is among.
+    m : int
+        The sampled negatives.
+    replace : bool, default True
+        Negatives drawn with replacement (binomial) or without (hypergeometric).
+    """
     r = np.arange(1, n + 1, dtype=np.float64)[:, None]
     j = np.arange(m + 1, dtype=np.float64)[None, :]
     if replace:
@@ -253,9 +266,13 @@ def corrected_metric(
     gamma : float, default 0.01
         The bias-variance trade-off of ``"bv"`` (0: minimal bias; 1: the posterior mean of
         M(r) under a uniform prior).
-    confidence, n_resamples, rng
-        The user-bootstrap interval (Poisson weights per user; each replicate repeats the
-        estimate); ``n_resamples=0``: none.
+    confidence : float, default 0.95
+        Level of the user-bootstrap interval (Poisson weights per user; each replicate
+        repeats the estimate).
+    n_resamples : int, default 200
+        Bootstrap resamples; 0: no interval.
+    rng : int, Generator or None, default 0
+        Seed of the bootstrap.
 
     Returns
     -------

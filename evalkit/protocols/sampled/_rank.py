@@ -226,6 +226,14 @@ def sampled_lists(scores: pd.DataFrame, candidates: pd.DataFrame | None = None
     ``item_id``, ``score``, ``rank`` (1-based within the group, ties by ``item_id``); a
     negative drawn twice is listed once. Meant for ``per="user"`` candidates (one group per
     user); with ``per="positive"`` groups of one user would be listed together.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        ``user_id``, ``item_id``, ``score`` for every candidate pair, or the candidates frame
+        itself with a ``score`` column.
+    candidates : pandas.DataFrame, optional
+        :func:`sample_negatives`' frame.
     """
     func = "sampled_lists"
     if candidates is None:
