@@ -292,7 +292,13 @@ def add(metric: Metric, *, replace: bool = False) -> Metric:
 
 
 def unregister(name: str) -> None:
-    """Remove a metric registered with :func:`register` (built-in metrics stay)."""
+    """Remove a metric registered with :func:`register` (built-in metrics stay).
+
+    Parameters
+    ----------
+    name : str
+        The registry name the metric was registered under.
+    """
     if name in _BUILT_IN:
         raise InvalidParameterError(f"unregister: {name!r} is a built-in metric.")
     if name not in METRICS:
@@ -400,6 +406,7 @@ def get_metric(name: object, *, func: str = "get_metric", arg: str | None = None
     Returns
     -------
     Metric
+        The metric's declaration.
 
     Raises
     ------
@@ -439,6 +446,15 @@ def parse_column(text: object, *, func: str = "parse_column", arg: str | None = 
     The metric is read as :func:`get_metric` reads it (registry name or label,
     case-sensitive); before the ``@`` only metrics with a cutoff are looked for, so
     ``"R-Prec@10"`` is ``r_precision_at_k`` at 10.
+
+    Parameters
+    ----------
+    text : str
+        The column's text.
+    func, arg : str
+        As :func:`get_metric`: the function and argument the messages name.
+    choices : iterable of str, optional
+        As :func:`get_metric`: the registry names taken here.
 
     Returns
     -------

@@ -198,7 +198,13 @@ class Metric:
         """Whether a user without a relevant test item has no value under ``definitions``:
         when the metric is declared so (``defined_without_relevant=False``), or it reads
         ``precision_users`` and that is ``"relevant"`` (precision and hit rate then average
-        the users with a relevant item only)."""
+        the users with a relevant item only).
+
+        Parameters
+        ----------
+        definitions : evalkit.Definitions
+            The definitions the metric is computed under.
+        """
         return not self.defined_without_relevant or (
             "precision_users" in self.reads and definitions.precision_users == "relevant")
 
@@ -208,7 +214,13 @@ class Metric:
         return "higher" if self.higher_is_better else "lower"
 
     def column_label(self, k: int | None) -> str:
-        """The label of the metric at ``k`` in tables: ``"NDCG@10"``."""
+        """The label of the metric at ``k`` in tables: ``"NDCG@10"``.
+
+        Parameters
+        ----------
+        k : int or None
+            The cutoff; None (or a metric without cutoffs) gives the label alone.
+        """
         return self.label + (f"@{k}" if self.at_k and k is not None else "")
 
 
@@ -268,6 +280,7 @@ class Hits:
 
     @property
     def n_users(self) -> int:
+        """The number of users: the length of ``users``."""
         return len(self.users)
 
     @cached_property
@@ -280,13 +293,28 @@ class Hits:
         return np.diff(self.offsets).astype(np.float64)
 
     def sum(self, values: np.ndarray) -> np.ndarray:  # noqa: A003 - a reduction's name
-        """Per user: the sum of a per-hit array (0 for a user without hits)."""
+        """Per user: the sum of a per-hit array (0 for a user without hits).
+
+        Parameters
+        ----------
+        values : numpy.ndarray
+            One number per hit, in the order of the hits (``hits.gain``, a function of
+            ``hits.rank``, ...).
+        """
         return np.bincount(self.user, weights=np.asarray(values, dtype=np.float64),
                            minlength=self.n_users)
 
     def first(self, values: np.ndarray, default: float = np.nan) -> np.ndarray:
         """Per user: a per-hit array's value at the user's first (best ranked) hit, else
-        ``default``."""
+        ``default``.
+
+        Parameters
+        ----------
+        values : numpy.ndarray
+            One number per hit, in the order of the hits.
+        default : float, default NaN
+            The value of a user without hits.
+        """
         out = np.full(self.n_users, default, dtype=np.float64)
         has = self.offsets[1:] > self.offsets[:-1]
         out[has] = np.asarray(values, dtype=np.float64)[self.offsets[:-1][has]]
@@ -294,7 +322,13 @@ class Hits:
 
     def discount(self, positions: np.ndarray) -> np.ndarray:
         """The definitions' DCG discount at 1-based ``positions`` (``discount``,
-        ``log_base``): ``log_b(i + 1)``, or Breese's ``max(1, log_b(i))``."""
+        ``log_base``): ``log_b(i + 1)``, or Breese's ``max(1, log_b(i))``.
+
+        Parameters
+        ----------
+        positions : numpy.ndarray
+            Ranks, 1 for the top of the list.
+        """
         return discount(self.definitions, np.asarray(positions, dtype=np.float64))
 
     def _cut(self, k: int, n_listed: np.ndarray) -> Hits:
