@@ -30,7 +30,8 @@ evaluation; the timed runs come after, without the sampler.
 Relevance grades for ranx and trec_eval are ``2 * rating`` (integers 1..10), so
 ``relevance_level=8`` is evalkit's ``threshold=4.0`` and NDCG's linear gain is the rating
 scaled by 2, which NDCG does not see. Values are compared per user on a sample where the
-definitions agree (see README.md), and the largest absolute difference is printed.
+definitions agree (benchmarks/README.md, "Definitions compared"), and the largest absolute
+difference is printed.
 
 Usage::
 

@@ -6,7 +6,7 @@ copied into the build; no page loads a script, style or font from another host
 definitions, library profiles, the command line and the report parameters are written at
 build time from evalkit's own declarations (``_ext/evalkit_pages.py``), so they cannot drift
 from the code, and the report notebooks are shown with their committed outputs; the guide's
-Python runs at every build (``_ext/readme_code.py``).
+Python runs at every build (``_ext/guide_code.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ extensions = [
     "numpydoc",
     "offline_math",
     "evalkit_pages",
-    "readme_code",
+    "guide_code",
 ]
 
 # MyST-NB reads the Markdown pages and the report notebooks (as committed, with their

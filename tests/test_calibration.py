@@ -11,7 +11,7 @@ errors, so that it catches a test that is off by a factor, not by a few points),
 one in ``make calibration`` (``-m calibration``, run by ``.ci/run`` after the tests), whose
 tolerance holds most nominal levels to about two points. Where an interval is known to fall
 short (it resamples users, so an estimator's bias or heavy-tailed weights leave it narrow),
-the check's docstring gives what was measured, and the README states it.
+the check's docstring gives what was measured, and the guide states it (docs/guide/).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The documentation's sources, without building the site (``make docs`` builds it, outside
 the test budget): the reference pages written from the declarations name every metric,
-definition, profile, command, report parameter and public name; every README section a guide
-page includes is still there; the offline check finds what a page would load from another
+definition, profile, command, report parameter and public name; every section a page
+includes is still in the file it includes; every Python block of the guide runs at the
+build; the README's links open; the offline check finds what a page would load from another
 host."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 sys.path.insert(0, str(DOCS))
 pages = importlib.import_module("evalkit_pages")
-readme_code = importlib.import_module("readme_code")
+guide_code = importlib.import_module("guide_code")
 check_offline = importlib.import_module("check_offline")
 
 
@@ -105,28 +106,48 @@ def test_the_api_page_lists_every_public_name_of_every_public_module() -> None:
     assert faces <= set(pages.API) | {"evalkit.protocols"}, faces - set(pages.API)
 
 
-def test_every_readme_section_a_guide_page_includes_is_in_the_readme() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_every_section_a_page_includes_is_still_in_the_file_it_includes() -> None:
     found = 0
     for page in sorted(DOCS.rglob("*.md")):
-        if "generated" in page.parts:
+        if "generated" in page.parts or "_build" in page.parts:
             continue
-        for marker in re.findall(r':(?:start-after|end-before): "([^"]+)"', page.read_text()):
-            assert marker in readme, f"{page.relative_to(ROOT)}: {marker!r} left the README"
-            found += 1
-    assert found > 10
+        for name, options in re.findall(r"```\{include\} (\S+)\n((?::[^\n]*\n)*)```",
+                                        page.read_text()):
+            included = (page.parent / name).read_text()
+            for marker in re.findall(r':(?:start-after|end-before): "([^"]+)"', options):
+                assert marker in included, f"{page.relative_to(ROOT)}: {marker!r} left {name}"
+                found += 1
+    assert found >= 3
 
 
-def test_every_python_block_of_the_readme_runs_at_the_docs_build_or_says_why_not() -> None:
-    """The build runs the blocks of ``readme_code.SECTIONS`` (``make docs``); a block in any
-    other section would be left out silently, so each section with one is named."""
+def test_every_python_block_of_the_guide_runs_at_the_docs_build_or_says_why_not() -> None:
+    """The build runs the blocks of ``guide_code.PAGES`` (``make docs``); a block on any other
+    page, or in a section not named as not run, would be left out silently."""
+    ran = guide_code.blocks()
+    skipped = 0
+    for page in sorted(DOCS.rglob("*.md")):
+        if "generated" in page.parts or "_build" in page.parts:
+            continue
+        name = page.relative_to(DOCS).as_posix()
+        for heading, body in guide_code.sections(page.read_text()):
+            where = f"{name}: {heading}" if heading else name
+            codes = re.findall(r"```python\n(.*?)```", body, flags=re.S)
+            if where in guide_code.NOT_RUN:
+                assert codes, f"{where} is named as not run but has no Python"
+                skipped += len(codes)
+            else:
+                assert all((where, code) in ran for code in codes), where
+    assert skipped == 2 and sum(code.count("\n") for _, code in ran) > 100
+    # the README is the front door: its code is the shell's, and the guide holds the Python
+    assert "```python" not in (ROOT / "README.md").read_text()
+
+
+def test_the_readmes_links_open_files_of_the_repository() -> None:
     text = (ROOT / "README.md").read_text()
-    ran = readme_code.blocks(text)
-    assert {section for section, _ in ran} == {h.lstrip("# ") for h in readme_code.SECTIONS}
-    sections = re.split(r"\n(?=#{2,3} )", text)
-    with_code = {s.splitlines()[0] for s in sections if "```python" in s}
-    assert with_code == set(readme_code.SECTIONS) | set(readme_code.NOT_RUN), with_code
-    assert sum(code.count("\n") for _, code in ran) > 100
+    links = [t for t in re.findall(r"\]\(([^)]+)\)", text) if "://" not in t]
+    assert len(links) >= 10
+    for target in links:
+        assert (ROOT / target.split("#")[0]).exists(), target
 
 
 @pytest.mark.parametrize(("html", "remote"), [

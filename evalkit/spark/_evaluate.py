@@ -228,8 +228,8 @@ def _job_error(error: Exception) -> Exception | None:
             "Python other than the driver's, without evalkit and its packages. Start the "
             "session with evalkit.spark.start_session (a local session's workers then run "
             f"this Python), or set PYSPARK_PYTHON={sys.executable} before the session "
-            "starts; on a cluster, install evalkit on the executors (README: At scale: "
-            "Spark).")
+            "starts; on a cluster, install evalkit on the executors (the guide's At scale "
+            "page, docs/guide/at-scale.md).")
     found = _ERROR.findall(text)
     if not found:
         return None

@@ -210,7 +210,8 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
     Arrow form), the driver memory above,
     and for a ``local`` master ``PYSPARK_PYTHON`` set to this Python (``sys.executable``),
     so that the workers import the same evalkit; for other masters ``PYSPARK_PYTHON`` is
-    set only when it is unset (the executors need evalkit installed, see the README).
+    set only when it is unset (the executors need evalkit installed, see the guide's "At
+    scale" page, docs/guide/at-scale.md).
 
     A new session on a ``local`` master maps an archive of the JVM classes Spark loads, and
     when there is none yet its JVM writes one as it exits (``spark.driver.defaultJavaOptions``

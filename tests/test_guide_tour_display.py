@@ -1,17 +1,19 @@
-"""The README's tour as JupyterLab shows it: its Python blocks ("A short tour", "Definitions,
-and other libraries' numbers", "Is it better, are there enough users, did it regress?"), taken
-from README.md and run one statement per cell in a real Jupyter kernel, display every object
+"""The guide's tour as JupyterLab shows it: its Python blocks ("A short tour" of Getting
+started, the Definitions and the Decisions pages), taken from the documentation's pages and
+run one statement per cell in a real Jupyter kernel, display every object
 compactly and whole: tables of at most 12 columns and 1,000 px (rendered in headless Chromium
 with JupyterLab's table style), numbers at 4 decimals, p-values that read plainly, the
-definitions in force, a regression check's verdict, and the audit warnings the README names."""
+definitions in force, a regression check's verdict, and the audit warnings the tour names."""
 
 from __future__ import annotations
 
 import ast
 import html
+import importlib
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,9 +21,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
-#: The sections of README.md whose Python blocks make the tour, in order.
-SECTIONS = ("## A short tour", "### Definitions, and other libraries' numbers",
-            "### Is it better, are there enough users, did it regress?")
+#: The guide's sections (as docs/_ext/guide_code.py names them) whose Python blocks make the
+#: tour, in order.
+SECTIONS = ("getting-started.md: ## A short tour", "guide/definitions.md",
+            "guide/decisions.md")
 
 #: JupyterLab's rules for tables in rendered HTML output (@jupyterlab/rendermime,
 #: .jp-RenderedHTMLCommon), with its light theme's font size (--jp-ui-font-size1).
@@ -43,13 +46,17 @@ MAX_COLUMNS = 12
 
 def tour_statements() -> list[str]:
     """Each top-level statement of the tour's Python blocks, with the comment lines that
-    follow it, in README order."""
-    text = (ROOT / "README.md").read_text()
+    follow it, in the guide's order."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        guide_code = importlib.import_module("guide_code")
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
     out = []
-    for heading in SECTIONS:
-        body = text.split("\n" + heading + "\n", 1)[1]
-        body = re.split(r"\n#{2,3} ", body, maxsplit=1)[0]
-        for block in re.findall(r"```python\n(.*?)```", body, flags=re.S):
+    found = [where for where, _ in guide_code.blocks()]
+    assert set(SECTIONS) <= set(found), set(SECTIONS) - set(found)
+    for where, block in guide_code.blocks():
+        if where in SECTIONS:
             lines = block.splitlines()
             starts = [node.lineno - 1 for node in ast.parse(block).body] + [len(lines)]
             out += ["\n".join(lines[a:b]).rstrip() for a, b in zip(starts, starts[1:])]
