@@ -1,5 +1,7 @@
 """A readable, per-user reference implementation of every ranking metric, straight from the
-definitions in the docstrings.
+definitions in the docstrings and the documentation's metric reference (``make docs``, the
+page "Every metric", written from the declarations in ``evalkit/metrics/_registry.py``: each
+metric's formula, the definitions it reads and the publication it comes from).
 
 This module is the statement of the formulas that the vectorized engine in
 ``evalkit.metrics`` is checked against. It loops over users and positions on purpose: clarity
