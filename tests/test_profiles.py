@@ -376,3 +376,31 @@ def test_every_profile_is_documented() -> None:
                 "rectools", "replay", "torchmetrics", "cornac", "evidently", "rs_metrics",
                 "recmetrics", "spark", "evalkit"}
     assert required <= set(ek.PROFILES)
+
+
+@pytest.mark.parametrize("library", ["cornac", "evidently", "lenskit", "pyspark", "recbole",
+                                     "recmetrics", "recommenders", "rectools", "replay",
+                                     "rs_metrics", "torchmetrics"])
+def test_each_committed_fixture_is_what_the_shared_writer_writes(library: str) -> None:
+    """The reference scripts write their fixtures through one function
+    (``tests/references/inputs.py``: ``write_fixture``); each committed fixture read and
+    written again by it is the same text, so a script changed to use it writes what it did."""
+    import ast
+
+    folder = Path(__file__).resolve().parent / "references"
+    spec = importlib.util.spec_from_file_location("reference_inputs", folder / "inputs.py")
+    inputs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(inputs)
+    script = (folder / f"{library}.py").read_text()
+    assert "inputs.write_fixture(OUT, fixture" in script and "def dumps" not in script
+    one_line = next((ast.literal_eval(node.value) for node in ast.parse(script).body
+                     if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "")
+                     == "ONE_LINE"), ())
+    text = (folder / "fixtures" / f"{library}.json").read_text()
+    written = inputs.dumps(json.loads(text), one_line)
+    # the first differing line, not pytest's diff of two texts of megabytes
+    differ = next((i for i, (a, b) in enumerate(zip(written.splitlines(), text.splitlines()))
+                   if a != b), None)
+    same = written == text
+    line = written.splitlines()[differ or 0][:200]
+    assert same, f"{library}.json differs from what write_fixture writes at line {differ}: {line!r}"

@@ -31,7 +31,6 @@ item indices and changes with the candidate set.
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 import sys
@@ -89,17 +88,6 @@ class FixedLists(Recommender):
     def score(self, user_idx, item_idx=None):
         scores = self.user_scores[user_idx]
         return scores if item_idx is None else scores[item_idx]
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def triplets(frame) -> list[tuple[int, int, float]]:
@@ -167,8 +155,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics)")
 
 

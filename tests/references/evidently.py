@@ -32,7 +32,6 @@ metric's own ``current_value``.
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 import sys
@@ -85,17 +84,6 @@ CLASSES = {
 }
 # The legacy series behind NDCG and MRR start at index 1; the new API adds 1 to every index.
 SHIFTED = {"ndcg", "mrr"}
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def frames(truth: pd.DataFrame, recs: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -231,8 +219,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics)")
 
 

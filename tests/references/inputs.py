@@ -12,12 +12,16 @@ own environment (``python tests/references/<library>.py``):
   also across the cutoffs 5, 10 and 20, which is what the tie conventions are tested on. Each
   row has its ``score`` and its 1-based ``rank`` in that order.
 
-:func:`fingerprint` hashes the three frames so a fixture can say which inputs it was made from.
+:func:`fingerprint` hashes the three frames so a fixture can say which inputs it was made from;
+:func:`write_fixture` writes a fixture as every reference script does (:func:`dumps`), and
+:func:`json_float` gives a per-user value as JSON holds it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 import os
 from pathlib import Path
 
@@ -82,3 +86,39 @@ if __name__ == "__main__":
     train, truth, recs = load()
     print(f"train {len(train)} rows, truth {len(truth)} rows, recs {len(recs)} rows; "
           f"users {truth['user_id'].nunique()}; fingerprint {fingerprint(train, truth, recs)}")
+
+
+def json_float(x: float) -> float | None:
+    """A value for JSON: a float, None for NaN."""
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def dumps(fixture: dict, one_line: tuple[str, ...] = ()) -> str:
+    """The fixture as JSON (indent 1) with each metric's per-user values on one line, and the
+    value under each key of ``one_line`` (or each list of a dict of lists there) on one line
+    too; floats in full repr, NaN as null."""
+    lines = {}
+    for key in one_line:
+        value = fixture[key]
+        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
+            for sub, v in value.items():
+                lines[f"{key}/{sub}"] = json.dumps(v)
+                value[sub] = f"@@{key}/{sub}@@"
+        else:
+            lines[key] = json.dumps(value)
+            fixture[key] = f"@@{key}@@"
+    for name, m in fixture["metrics"].items():
+        lines[f"metrics/{name}"] = json.dumps(m["per_user"])
+        m["per_user"] = f"@@metrics/{name}@@"
+    text = json.dumps(fixture, indent=1)
+    for name, line in lines.items():
+        text = text.replace(json.dumps(f"@@{name}@@"), line)
+    return text + "\n"
+
+
+def write_fixture(path: Path, fixture: dict, one_line: tuple[str, ...] = ()) -> None:
+    """Write ``fixture`` to ``path`` as :func:`dumps` gives it (its folder made if needed)."""
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(dumps(fixture, one_line))
+

@@ -23,8 +23,6 @@ list only.
 
 from __future__ import annotations
 
-import json
-import math
 import platform
 import sys
 import warnings
@@ -67,22 +65,6 @@ SOURCE_FILES = [
     "lenskit/data/collection/_list.py",
     "lenskit/data/items.py",
 ]
-
-
-def _float(x: float) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def specs() -> dict[str, tuple[str, object]]:
@@ -137,7 +119,7 @@ def measure(spec: dict[str, tuple[str, object]], outputs, test) -> dict[str, dic
             "call": f"RunAnalysis({call}).measure(outputs, test): list_metrics() per user, "
                     "list_summary()['mean'] for the mean",
             "mean": float(summary.loc[name, "mean"]),
-            "per_user": {str(int(u)): _float(v) for u, v in column.items()},
+            "per_user": {str(int(u)): inputs.json_float(v) for u, v in column.items()},
         }
     return out
 
@@ -192,8 +174,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics)")
 
 

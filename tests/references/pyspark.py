@@ -28,7 +28,6 @@ the binary one. Spark returns means only.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import platform
@@ -57,17 +56,6 @@ SOURCE_FILES = [
     "pyspark/jars/spark-mllib_2.13-*.jar: org/apache/spark/mllib/api/python/PythonMLLibAPI.scala"
     " (newRankingMetrics)",
 ]
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def main() -> None:
@@ -168,8 +156,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics, {len(users_pos)} / {len(users_all)} users)")
 
 

@@ -40,7 +40,6 @@ draw is an item of the user's train, validation or test rows.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import sys
@@ -49,6 +48,8 @@ import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import inputs  # noqa: E402  (its fixture writing; RecBole reads its own data)
 
 # This file is named like the library: drop its folder from the path before importing it.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
@@ -65,6 +66,8 @@ from recbole.utils import InputType, ModelType, init_seed  # noqa: E402
 # pandas 2 warns about RecBole's chained fillna (dataset.py); it does not change the data here
 warnings.filterwarnings("ignore", category=FutureWarning, module="recbole")
 
+#: The fixture's keys whose values are written on one line each.
+ONE_LINE = ("catalog", "train", "valid", "test", "scores", "negatives", "top_k")
 OUT = HERE / "fixtures" / "recbole.json"
 K = 10
 N_NEGATIVES = 100
@@ -152,27 +155,6 @@ class FixedScores(GeneralRecommender):
     def full_sort_predict(self, interaction):
         n = interaction[self.USER_ID].shape[0]
         return self.score.repeat(n)
-
-
-def dumps(fixture: dict, one_line: tuple[str, ...]) -> str:
-    """JSON with each value under ``one_line`` keys (and each per-user dict) on one line."""
-    lines = {}
-    for key in one_line:
-        value = fixture[key]
-        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
-            for sub, v in value.items():
-                lines[f"{key}/{sub}"] = json.dumps(v)
-                value[sub] = f"@@{key}/{sub}@@"
-        else:
-            lines[key] = json.dumps(value)
-            fixture[key] = f"@@{key}@@"
-    for name, m in fixture["metrics"].items():
-        lines[f"metrics/{name}"] = json.dumps(m["per_user"])
-        m["per_user"] = f"@@metrics/{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def main() -> None:
@@ -308,9 +290,7 @@ def main() -> None:
     summary = (f"{len(order)} users, {len(test)} test rows, "
                f"{sum(map(len, negatives.values()))} draws: "
                + ", ".join(f"{k} {m['mean']:.4f}" for k, m in metrics.items()))
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture, ("catalog", "train", "valid", "test", "scores", "negatives",
-                                   "top_k")))
+    inputs.write_fixture(OUT, fixture, ONE_LINE)
     print(f"wrote {OUT} ({summary})")
 
 

@@ -18,7 +18,6 @@ are in ascending id order. Per-user values come from the same function called on
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 import sys
@@ -37,17 +36,6 @@ import recmetrics  # noqa: E402
 KS = (5, 10, 20)
 OUT = HERE / "fixtures" / "recmetrics.json"
 SOURCE_FILES = ["recmetrics/metrics.py"]
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def main() -> None:
@@ -102,8 +90,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics, {len(users)} users)")
 
 

@@ -26,7 +26,6 @@ rows (``n_users`` is then 1); the mean is the call on all users.
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 import sys
@@ -50,22 +49,6 @@ SOURCE_FILES = [
     "recommenders/datasets/pandas_df_utils.py",
 ]
 COLS = {"col_user": "user_id", "col_item": "item_id", "col_prediction": "prediction"}
-
-
-def _float(x: float) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def main() -> None:
@@ -118,7 +101,7 @@ def main() -> None:
         for user, user_true in by_user[true_name].items():
             value = func(user_true.reset_index(drop=True),
                          pred_by_user[user].reset_index(drop=True), **COLS, **options)
-            per_user[str(int(user))] = _float(value)
+            per_user[str(int(user))] = inputs.json_float(value)
         values = np.array([np.nan if v is None else v for v in per_user.values()])
         if func_name != "r_precision_at_k" and not math.isclose(
                 mean, float(values.mean()), rel_tol=0, abs_tol=1e-12):
@@ -151,8 +134,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics)")
 
 

@@ -15,7 +15,6 @@ the list with its ``rank`` column (rectools reads ranks, never scores). Per-user
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 import sys
@@ -50,22 +49,6 @@ SOURCE_FILES = [
     "rectools/metrics/scoring.py",
     "rectools/utils/misc.py",
 ]
-
-
-def _float(x: float) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def main() -> None:
@@ -104,7 +87,7 @@ def main() -> None:
             "call": f"rectools.metrics.{call}.calc_per_user(reco, interactions); "
                     ".calc(...) for the mean",
             "mean": mean,
-            "per_user": {str(int(u)): _float(v) for u, v in per_user.items()},
+            "per_user": {str(int(u)): inputs.json_float(v) for u, v in per_user.items()},
         }
 
     fixture = {
@@ -125,8 +108,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics, {len(per_user)} users)")
 
 

@@ -20,7 +20,6 @@ script checks that ``OfflineMetrics`` and the polars path give the same means.
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 import sys
@@ -71,22 +70,6 @@ SOURCE_FILES = [
 ]
 
 
-def _float(x: float) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
-
-
 def main() -> None:
     train, truth, recs = inputs.load()
     ground_truth = truth.loc[truth["rating"] >= inputs.THRESHOLD, ["user_id", "item_id"]]
@@ -117,7 +100,7 @@ def main() -> None:
                         f'item_column="item_id", rating_column="score", mode=PerUser() / Mean())'
                         "(recommendations, ground_truth)",
                 "mean": mean,
-                "per_user": {str(int(u)): _float(values[u]) for u in sorted(values)},
+                "per_user": {str(int(u)): inputs.json_float(values[u]) for u in sorted(values)},
             }
 
     fixture = {
@@ -136,8 +119,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics)")
 
 

@@ -17,7 +17,6 @@ come from the same call with ``apply_mean=False`` (a list in the order of the so
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 import sys
@@ -46,22 +45,6 @@ FUNCTIONS = {
 }
 
 
-def _float(x: float) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
-
-
 def main() -> None:
     train, truth, recs = inputs.load()
     true = truth.loc[truth["rating"] >= inputs.THRESHOLD, ["user_id", "item_id"]]
@@ -82,7 +65,7 @@ def main() -> None:
                 "call": f"rs_metrics.{func}(true, pred, k={k}, apply_mean=False); "
                         "apply_mean=True (default) for the mean",
                 "mean": mean,
-                "per_user": {str(int(u)): _float(v) for u, v in zip(users, per_user)},
+                "per_user": {str(int(u)): inputs.json_float(v) for u, v in zip(users, per_user)},
             }
 
     fixture = {
@@ -100,8 +83,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics, {len(users)} users)")
 
 

@@ -25,7 +25,6 @@ torchmetrics computes in float32: every value here is a float32 widened to a Pyt
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 import sys
@@ -77,17 +76,6 @@ SOURCE_FILES = [
 def identity(values: torch.Tensor, dim: int | None = None) -> torch.Tensor:
     """A callable ``aggregation`` that keeps the per-user values."""
     return values
-
-
-def dumps(fixture: dict) -> str:
-    """JSON with one line per metric's per-user values (full float repr, NaN as null)."""
-    lines = {name: json.dumps(m.pop("per_user")) for name, m in fixture["metrics"].items()}
-    for name, m in fixture["metrics"].items():
-        m["per_user"] = f"@@{name}@@"
-    text = json.dumps(fixture, indent=1)
-    for name, line in lines.items():
-        text = text.replace(json.dumps(f"@@{name}@@"), line)
-    return text + "\n"
 
 
 def specs() -> dict[str, tuple[str, type, dict, str]]:
@@ -165,8 +153,7 @@ def main() -> None:
         },
         "metrics": metrics,
     }
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(dumps(fixture))
+    inputs.write_fixture(OUT, fixture)
     print(f"wrote {OUT} ({len(metrics)} metrics)")
 
 
