@@ -427,7 +427,7 @@ def required_users(effect: float, *, diffs: object = None, sd: float | None = No
         The alternative hypothesis, as for :func:`power`.
     n_tests : int, default 1
         The number of tests corrected for, as for :func:`power`.
-    max_users : int, default 10**9
+    max_users : int, default 1000000000
         The most users considered; needing more raises.
 
     Examples
