@@ -47,7 +47,7 @@ def test_help_explains_every_command() -> None:
     assert "--truth" in sub.stdout and "--recs" in sub.stdout and "--k" in sub.stdout
 
 
-def test_sample_then_evaluate(tmp_path) -> None:
+def test_sample_then_evaluate(tmp_path, here) -> None:
     made = run("sample", "--out", str(tmp_path))
     assert made.returncode == 0, made.stderr
     out_json = tmp_path / "result.json"
@@ -67,12 +67,13 @@ def test_sample_then_evaluate(tmp_path) -> None:
         assert rows[column]["ci_low"] == pytest.approx(expected.summary.loc[column, "ci_low"])
     assert "curves" not in result
 
+    # the rest in this process (a process each costs seconds; the entry point ran above)
     before = out_json.read_bytes()
-    again = run("evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
+    again = here("evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
                 str(tmp_path / "recs.csv"), "--k", "10", "--curves", "20", "--out", str(out_json))
     assert again.returncode == 2 and "exists (an earlier evaluation?)" in again.stderr
     assert out_json.read_bytes() == before
-    with_curves = run("evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
+    with_curves = here("evaluate", "--truth", str(tmp_path / "test.csv"), "--recs",
                       str(tmp_path / "recs.csv"), "--k", "10", "--curves", "20",
                       "--out", str(out_json), "--force")
     assert with_curves.returncode == 0, with_curves.stderr
