@@ -246,6 +246,8 @@ API = {
     "evalkit.recs": "Reading recommendation files.",
     "evalkit.plots": "The report plots.",
     "evalkit.report": "What the report notebooks call, and the runner.",
+    "evalkit.spark": "Evaluation of Spark DataFrames (the `spark` extra and Java 17 to run it).",
+    "evalkit.examples": "The textbooks' worked examples as ready-made frames.",
 }
 
 

@@ -29,7 +29,8 @@ def _check_seconds(value: object, *, func: str, arg: str) -> float:
     return float(value)
 
 
-#: A number of seconds to wait (infinity waits for ever; NaN is refused).
+#: A number of seconds to wait (infinity waits for ever; NaN is refused): a constraint of its
+#: own because ``real()`` takes finite numbers only.
 SECONDS = Constraint(_check_seconds, (0, -1.0, float("nan"), "5", True, None))
 
 __all__ = [
