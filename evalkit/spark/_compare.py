@@ -111,11 +111,41 @@ def compare(
         Recommendations of each system, by display name.
     truth : pyspark.sql.DataFrame
         Test interactions shared by all systems.
-    baseline, pairs, k, metrics, definitions, alpha, confidence, n_resamples,
-    n_permutations, rng, **options
-        As in :func:`evalkit.compare`.
-    train, columns, partitions
-        As in :func:`evalkit.spark.evaluate`.
+    baseline : str, optional
+        The reference system, as for :func:`evalkit.compare`; default: the first one. With
+        ``pairs="all"`` it only comes first in the order.
+    pairs : {"reference", "all"}, default "reference"
+        ``"reference"``: every other system against the baseline; ``"all"``: every pair of
+        systems (as for :func:`evalkit.compare`).
+    k : int or list of int, default 10
+        Cutoff(s), as for :func:`evalkit.evaluate`.
+    metrics : list of str, optional
+        As for :func:`evalkit.evaluate`; default: P, R, MAP, MRR and NDCG.
+    train : pyspark.sql.DataFrame, optional
+        Training interactions, as for :func:`evalkit.spark.evaluate`; needed only by
+        ``unknown_items="drop"``.
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`evalkit.evaluate`.
+    **options
+        Fields of :class:`evalkit.Definitions`, overriding ``definitions``: every field (or
+        a profile name) applies to every system.
+    alpha : float, default 0.05
+        Family-wise significance level after the Holm correction.
+    confidence : float, default 0.95
+        Level of the bootstrap confidence intervals of each system's mean and of each
+        paired difference and effect size.
+    n_resamples : int, default 1000
+        Their bootstrap resamples.
+    n_permutations : int, default 10000
+        Sign flips of the paired randomization test.
+    rng : int, Generator or None, default 0
+        Seed for bootstrap and randomization; the same seed gives the same table.
+    columns : mapping of str to str, optional
+        Renames columns of ``truth``, of each system's recommendations and of ``train`` to
+        evalkit's names, as for :func:`evalkit.spark.evaluate`.
+    partitions : int, optional
+        Number of buckets of users of each system's :func:`evalkit.spark.evaluate`; default
+        ``spark.sql.shuffle.partitions``. The results do not depend on it.
 
     Returns
     -------

@@ -81,8 +81,23 @@ class SparkEvaluation:
     per_user : pyspark.sql.DataFrame
         One row per evaluated user: ``user_id`` and one double column per ``metric@k`` (NaN
         where a metric is undefined, as in memory). Persisted; :meth:`unpersist` frees it.
-    summary, definitions, counts, curves, bootstrap
-        As in :class:`evalkit.Evaluation`, collected to the driver.
+    summary : pd.DataFrame
+        One row per ``metric@k``, with the columns of :class:`evalkit.Evaluation`'s
+        ``summary`` (means, intervals, users), formed on the driver.
+    definitions : Definitions
+        The definitions used, as in :class:`evalkit.Evaluation`.
+    counts : dict
+        ``users`` evaluated, ``users_without_recs`` (scored 0), ``recs_only_users``
+        (ignored), as in :class:`evalkit.Evaluation`.
+    curves : pd.DataFrame or None
+        With ``evaluate(..., curves=K)``: the :func:`~evalkit.metrics.ranking_curves` table
+        for k = 1..K, formed on the driver, else None.
+    _cached : pyspark.sql.DataFrame or None
+        Internal, set by :func:`evalkit.spark.evaluate`: the persisted output of the Spark
+        job that ``per_user`` is read from; :meth:`unpersist` frees it too.
+    bootstrap : dict
+        The intervals' settings: ``confidence``, ``n_resamples`` and ``rng`` (the seed when
+        it was an integer, else None), as in :class:`evalkit.Evaluation`.
     """
 
     per_user: object
@@ -114,7 +129,16 @@ class SparkEvaluation:
 
     def write_per_user(self, path: str, *, mode: str = "errorifexists") -> None:
         """Write the per-user table as Parquet to ``path`` (a Spark path; ``mode`` as in
-        ``DataFrameWriter.mode``: ``"errorifexists"``, ``"overwrite"``, ...)."""
+        ``DataFrameWriter.mode``: ``"errorifexists"``, ``"overwrite"``, ...).
+
+        Parameters
+        ----------
+        path : str
+            Where Spark writes the Parquet files (local, ``s3://``, ``hdfs://``...).
+        mode : str, default "errorifexists"
+            Spark's save mode (``DataFrameWriter.mode``): ``"errorifexists"``,
+            ``"overwrite"``, ``"append"``, ``"ignore"``.
+        """
         self.per_user.write.mode(mode).parquet(path)
 
     def to_evaluation(self) -> Evaluation:
@@ -130,11 +154,25 @@ class SparkEvaluation:
             self._cached.unpersist()
 
     def mean(self, metric: str, k: int | None = None) -> float:
-        """The summary mean of ``metric`` at ``k``."""
+        """The summary mean of ``metric`` at ``k`` (as :meth:`evalkit.Evaluation.mean`).
+
+        Parameters
+        ----------
+        metric : str
+            The metric's registry name, label or column (``"ndcg"``, ``"NDCG"``, ``"NDCG@10"``).
+        k : int, optional
+            The cutoff; None for a metric without one, or a column that names it.
+        """
         return self._shape().mean(metric, k)
 
     def table(self, *, digits: int = 4) -> pd.DataFrame:
-        """The summary as an analyst reads it (see :meth:`evalkit.Evaluation.table`)."""
+        """The summary as an analyst reads it (see :meth:`evalkit.Evaluation.table`).
+
+        Parameters
+        ----------
+        digits : int, default 4
+            Decimals kept.
+        """
         return self._shape().table(digits=digits)
 
     def to_dict(self) -> dict:
@@ -143,7 +181,17 @@ class SparkEvaluation:
 
     def to_json(self, path: str | None = None, *, indent: int = 2,
                 overwrite: bool = True) -> str:
-        """As :meth:`evalkit.Evaluation.to_json`."""
+        """As :meth:`evalkit.Evaluation.to_json`.
+
+        Parameters
+        ----------
+        path : str, optional
+            A file to write the JSON to as well.
+        indent : int, default 2
+            Indentation of the JSON.
+        overwrite : bool, default True
+            Replace an existing file at ``path``; False raises ``FileExistsError`` instead.
+        """
         return self._shape().to_json(path, indent=indent, overwrite=overwrite)
 
     def _repr_html_(self) -> str:
@@ -399,11 +447,31 @@ def evaluate(
         Test interactions: ``user_id, item_id, rating`` (integer or string ids).
     recs : pyspark.sql.DataFrame
         Recommendations: ``user_id, item_id`` and ``rank`` and/or ``score``.
-    k, metrics, definitions, confidence, n_resamples, rng, curves, **options
-        As in :func:`evalkit.evaluate`; every field of :class:`evalkit.Definitions` works.
+    k : int or list of int, default 10
+        Cutoff(s), as for :func:`evalkit.evaluate`. Every metric is computed at each.
+    metrics : list of str, optional
+        Registry names or labels, as for :func:`evalkit.evaluate`; default: all of them, or
+        under a profile those it reproduces.
     train : pyspark.sql.DataFrame, optional
         Training interactions; needed only by ``unknown_items="drop"`` (its distinct
         ``item_id`` values are collected to the driver and shipped with the tasks).
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`evalkit.evaluate`; default:
+        evalkit's.
+    **options
+        Any field of :class:`evalkit.Definitions`, overriding ``definitions``, as for
+        :func:`evalkit.evaluate`: every field works.
+    confidence : float, default 0.95
+        Level of the bootstrap confidence intervals.
+    n_resamples : int, default 1000
+        Bootstrap resamples (the Poisson bootstrap of :func:`evalkit.evaluate`, see the
+        Notes); 0 computes no intervals (``ci_low`` and ``ci_high`` are NaN).
+    rng : int, Generator or None, default 0
+        Seed of the bootstrap; the same seed gives the same intervals, for any
+        ``partitions``.
+    curves : int, optional
+        Also compute :func:`~evalkit.metrics.ranking_curves` to ``k_max=curves``
+        (``result.curves``), as for :func:`evalkit.evaluate`.
     columns : mapping of str to str, optional
         Renames columns of ``truth``, ``recs`` and ``train`` to evalkit's names, for example
         ``{"userId": "user_id", "movieId": "item_id"}``.

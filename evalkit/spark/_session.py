@@ -193,6 +193,8 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
     Returns
     -------
     pyspark.sql.SparkSession
+        The active session when it runs on ``master``, else a new one; its log level set to
+        ERROR.
 
     Raises
     ------
