@@ -113,7 +113,7 @@ def recommendation_pair_example() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFr
 
 def ap_denominator_case() -> tuple[pd.DataFrame, pd.DataFrame]:
     """A user with 6 relevant items, 2 of them in a top-5 list at ranks 1 and 3, where the
-    three AP denominators disagree: min(k, |R|) = 5, |R| = 6, hits = 2."""
+    three AP denominators disagree: ``min(k, |R|) = 5``, ``|R| = 6``, ``hits = 2``."""
     truth = _graded({i: 5 for i in ["a", "c", "x1", "x2", "x3", "x4"]})
     return truth, _ranked(list("abcde"))
 
