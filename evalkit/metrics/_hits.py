@@ -114,6 +114,25 @@ def id_array(series: pd.Series) -> np.ndarray:
     return values.astype(object)
 
 
+def listed_pairs(truth: pd.DataFrame, recs: pd.DataFrame) -> np.ndarray:
+    """Per row of validated ``truth``: whether the user's list in ``recs`` holds the item
+    (``relevant_set="listed"``). The (user, item) pairs are packed into one int64 key each
+    (users by their code among the test users, items as the join keys them), so the test is
+    a hash lookup rather than a comparison of row tuples."""
+    known: dict = {}
+    t_user, r_user = id_array(truth["user_id"]), id_array(recs["user_id"])
+    users = unique_ids(t_user, known=known)
+    t_u, r_u = codes_of(t_user, users, known), codes_of(r_user, users, known)
+    t_i, r_i, low, n_items = _item_keys(id_array(truth["item_id"]), id_array(recs["item_id"]),
+                                        known)
+    inside = r_u >= 0  # users only in the lists hold no test item
+
+    def key(u: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return u.astype(np.int64) * n_items + (i.astype(np.int64) - low)
+
+    return pd.Series(key(t_u, t_i)).isin(key(r_u[inside], r_i[inside])).to_numpy()
+
+
 def _rating_levels(rating: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The distinct ratings (ascending) and each rating's index among them, as ``uint8``;
     None when there are more than ``_MAX_LEVELS`` of them.

@@ -20,7 +20,7 @@ from ._common import (
     warn_id_formats,
     warn_ties,
 )
-from ._hits import HitTable, TruthSide, build_hits, truth_side
+from ._hits import HitTable, TruthSide, build_hits, listed_pairs, truth_side
 
 __all__ = ["SharedTruth", "make_definitions", "prepare", "tie_check"]
 
@@ -88,8 +88,7 @@ def prepare(
         truth = truth[truth["item_id"].isin(train["item_id"].unique())]
     if definitions.relevant_set == "listed":
         users = truth["user_id"].unique() if users is None else users
-        listed = pd.MultiIndex.from_frame(recs[["user_id", "item_id"]])
-        truth = truth[pd.MultiIndex.from_frame(truth[["user_id", "item_id"]]).isin(listed)]
+        truth = truth[listed_pairs(truth, recs)]
     if shared is not None and users is None:  # the truth as validated: coded once
         truth = shared.side(definitions.threshold)
     table = build_hits(truth, recs, threshold=definitions.threshold, ties=definitions.ties,

@@ -18,7 +18,7 @@ from evalkit import _duplicates
 from evalkit.metrics import _kernels
 from evalkit.metrics._common import check_recs, check_truth
 from evalkit.metrics._curves import RankingCurves
-from evalkit.metrics._hits import build_hits
+from evalkit.metrics._hits import build_hits, listed_pairs
 from evalkit.metrics._prepare import make_definitions
 from tests.metrics.matrix_forms import MatrixForms, mean_over_users
 from tests.metrics.naive import random_frames
@@ -201,3 +201,23 @@ def test_negative_and_zero_gains_keep_ndcg_defined_only_where_ideal_dcg_is_posit
                                    mean_over_users(full, undefined, empty), rtol=1e-13,
                                    equal_nan=True)
         assert undefined[:, 1].any() and not undefined[:, 1].all()  # the case is exercised
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10_000), kind=st.sampled_from(["small", "sparse", "negative",
+                                                          "string"]),
+       n=st.integers(0, 40), m=st.integers(0, 40))
+def test_listed_pairs_is_the_row_tuples_membership(seed: int, kind: str, n: int, m: int) -> None:
+    """``relevant_set="listed"``'s packed keys say what comparing (user, item) tuples says,
+    for small, sparse, negative and string ids, with users only in the lists."""
+    rng = np.random.default_rng(seed)
+
+    def ids(size: int, high: int) -> np.ndarray:
+        x = rng.integers(0, high, size)
+        return {"small": x, "sparse": x * 1_000_003 + 7, "negative": x - 5,
+                "string": np.array([f"i{v:03d}" for v in x], dtype=object)}[kind]
+
+    truth = pd.DataFrame({"user_id": ids(n, 8), "item_id": ids(n, 12)})
+    recs = pd.DataFrame({"user_id": ids(m, 10), "item_id": ids(m, 12)})
+    want = pd.MultiIndex.from_frame(truth).isin(pd.MultiIndex.from_frame(recs))
+    np.testing.assert_array_equal(listed_pairs(truth, recs), want)
