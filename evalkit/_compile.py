@@ -55,6 +55,7 @@ def _run() -> None:
     for truth, lists in ((test, recs), (test.astype(as_text), recs.astype(as_text))):
         ek.evaluate(truth, lists, k=[5, 10], threshold=4.0)
         ek.evaluate(truth, lists, k=[5, 10], metrics=every, threshold=4.0, curves=20)
+        ek.evaluate(truth, lists, k=10, relevant_set="listed", n_resamples=0)
     for ties in ("deterministic", "optimistic", "pessimistic", "expected"):
         ek.evaluate(test, tied, k=[5, 10], threshold=4.0, ties=ties, n_resamples=0,
                     metrics=[m for m in every

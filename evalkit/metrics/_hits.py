@@ -116,9 +116,10 @@ def id_array(series: pd.Series) -> np.ndarray:
 
 def listed_pairs(truth: pd.DataFrame, recs: pd.DataFrame) -> np.ndarray:
     """Per row of validated ``truth``: whether the user's list in ``recs`` holds the item
-    (``relevant_set="listed"``). The (user, item) pairs are packed into one int64 key each
-    (users by their code among the test users, items as the join keys them), so the test is
-    a hash lookup rather than a comparison of row tuples."""
+    (``relevant_set="listed"``). Users are coded among the test users and items as the join
+    keys them; both sides are grouped by user (a counting sort where they are not), and a
+    compiled pass marks each user's listed items and reads the user's test items
+    (:func:`._kernels.listed`)."""
     known: dict = {}
     t_user, r_user = id_array(truth["user_id"]), id_array(recs["user_id"])
     users = unique_ids(t_user, known=known)
@@ -126,11 +127,21 @@ def listed_pairs(truth: pd.DataFrame, recs: pd.DataFrame) -> np.ndarray:
     t_i, r_i, low, n_items = _item_keys(id_array(truth["item_id"]), id_array(recs["item_id"]),
                                         known)
     inside = r_u >= 0  # users only in the lists hold no test item
-
-    def key(u: np.ndarray, i: np.ndarray) -> np.ndarray:
-        return u.astype(np.int64) * n_items + (i.astype(np.int64) - low)
-
-    return pd.Series(key(t_u, t_i)).isin(key(r_u[inside], r_i[inside])).to_numpy()
+    if not inside.all():
+        r_u, r_i = r_u[inside], r_i[inside]
+    n_users = users.size
+    t_order, t_start = _kernels.group_rows(t_u, n_users)
+    r_start = _kernels.group_starts(r_u, r_u, False, n_users)
+    if not r_start.size:
+        r_order, r_start = _kernels.group_rows(r_u, n_users)
+        r_i = r_i[r_order]
+    t_grouped = t_i[t_order]
+    grouped = np.zeros(t_u.size, dtype=np.bool_)
+    _kernels.over_users(n_users, lambda u0, u1: _kernels.listed(
+        t_start, t_grouped, r_start, r_i, low, n_items, grouped, u0, u1))
+    out = np.empty(t_u.size, dtype=np.bool_)
+    out[t_order] = grouped
+    return out
 
 
 def _rating_levels(rating: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -8,6 +8,8 @@ values in cache:
 - :func:`join` marks the hits: each user's test items are written into a small lookup array
   indexed by item code, the user's recommendations read their codes from it, and the entries
   are cleared again; a second array stamps each user's items, which finds a repeated one.
+  :func:`listed` does the reverse for ``relevant_set="listed"``: which test items the user's
+  list holds.
 - :func:`rank_reduce` walks each user's positions once, up to the largest cutoff, and
   produces P, R, F1, HR, RR, AP, DCG, NDCG and R-precision cut at k (rows named :data:`P`
   ... :data:`RP`) at the requested cutoffs; :func:`rank_sums` produces their sums over users
@@ -47,8 +49,8 @@ from .._duplicates import grouped_duplicates
 from .._parallel import KERNEL_OPTIONS, available_threads, run_parallel
 
 __all__ = ["AT_METRICS", "INCREMENTS", "Lists", "Scoring", "group_rows", "group_starts",
-           "grouped_duplicates", "join", "offset_codes", "order_by_group", "ordered_by_score",
-           "over_users", "in_global_top", "pair_counts", "rank_reduce",
+           "grouped_duplicates", "join", "listed", "offset_codes", "order_by_group",
+           "ordered_by_score", "over_users", "in_global_top", "pair_counts", "rank_reduce",
            "rank_sums", "score_positions", "tied_values"]
 
 # Rows of rank_reduce's outputs, by the registry's names (hit rate, MRR and MAP are HR, RR and
@@ -322,6 +324,26 @@ def join(t_start, t_item, t_code, r_start, r_item, low, n_items, rel_of, out, n_
         for j in range(a, b):
             lookup[t_item[j] - low] = 0
     return repeats
+
+
+@njit(**_OPTIONS)
+def listed(t_start, t_item, r_start, r_item, low, n_items, out, u0, u1):  # pragma: no cover
+    """``out[j]`` = whether test row ``j``'s item is in its user's list
+    (``relevant_set="listed"``): each user's listed items are marked in a lookup array
+    indexed by item, the user's test rows read it, and the marks are cleared again.
+
+    Truth rows are grouped by user (``t_start``), recommendations too (``r_start``);
+    ``item - low`` is in ``0..n_items-1`` for every item. Users ``u0..u1-1``.
+    """
+    mark = np.zeros(n_items, np.bool_)
+    for u in range(u0, u1):
+        c, d = r_start[u], r_start[u + 1]
+        for j in range(c, d):
+            mark[r_item[j] - low] = True
+        for j in range(t_start[u], t_start[u + 1]):
+            out[j] = mark[t_item[j] - low]
+        for j in range(c, d):
+            mark[r_item[j] - low] = False
 
 
 class Lists(NamedTuple):
