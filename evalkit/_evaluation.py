@@ -17,9 +17,11 @@ import pandas as pd
 from ._checks import InvalidParameterError
 from ._constraints import CUTOFF, CUTOFFS, FRACTION, RESAMPLES, SEED, constrained, optional
 from ._display import CompactTable, CurveTable, metric_column
+from ._docstrings import fill_doc
 from ._version import __version__
 from .definitions import Definitions, takes_definitions
 from .metrics import parse_column, rank
+from .metrics._engine import PER_USER_DOCS
 from .stats import bootstrap_ci_frame
 
 __all__ = ["Evaluation", "Summary", "evaluate", "load_evaluation", "metric_column"]
@@ -363,6 +365,7 @@ def load_evaluation(path: str | os.PathLike) -> Evaluation:
 @constrained(k=CUTOFFS, rng=SEED, confidence=FRACTION, n_resamples=RESAMPLES,
              curves=optional(CUTOFF))
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def evaluate(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -381,18 +384,14 @@ def evaluate(
 
     Parameters
     ----------
-    truth : pd.DataFrame
-        Test interactions: ``user_id, item_id, rating``. Every user here is evaluated.
-    recs : pd.DataFrame
-        Recommendations: ``user_id, item_id`` and ``rank`` and/or ``score``.
+    %(truth_recs)s
     k : int or list of int, default 10
         Cutoff(s). Every metric is computed at each.
     metrics : list of str, optional
         Registry names (``evalkit.metrics.RANKING_METRICS``) or the labels tables print
         (``"ndcg"`` or ``"NDCG"``, case-sensitive; see :func:`evalkit.metrics.get_metric`);
         default: all of them, or under a profile those it reproduces.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
+    %(train)s
     definitions : Definitions or str, optional
         The definitions (:class:`evalkit.Definitions`) or a profile name (``"trec_eval"``,
         ``"lenskit"``, ... :data:`evalkit.PROFILES`); default: evalkit's. A profile refuses

@@ -10,6 +10,7 @@ user's :class:`~._spec.Hits`.
 
 from __future__ import annotations
 
+import textwrap
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import pandas as pd
 from .._checks import check_ks, warn
 from .._constraints import CUTOFF, CUTOFFS, POSITIVE_INT, constrained, optional
 from .._display import CURVE_USERS, CurveTable, metric_column
+from .._docstrings import fill_doc, fragments, substitute
 from .._errors import InvalidParameterError
 from ..definitions import Definitions, takes_definitions
 from ..profiles import check_covered, covers
@@ -33,6 +35,53 @@ from ._spec import Hits, Metric, from_hits, hits_of
 
 __all__ = ["RankResult", "check_metrics", "default_metrics", "metric_column", "per_user",
            "per_user_function", "rank", "ranking_curves"]
+
+#: The docstring entries of the per-user ranking functions (:mod:`evalkit.metrics.ranking`'s
+#: and those of metrics declared from hits, :func:`per_user_function`), which
+#: :func:`rank`, :func:`ranking_curves` and :func:`evalkit.evaluate` share for the same
+#: inputs (:func:`evalkit._docstrings.fill_doc`). ``parameters`` is the whole usual list.
+PER_USER_DOCS = fragments(
+    truth_recs="""
+    truth : pd.DataFrame
+        Test interactions: ``user_id, item_id, rating``. Every user here is evaluated.
+    recs : pd.DataFrame
+        Recommendations: ``user_id, item_id`` and ``rank`` (1-based) and/or ``score``.
+    """,
+    k="""
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    """,
+    train="""
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    """,
+    definitions="""
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name (``"trec_eval"``,
+        ``"lenskit"``, ... see :data:`evalkit.PROFILES`); default: evalkit's.
+    """,
+    options="""
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads (``threshold``, ``empty``,
+        ``ties``, ...; the metric's card lists them: ``evalkit.metrics.definition_cards()``),
+        overriding ``definitions``. Other fields and unknown names raise.
+    """,
+    returns="""
+    MetricSeries
+        Per-user values indexed by ``user_id``, with ``dropped``, ``n_users``, ``k``,
+        ``definitions``, ``tied_users`` and ``users_without_recs`` (see
+        :class:`~evalkit.metrics.MetricSeries`).
+    """,
+    raises="""
+    ValueError, TypeError
+        For missing columns, NaN or infinite scores, duplicate pairs or ranks, mismatched id
+        types, ``k`` that is not a positive integer, or an unknown option. A field of
+        :class:`evalkit.Definitions` the metric does not read raises
+        :class:`evalkit.InvalidParameterError`, a subclass of both.
+    """,
+)
+PER_USER_DOCS["parameters"] = "\n".join(
+    PER_USER_DOCS[name] for name in ("truth_recs", "k", "train", "definitions", "options"))
 
 
 @takes_definitions
@@ -291,38 +340,35 @@ def per_user_function(metric: Metric) -> Callable:
     function.__name__ = function.__qualname__ = name
     function.__module__ = "evalkit.metrics"
     label = metric.long_label
-    formula = metric.formula
-    function.__doc__ = f"""{label} at k, per user (``evalkit.metrics.Metric`` {name!r}).
+    reads = textwrap.fill("This metric reads " + (
+        ", ".join(f"``{field}``" for field in metric.reads) or "none of them") + ".",
+        width=88, subsequent_indent=" " * 8)
+    function.__doc__ = substitute(f"""{label} at k, per user (``evalkit.metrics.Metric`` {name!r}).
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`evalkit.metrics.precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`evalkit.metrics.precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads:
-        {", ".join(metric.reads) or "none"}.
+    %(parameters)s
+        {reads}
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
-    {formula}
-    """
+    %(formula)s
+    """, {**PER_USER_DOCS, "formula": metric.formula}, where=name)
     return constrained(k=POSITIVE_INT)(takes_definitions(function, reads=metric.reads))
 
 
 
 @constrained(k=CUTOFFS, curves=optional(CUTOFF))
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def rank(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -341,15 +387,13 @@ def rank(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`evalkit.evaluate`.
+    %(truth_recs)s
     k : int or list of int, default 10
         Cutoff(s); every metric is computed at each.
     metrics : list of str, optional
         As for :func:`evalkit.evaluate`; may name metrics of your own
         (:func:`evalkit.metrics.register`).
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
+    %(train)s
     definitions : Definitions or str, optional
         The definitions or a profile name, as for :func:`evalkit.evaluate`.
     curves : int, optional
@@ -390,6 +434,7 @@ def rank(
 
 @constrained(k_max=CUTOFF)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def ranking_curves(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -404,11 +449,8 @@ def ranking_curves(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for the per-user functions
-        (:func:`ndcg_at_k`, :func:`average_precision_at_k`).
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
+    %(truth_recs)s
+    %(train)s
     definitions : Definitions or str, optional
         The definitions or a profile name, as for the per-user functions.
     **options

@@ -28,9 +28,10 @@ from __future__ import annotations
 import pandas as pd
 
 from .._constraints import POSITIVE_INT, constrained
+from .._docstrings import fill_doc
 from ..definitions import Definitions, takes_definitions
 from ._common import check_truth
-from ._engine import per_user
+from ._engine import PER_USER_DOCS, per_user
 from ._prepare import SharedTruth as SharedTruth  # for several lists against one truth
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def precision_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -63,35 +65,15 @@ def precision_at_k(
 
     Parameters
     ----------
-    truth : pd.DataFrame
-        Test interactions: ``user_id, item_id, rating``. Every user here is evaluated.
-    recs : pd.DataFrame
-        Recommendations: ``user_id, item_id`` and ``rank`` (1-based) and/or ``score``.
-    k : int
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name (``"trec_eval"``,
-        ``"lenskit"``, ... see :data:`evalkit.PROFILES`); default: evalkit's.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads (``threshold``, ``empty``,
-        ``ties``, ...; the metric's card lists them: ``evalkit.metrics.definition_cards()``),
-        overriding ``definitions``. Other fields and unknown names raise.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``, with ``dropped``, ``n_users``, ``k``,
-        ``definitions``, ``tied_users`` and ``users_without_recs`` (see the module's notes).
+    %(returns)s
 
     Raises
     ------
-    ValueError, TypeError
-        For missing columns, NaN or infinite scores, duplicate pairs or ranks, mismatched id
-        types, ``k`` that is not a positive integer, or an unknown option. A field of
-        :class:`evalkit.Definitions` the metric does not read raises
-        :class:`evalkit.InvalidParameterError`, a subclass of both.
+    %(raises)s
 
     Notes
     -----
@@ -112,6 +94,7 @@ def precision_at_k(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def recall_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -125,22 +108,15 @@ def recall_at_k(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
@@ -160,6 +136,7 @@ def recall_at_k(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def f1_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -173,22 +150,15 @@ def f1_at_k(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
@@ -207,6 +177,7 @@ def f1_at_k(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def hit_rate_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -220,22 +191,15 @@ def hit_rate_at_k(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
@@ -255,6 +219,7 @@ def hit_rate_at_k(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def average_precision_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -268,22 +233,15 @@ def average_precision_at_k(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
@@ -312,6 +270,7 @@ def average_precision_at_k(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def reciprocal_rank_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -325,22 +284,15 @@ def reciprocal_rank_at_k(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
@@ -360,6 +312,7 @@ def reciprocal_rank_at_k(
 
 
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def r_precision(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -372,15 +325,10 @@ def r_precision(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(truth_recs)s
+    %(train)s
+    %(definitions)s
+    %(options)s
 
     Returns
     -------
@@ -405,6 +353,7 @@ def r_precision(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def r_precision_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -419,22 +368,15 @@ def r_precision_at_k(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
@@ -457,6 +399,7 @@ def r_precision_at_k(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def dcg_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -470,22 +413,15 @@ def dcg_at_k(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
@@ -509,6 +445,7 @@ def dcg_at_k(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def ndcg_at_k(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -522,22 +459,15 @@ def ndcg_at_k(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`.
+    %(parameters)s
 
     Returns
     -------
-    MetricSeries
-        Per-user values indexed by ``user_id``; see :func:`precision_at_k`.
+    %(returns)s
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
@@ -566,6 +496,7 @@ def ndcg_at_k(
 
 @constrained(k=POSITIVE_INT)
 @takes_definitions
+@fill_doc(PER_USER_DOCS)
 def half_life_utility(
     truth: pd.DataFrame,
     recs: pd.DataFrame,
@@ -579,25 +510,26 @@ def half_life_utility(
 
     Parameters
     ----------
-    truth, recs : pd.DataFrame
-        Test interactions and recommendations, as for :func:`precision_at_k`.
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`precision_at_k`.
+    %(truth_recs)s
+    %(k)s
+    %(train)s
+    %(definitions)s
     **options
-        The fields of :class:`evalkit.Definitions` this metric reads, as for
-        :func:`precision_at_k`. The definitions that matter: ``neutral``, the neutral rating
-        ``d`` (only ratings above it add utility; default 3.0), ``half_life``, ``alpha``, the
-        rank with a 50% chance of being viewed (above 1; default 5.0), ``empty`` and
-        ``ties``. The relevance threshold plays no part.
+        The fields of :class:`evalkit.Definitions` this metric reads, overriding
+        ``definitions``: ``neutral``, the neutral rating ``d`` (only ratings above it add
+        utility; default 3.0), ``half_life``, ``alpha``, the rank with a 50% chance of being
+        viewed (above 1; default 5.0), ``empty`` and ``ties``. The relevance threshold plays
+        no part; other fields and unknown names raise.
 
     Returns
     -------
-    pd.Series
-        Per-user ``R_u / R_u^max`` indexed by ``user_id``.
+    MetricSeries
+        Per-user ``R_u / R_u^max`` indexed by ``user_id``, with the counts and attributes of
+        :class:`~evalkit.metrics.MetricSeries`.
+
+    Raises
+    ------
+    %(raises)s
 
     Notes
     -----
