@@ -25,12 +25,14 @@ import functools
 import inspect
 import json
 import numbers
+import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
+from ._docstrings import substitute
 from ._errors import InvalidParameterError
 
 __all__ = ["OPTION_NAMES", "UNSET", "Definitions", "resolve", "takes_definitions",
@@ -511,15 +513,25 @@ def limit_definitions(function: Callable, reads: tuple[str, ...]) -> None:
 def uses_definitions(*names: str) -> Callable[[Callable], Callable]:
     """For a function whose keyword options ``names`` are fields of :class:`Definitions`: add
     ``definitions=`` (an object or a profile name), from which each of those options is taken
-    unless it is given as a keyword. Their defaults become evalkit's definitions.
+    unless it is given as a keyword. Their defaults become evalkit's definitions. A line
+    ``%(definitions)s`` in the function's docstring becomes the entry of ``definitions``,
+    naming those options (:func:`evalkit._docstrings.fill_doc` fills the others, above this).
 
     Parameters
     ----------
     *names : str
         The function's keyword options that are fields of :class:`Definitions`.
     """
+    listed = [f"``{name}``" for name in names]
+    listed = ", ".join(listed[:-1]) + " and " + listed[-1] if len(listed) > 1 else listed[0]
+    entry = "definitions : Definitions or str, optional\n" + textwrap.fill(
+        f"The definitions (:class:`evalkit.Definitions`) or a profile name, from which "
+        f"{listed} {'are' if len(names) > 1 else 'is'} taken unless given as a keyword; "
+        "default: evalkit's.", width=88, initial_indent="    ", subsequent_indent="    ")
 
     def decorate(function: Callable) -> Callable:
+        if function.__doc__:
+            function.__doc__ = substitute(function.__doc__, {"definitions": entry}, strict=False)
         signature = inspect.signature(function)
         params = []
         for p in signature.parameters.values():

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._checks import check_real, join_predictions, warn
 from .._constraints import FRACTION, POSITIVE_INT, RESAMPLES, SEED, constrained
+from .._docstrings import fill_doc, fragments
 from ..definitions import uses_definitions
 from ._common import check_id_dtypes, check_recs, check_threshold, check_truth
 from ._result import MetricSeries
@@ -35,6 +36,39 @@ __all__ = [
 
 #: Index of the Series returned by :func:`confusion` and :func:`confusion_at_k`.
 CONFUSION_LABELS = ("TP", "FP", "FN", "TN")
+
+#: The docstring entries of the functions that classify test ratings by their predictions
+#: (:func:`evalkit._docstrings.fill_doc`); ``parameters`` is the whole usual list.
+_DOCS = fragments(
+    truth_predictions="""
+    truth : pandas.DataFrame
+        Test ratings ``user_id, item_id, rating``.
+    predictions : pandas.DataFrame
+        ``user_id, item_id, prediction``; predictions of pairs not in ``truth`` are ignored.
+    """,
+    threshold="""
+    threshold : float or None, default 4.0
+        A test item is actually relevant when its rating >= threshold; None makes every test
+        item relevant.
+    """,
+    cutoff="""
+    cutoff : float or None, default None
+        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
+    """,
+    missing="""
+    missing : {"error", "drop"}, default "error"
+        A test rating without a prediction raises, or is left out with a warning.
+    """,
+    raises="""
+    TypeError, ValueError
+        On missing columns, NaN ratings, NaN or infinite predictions, duplicate pairs, id
+        columns of different kinds, a non-numeric ``threshold`` or ``cutoff`` (or both None),
+        an unknown ``missing``, or a test rating without a prediction under
+        ``missing="error"``.
+    """,
+)
+_DOCS["parameters"] = "\n".join(
+    _DOCS[name] for name in ("truth_predictions", "threshold", "cutoff", "missing"))
 
 
 def _check_cutoff(cutoff: object, threshold: float | None, *, func: str) -> float:
@@ -95,6 +129,7 @@ def _confusion(
     return _counts(actual, prediction >= cut)
 
 
+@fill_doc(_DOCS)
 def confusion(
     truth: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -107,17 +142,7 @@ def confusion(
 
     Parameters
     ----------
-    truth : pandas.DataFrame
-        Test ratings ``user_id, item_id, rating``.
-    predictions : pandas.DataFrame
-        ``user_id, item_id, prediction``; predictions of pairs not in ``truth`` are ignored.
-    threshold : float or None, default 4.0
-        A test item is actually relevant when its rating >= threshold; None makes every test
-        item relevant.
-    cutoff : float or None, default None
-        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
-    missing : {"error", "drop"}, default "error"
-        A test rating without a prediction raises, or is left out with a warning.
+    %(parameters)s
 
     Returns
     -------
@@ -126,11 +151,7 @@ def confusion(
 
     Raises
     ------
-    TypeError, ValueError
-        On missing columns, NaN ratings, NaN or infinite predictions, duplicate pairs, id
-        columns of different kinds, a non-numeric ``threshold`` or ``cutoff`` (or both None),
-        an unknown ``missing``, or a test rating without a prediction under
-        ``missing="error"``.
+    %(raises)s
 
     Notes
     -----
@@ -180,9 +201,7 @@ def confusion_at_k(
     threshold : float or None, default 4.0
         A test item is relevant when its rating >= threshold; None makes every test item
         relevant.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
+    %(definitions)s
     tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
         With scores only, the order of tied scores, as under the ranking metrics'
         ``ties="deterministic"`` (the counts are whole numbers, so ties are not averaged);
@@ -252,6 +271,7 @@ def confusion_at_k(
     )
 
 
+@fill_doc(_DOCS)
 def precision(
     truth: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -264,14 +284,7 @@ def precision(
 
     Parameters
     ----------
-    truth, predictions : pandas.DataFrame
-        Test ratings and predictions, as :func:`confusion`.
-    threshold : float or None, default 4.0
-        A test item is actually relevant when its rating >= threshold (None: every one).
-    cutoff : float or None, default None
-        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
-    missing : {"error", "drop"}, default "error"
-        A test rating without a prediction raises, or is left out with a warning.
+    %(parameters)s
 
     Returns
     -------
@@ -281,8 +294,7 @@ def precision(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`confusion`.
+    %(raises)s
 
     Notes
     -----
@@ -305,6 +317,7 @@ def precision(
     return _ratio(c["TP"], c["TP"] + c["FP"], func="precision", what="TP / (TP + FP)")
 
 
+@fill_doc(_DOCS)
 def recall(
     truth: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -317,14 +330,7 @@ def recall(
 
     Parameters
     ----------
-    truth, predictions : pandas.DataFrame
-        Test ratings and predictions, as :func:`confusion`.
-    threshold : float or None, default 4.0
-        A test item is actually relevant when its rating >= threshold (None: every one).
-    cutoff : float or None, default None
-        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
-    missing : {"error", "drop"}, default "error"
-        A test rating without a prediction raises, or is left out with a warning.
+    %(parameters)s
 
     Returns
     -------
@@ -334,8 +340,7 @@ def recall(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`confusion`.
+    %(raises)s
 
     Notes
     -----
@@ -358,6 +363,7 @@ def recall(
     return _ratio(c["TP"], c["TP"] + c["FN"], func="recall", what="TP / (TP + FN)")
 
 
+@fill_doc(_DOCS)
 def f1(
     truth: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -370,14 +376,7 @@ def f1(
 
     Parameters
     ----------
-    truth, predictions : pandas.DataFrame
-        Test ratings and predictions, as :func:`confusion`.
-    threshold : float or None, default 4.0
-        A test item is actually relevant when its rating >= threshold (None: every one).
-    cutoff : float or None, default None
-        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
-    missing : {"error", "drop"}, default "error"
-        A test rating without a prediction raises, or is left out with a warning.
+    %(parameters)s
 
     Returns
     -------
@@ -387,8 +386,7 @@ def f1(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`confusion`.
+    %(raises)s
 
     Notes
     -----
@@ -418,6 +416,7 @@ def f1(
     )
 
 
+@fill_doc(_DOCS)
 def precision_recall_curve(
     truth: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -429,12 +428,9 @@ def precision_recall_curve(
 
     Parameters
     ----------
-    truth, predictions : pandas.DataFrame
-        Test ratings and predictions, as :func:`confusion`.
-    threshold : float or None, default 4.0
-        A test item is actually relevant when its rating >= threshold (None: every one).
-    missing : {"error", "drop"}, default "error"
-        A test rating without a prediction raises, or is left out with a warning.
+    %(truth_predictions)s
+    %(threshold)s
+    %(missing)s
 
     Returns
     -------
@@ -444,8 +440,7 @@ def precision_recall_curve(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`confusion`.
+    %(raises)s
 
     Notes
     -----
@@ -505,6 +500,7 @@ def precision_recall_curve(
 
 
 @constrained(rng=SEED, confidence=FRACTION, n_resamples=RESAMPLES)
+@fill_doc(_DOCS)
 def classification_scores(
     truth: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -520,14 +516,7 @@ def classification_scores(
 
     Parameters
     ----------
-    truth, predictions : pandas.DataFrame
-        Test ratings and predictions, as :func:`confusion`.
-    threshold : float or None, default 4.0
-        A test item is actually relevant when its rating >= threshold (None: every one).
-    cutoff : float or None, default None
-        An item is predicted relevant when its prediction >= cutoff; None uses ``threshold``.
-    missing : {"error", "drop"}, default "error"
-        A test rating without a prediction raises, or is left out with a warning.
+    %(parameters)s
     confidence : float, default 0.95
         Coverage of the intervals, in (0, 1).
     n_resamples : int, default 1000
@@ -545,8 +534,8 @@ def classification_scores(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`confusion`, and for an option out of range.
+    %(raises)s
+        Also for ``confidence``, ``n_resamples`` or ``rng`` out of range.
 
     Notes
     -----

@@ -13,6 +13,7 @@ from ..._checks import (
     describe,
 )
 from ..._constraints import POSITIVE_INT, constrained
+from ..._docstrings import fill_doc
 from ..._errors import InvalidParameterError
 from ...definitions import uses_definitions
 from .._common import (
@@ -26,9 +27,11 @@ from .._topk import (
     warn_outside,
 )
 from ._choices import COVERAGE_UNITS, EXPOSURE_WEIGHTS, GINI_SCALES
+from ._docs import BEYOND_DOCS
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("coverage_unit", "tie_order")
 def catalog_coverage(
     recs: pd.DataFrame, *, k: int = 10, catalog: object, coverage_unit: str = "share",
@@ -39,25 +42,17 @@ def catalog_coverage(
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
-    k : int, default 10
-        Cutoff of each user's list.
+    %(recs)s
+    %(k)s
     catalog : pandas.DataFrame or array-like
         The items that could be recommended: a frame with an ``item_id`` column (typically the
         training interactions, the default catalog of the evaluation) or an array-like of item
         ids. Duplicates are counted once.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``coverage_unit``, ``tie_order`` are taken unless given as a keyword; default:
-        evalkit's.
+    %(definitions)s
     coverage_unit : {"share", "count"}, default "share"
         ``"share"`` divides by the catalog size; ``"count"`` returns the number of distinct
         recommended catalog items (rectools ``CatalogCoverage()``, whose default is a count).
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        With scores only, the order of tied scores, as under the ranking metrics'
-        ``ties="deterministic"``; a :class:`~evalkit.metrics.TieWarning` counts the users
-        whose tied scores straddle ``k``.
+    %(tie_order)s
 
     Returns
     -------
@@ -119,6 +114,7 @@ def catalog_coverage(
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("tie_order")
 def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
                   tie_order: str = "item") -> float:
@@ -128,15 +124,11 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
     ----------
     truth : pandas.DataFrame
         Test ratings ``user_id, item_id, rating``; its users are the test users.
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
+    %(recs)s
     k : int, default 10
         Cutoff of each user's list (a user counts when their top k is not empty).
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(definitions)s
+    %(tie_order)s
 
     Returns
     -------
@@ -178,6 +170,7 @@ def user_coverage(truth: pd.DataFrame, recs: pd.DataFrame, *, k: int = 10,
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("gini_scale", "tie_order")
 def gini_index(
     recs: pd.DataFrame,
@@ -191,22 +184,17 @@ def gini_index(
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
-    k : int, default 10
-        Cutoff of each user's list.
+    %(recs)s
+    %(k)s
     catalog : pandas.DataFrame, array-like or None, default None
         When given (a frame with ``item_id`` or an array-like of ids), the distribution is over
         the whole catalog and items never recommended count with exposure 0; recommended items
         outside the catalog are left out with a warning. When None, over the recommended items.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``gini_scale``, ``tie_order`` are taken unless given as a keyword; default: evalkit's.
+    %(definitions)s
     gini_scale : {"standard", "unbiased"}, default "standard"
         ``"unbiased"`` multiplies the Gini by n / (n - 1), so that one item receiving all
         exposure gives 1 (Evidently's ``PopularityBias`` Gini).
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(tie_order)s
 
     Returns
     -------
@@ -291,6 +279,7 @@ def _gini(x: np.ndarray, *, func: str, scale: str = "standard") -> float:
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("tie_order")
 def exposure_gini(
     recs: pd.DataFrame,
@@ -306,10 +295,8 @@ def exposure_gini(
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
-    k : int, default 10
-        Cutoff of each user's list.
+    %(recs)s
+    %(k)s
     weight : {"geometric", "log", "uniform"}, default "geometric"
         The attention an item at rank r receives: ``"geometric"`` :math:`p^{r-1}` (LensKit's
         default ``GeometricRankWeight``, the RBP user model), ``"log"``
@@ -322,11 +309,8 @@ def exposure_gini(
         unexposed ones with exposure 0 (LensKit always counts the catalog it is given as
         ``items``); recommended items outside it are left out with a warning. When None,
         over the recommended items.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(definitions)s
+    %(tie_order)s
 
     Returns
     -------
@@ -405,6 +389,7 @@ def exposure_gini(
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("tie_order")
 def exposure_entropy(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item") -> float:
     """Shannon entropy, in bits, of how the top-k slots are shared among items (higher is more
@@ -412,15 +397,10 @@ def exposure_entropy(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item"
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
-    k : int, default 10
-        Cutoff of each user's list.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(recs)s
+    %(k)s
+    %(definitions)s
+    %(tie_order)s
 
     Returns
     -------

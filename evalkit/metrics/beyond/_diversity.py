@@ -14,6 +14,7 @@ from ..._checks import (
     check_same_kind,
 )
 from ..._constraints import POSITIVE_INT, constrained
+from ..._docstrings import fill_doc
 from ..._errors import InvalidParameterError
 from ...definitions import uses_definitions
 from .._common import (
@@ -28,9 +29,11 @@ from .._topk import (
     warn_outside,
 )
 from ._choices import DIVERSITY_NORMS, NOVELTY_NORMS, POPULARITY_UNITS
+from ._docs import BEYOND_DOCS
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("novelty_norm", "popularity", "tie_order")
 def novelty(
     recs: pd.DataFrame,
@@ -45,16 +48,10 @@ def novelty(
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
-    train : pandas.DataFrame
-        Training interactions ``user_id, item_id`` (other columns ignored).
-    k : int, default 10
-        Cutoff of each user's list.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``novelty_norm``, ``popularity``, ``tie_order`` are taken unless given as a keyword;
-        default: evalkit's.
+    %(recs)s
+    %(train)s
+    %(k)s
+    %(definitions)s
     novelty_norm : {"none", "log2_users"}, default "none"
         ``"log2_users"`` divides by :math:`\\log_2` of the number of training users (RePlay's
         ``Surprisal``), so an item seen by one user scores 1.
@@ -62,8 +59,7 @@ def novelty(
         ``"users"``: the share of training users who interacted with the item (repeated
         pairs count once). ``"interactions"``: the item's share of the training rows (every
         row counts; Microsoft recommenders' ``novelty``).
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(tie_order)s
 
     Returns
     -------
@@ -175,6 +171,7 @@ def _item_popularity(
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("empty", "diversity_norm", "tie_order")
 def intra_list_diversity(
     recs: pd.DataFrame,
@@ -190,25 +187,19 @@ def intra_list_diversity(
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
+    %(recs)s
     items : pandas.DataFrame
         ``item_id, genres`` with ``genres`` a list of labels per item (the loaders' items
         frame); item ids unique.
-    k : int, default 10
-        Cutoff of each user's list.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which ``empty``,
-        ``diversity_norm``, ``tie_order`` are taken unless given as a keyword; default:
-        evalkit's.
+    %(k)s
+    %(definitions)s
     empty : {"drop", "zero", "nan"}, default "drop"
         Policy for users whose top-k list has fewer than 2 items (no pair to compare).
     diversity_norm : {"pairs", "length"}, default "pairs"
         What the summed pairwise dissimilarity is divided by: the number of pairs
         :math:`n(n-1)/2` (a mean dissimilarity) or the list length :math:`n` (Evidently's
         ``Diversity``).
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(tie_order)s
 
     Returns
     -------
@@ -333,6 +324,7 @@ def _pairs_in(rows: pd.DataFrame, pairs: pd.DataFrame) -> np.ndarray:
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("tie_order")
 def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item") -> float:
     """One minus the mean cosine similarity between the top-k lists of two different users
@@ -340,15 +332,10 @@ def personalization(recs: pd.DataFrame, *, k: int = 10, tie_order: str = "item")
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
-    k : int, default 10
-        Cutoff of each user's list.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(recs)s
+    %(k)s
+    %(definitions)s
+    %(tie_order)s
 
     Returns
     -------

@@ -12,6 +12,7 @@ from ..._checks import (
     check_same_kind,
 )
 from ..._constraints import POSITIVE_INT, constrained
+from ..._docstrings import fill_doc
 from ...definitions import uses_definitions
 from .._common import (
     check_recs,
@@ -22,9 +23,11 @@ from .._topk import (
 )
 from ._choices import POPULARITY_UNITS
 from ._diversity import _item_popularity
+from ._docs import BEYOND_DOCS
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("tie_order")
 def average_recommended_popularity(
     recs: pd.DataFrame,
@@ -39,21 +42,15 @@ def average_recommended_popularity(
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
-    train : pandas.DataFrame
-        Training interactions ``user_id, item_id`` (other columns ignored).
-    k : int, default 10
-        Cutoff of each user's list.
+    %(recs)s
+    %(train)s
+    %(k)s
     popularity : {"interactions", "users"}, default "interactions"
         ``"interactions"``: the item's number of training rows (rectools ``AvgRecPopularity``,
         Evidently's ARP). ``"users"``: the share of training users who interacted with the item
         (repeated pairs count once; rs_metrics ``popularity``).
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(definitions)s
+    %(tie_order)s
 
     Returns
     -------
@@ -120,6 +117,7 @@ def average_recommended_popularity(
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("tie_order")
 def mean_pop_rank(
     recs: pd.DataFrame,
@@ -134,20 +132,14 @@ def mean_pop_rank(
 
     Parameters
     ----------
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
-    train : pandas.DataFrame
-        Training interactions ``user_id, item_id`` (other columns ignored).
-    k : int, default 10
-        Cutoff of each user's list.
+    %(recs)s
+    %(train)s
+    %(k)s
     popularity : {"users", "interactions"}, default "users"
         What item popularity is ranked by: distinct training users (LensKit's default
         ``count="users"``) or training rows (``count="interactions"``).
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(definitions)s
+    %(tie_order)s
 
     Returns
     -------

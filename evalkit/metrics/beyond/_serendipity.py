@@ -10,6 +10,7 @@ from ..._checks import (
     check_same_kind,
 )
 from ..._constraints import POSITIVE_INT, constrained
+from ..._docstrings import fill_doc
 from ...definitions import uses_definitions
 from .._common import (
     check_recs,
@@ -22,9 +23,11 @@ from .._topk import (
     top_k,
 )
 from ._diversity import _pairs_in
+from ._docs import BEYOND_DOCS
 
 
 @constrained(k=POSITIVE_INT)
+@fill_doc(BEYOND_DOCS)
 @uses_definitions("tie_order")
 def serendipity(
     truth: pd.DataFrame,
@@ -43,8 +46,7 @@ def serendipity(
     ----------
     truth : pandas.DataFrame
         Test ratings ``user_id, item_id, rating``.
-    recs : pandas.DataFrame
-        ``user_id, item_id`` and ``rank`` and/or ``score``.
+    %(recs)s
     train : pandas.DataFrame
         Training interactions ``user_id, item_id``, for the most-popular baseline.
     k : int, default 10
@@ -56,11 +58,8 @@ def serendipity(
         The primitive recommender's lists (``user_id, item_id`` and ``rank`` and/or ``score``).
         None: most popular over ``train`` (by distinct users, ties by item_id ascending),
         skipping each user's own training items, as a popularity recommender does.
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name, from which
-        ``tie_order`` is taken unless given as a keyword; default: evalkit's.
-    tie_order : {"item", "item_desc", "item_str", "item_str_desc"}, default "item"
-        As for :func:`catalog_coverage`.
+    %(definitions)s
+    %(tie_order)s
 
     Returns
     -------
