@@ -28,6 +28,7 @@ from ._constraints import (
 )
 from ._display import DIGITS, TableFrame, format_pvalue
 from ._display import progress as show_progress
+from ._docstrings import fill_doc, fragments
 from ._evaluation import Evaluation, evaluate
 from ._paired import PairedSums, paired_results, paired_sums
 from ._power import t_mde, t_users
@@ -35,6 +36,7 @@ from ._resample import design_key, user_streams
 from ._runs import check_comparable
 from .definitions import Definitions, takes_definitions
 from .metrics import RANKING_METRICS
+from .metrics._engine import PER_USER_DOCS
 from .metrics.ranking import SharedTruth
 from .split import kfold_split
 from .stats import bootstrap_ci_frame, holm
@@ -45,6 +47,57 @@ __all__ = ["PAIRS", "Comparison", "CrossValidation", "compare", "compare_evaluat
 
 #: How :func:`compare` pairs the systems: each against the reference, or every pair.
 PAIRS = ("reference", "all")
+
+#: The docstring entries of the comparisons, :func:`compare`, :func:`compare_evaluations`,
+#: :func:`cross_validate` and :func:`evalkit.spark.compare`
+#: (:func:`evalkit._docstrings.fill_doc`).
+COMPARE_DOCS = fragments(
+    baseline_pairs="""
+    baseline : str, optional
+        The reference system; default: the first one. With ``pairs="all"`` it only comes
+        first in the order.
+    pairs : {"reference", "all"}, default "reference"
+        ``"reference"``: every other system against the baseline; ``"all"``: every pair of
+        systems, each later system (in the order, baseline first) against each earlier one.
+    """,
+    k_metrics="""
+    k : int or list of int, default 10
+        Cutoff(s), as for :func:`evalkit.evaluate`.
+    metrics : list of str, optional
+        As for :func:`evalkit.evaluate`; default: P, R, MAP, MRR and NDCG.
+    """,
+    definitions="""
+    definitions : Definitions or str, optional
+        The definitions or a profile name, as for :func:`evalkit.evaluate`.
+    """,
+    options="""
+    **options
+        Fields of :class:`evalkit.Definitions`, overriding ``definitions``: every field (or
+        a profile name) applies to every system.
+    """,
+    alpha="""
+    alpha : float, default 0.05
+        Family-wise significance level after the Holm correction.
+    """,
+    intervals="""
+    confidence : float, default 0.95
+        Level of the bootstrap confidence intervals of each system's mean and of each
+        paired difference and effect size.
+    n_resamples : int, default 1000
+        Their bootstrap resamples.
+    """,
+    n_permutations="""
+    n_permutations : int, default 10000
+        Sign flips of the paired randomization test.
+    """,
+    rng="""
+    rng : int, Generator or None, default 0
+        Seed for bootstrap and randomization; the same seed gives the same table.
+    """,
+)
+# ``alpha`` to ``rng``, as compare takes them
+COMPARE_DOCS["tests"] = "\n".join(
+    COMPARE_DOCS[name] for name in ("alpha", "intervals", "n_permutations", "rng"))
 
 #: Columns of a comparison table, in order.
 _COLUMNS = ["system", "against", "metric", "k", "column", "mean", "ci_low", "ci_high",
@@ -171,6 +224,7 @@ class Comparison(TableFrame):
 @constrained(pairs=choice(*PAIRS), k=CUTOFFS, alpha=FRACTION, rng=SEED, confidence=FRACTION,
              n_resamples=RESAMPLES, n_permutations=POSITIVE_INT)
 @takes_definitions
+@fill_doc(COMPARE_DOCS, train=PER_USER_DOCS["train"])
 def compare(
     systems: Mapping[str, pd.DataFrame],
     truth: pd.DataFrame,
@@ -196,34 +250,12 @@ def compare(
         Recommendations of each system, by display name.
     truth : pd.DataFrame
         Test interactions shared by all systems.
-    baseline : str, optional
-        The reference system; default: the first one. With ``pairs="all"`` it only comes
-        first in the order.
-    pairs : {"reference", "all"}, default "reference"
-        ``"reference"``: every other system against the baseline; ``"all"``: every pair of
-        systems, each later system (in the order, baseline first) against each earlier one.
-    k : int or list of int, default 10
-        Cutoff(s), as for :func:`evalkit.evaluate`.
-    metrics : list of str, optional
-        As for :func:`evalkit.evaluate`; default: P, R, MAP, MRR and NDCG.
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`evalkit.evaluate`.
-    **options
-        Fields of :class:`evalkit.Definitions`, overriding ``definitions``: every field (or
-        a profile name) applies to every system.
-    alpha : float, default 0.05
-        Family-wise significance level after the Holm correction.
-    confidence : float, default 0.95
-        Level of the bootstrap confidence intervals of each system's mean and of each
-        paired difference and effect size.
-    n_resamples : int, default 1000
-        Their bootstrap resamples.
-    n_permutations : int, default 10000
-        Sign flips of the paired randomization test.
-    rng : int, Generator or None, default 0
-        Seed for bootstrap and randomization; the same seed gives the same table.
+    %(baseline_pairs)s
+    %(k_metrics)s
+    %(train)s
+    %(definitions)s
+    %(options)s
+    %(tests)s
 
     Returns
     -------
@@ -288,6 +320,7 @@ def compare(
 
 @constrained(pairs=choice(*PAIRS), rng=SEED, alpha=FRACTION, confidence=optional(FRACTION),
              n_resamples=optional(RESAMPLES), n_permutations=POSITIVE_INT)
+@fill_doc(COMPARE_DOCS)
 def compare_evaluations(
     evaluations: Mapping[str, Evaluation],
     *,
@@ -306,21 +339,14 @@ def compare_evaluations(
     evaluations : dict of str to Evaluation
         :func:`evalkit.evaluate` of each system on the same truth, with the same metrics and
         cutoffs.
-    baseline : str, optional
-        The reference system; default: the first one. With ``pairs="all"`` it only comes
-        first in the order.
-    pairs : {"reference", "all"}, default "reference"
-        ``"reference"``: every other system against the baseline; ``"all"``: every pair of
-        systems, each later system (in the order, baseline first) against each earlier one.
-    alpha : float, default 0.05
-        Family-wise significance level after the Holm correction.
+    %(baseline_pairs)s
+    %(alpha)s
     confidence : float, optional
         Level of the intervals of the differences and effect sizes; default: the level of
         the evaluations' intervals.
     n_resamples : int, optional
         Bootstrap resamples of those intervals (0: none); default: the evaluations'.
-    n_permutations : int, default 10000
-        Sign flips of the paired randomization test.
+    %(n_permutations)s
     rng : int, Generator or None, default 0
         Seed for the randomization test and the bootstrap.
 
@@ -643,6 +669,7 @@ class CrossValidation:
 
 @constrained(k=CUTOFFS, confidence=FRACTION, rng=SEED)
 @takes_definitions
+@fill_doc(COMPARE_DOCS)
 def cross_validate(
     model_factory: Callable[[], object],
     data: pd.DataFrame,
@@ -667,12 +694,8 @@ def cross_validate(
         All interactions (``user_id, item_id, rating``).
     folds : int, default 5
         Number of folds (:func:`evalkit.split.kfold_split`).
-    k : int or list of int, default 10
-        Cutoff(s), as for :func:`evalkit.evaluate`.
-    metrics : list of str, optional
-        As for :func:`evalkit.evaluate`; default: P, R, MAP, MRR and NDCG.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`evalkit.evaluate`.
+    %(k_metrics)s
+    %(definitions)s
     **options
         Fields of :class:`evalkit.Definitions`, overriding ``definitions`` (each fold's
         training part is its ``train``).

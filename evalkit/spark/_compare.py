@@ -21,7 +21,15 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_choice, check_fraction, check_positive_int, check_rng
-from .._comparison import PAIRS, baseline_first, check_systems, comparison_table, systems_design
+from .._comparison import (
+    COMPARE_DOCS,
+    PAIRS,
+    baseline_first,
+    check_systems,
+    comparison_table,
+    systems_design,
+)
+from .._docstrings import fill_doc
 from .._paired import PairedSums, paired_sums
 from .._resample import user_streams
 from ..definitions import Definitions, takes_definitions
@@ -84,6 +92,7 @@ def _sums(results: Mapping[str, SparkEvaluation], comparisons: list[tuple[str, s
 
 
 @takes_definitions
+@fill_doc(COMPARE_DOCS)
 def compare(
     systems: Mapping[str, object],
     truth: object,
@@ -111,35 +120,14 @@ def compare(
         Recommendations of each system, by display name.
     truth : pyspark.sql.DataFrame
         Test interactions shared by all systems.
-    baseline : str, optional
-        The reference system, as for :func:`evalkit.compare`; default: the first one. With
-        ``pairs="all"`` it only comes first in the order.
-    pairs : {"reference", "all"}, default "reference"
-        ``"reference"``: every other system against the baseline; ``"all"``: every pair of
-        systems (as for :func:`evalkit.compare`).
-    k : int or list of int, default 10
-        Cutoff(s), as for :func:`evalkit.evaluate`.
-    metrics : list of str, optional
-        As for :func:`evalkit.evaluate`; default: P, R, MAP, MRR and NDCG.
+    %(baseline_pairs)s
+    %(k_metrics)s
     train : pyspark.sql.DataFrame, optional
         Training interactions, as for :func:`evalkit.spark.evaluate`; needed only by
         ``unknown_items="drop"``.
-    definitions : Definitions or str, optional
-        The definitions or a profile name, as for :func:`evalkit.evaluate`.
-    **options
-        Fields of :class:`evalkit.Definitions`, overriding ``definitions``: every field (or
-        a profile name) applies to every system.
-    alpha : float, default 0.05
-        Family-wise significance level after the Holm correction.
-    confidence : float, default 0.95
-        Level of the bootstrap confidence intervals of each system's mean and of each
-        paired difference and effect size.
-    n_resamples : int, default 1000
-        Their bootstrap resamples.
-    n_permutations : int, default 10000
-        Sign flips of the paired randomization test.
-    rng : int, Generator or None, default 0
-        Seed for bootstrap and randomization; the same seed gives the same table.
+    %(definitions)s
+    %(options)s
+    %(tests)s
     columns : mapping of str to str, optional
         Renames columns of ``truth``, of each system's recommendations and of ``train`` to
         evalkit's names, as for :func:`evalkit.spark.evaluate`.
