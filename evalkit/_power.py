@@ -32,6 +32,7 @@ from ._checks import (
     check_rng,
     describe,
 )
+from ._docstrings import fill_doc, fragments
 
 __all__ = ["mde", "power", "power_curve", "required_users", "t_mde", "t_users"]
 
@@ -42,6 +43,56 @@ TESTS = ("t", "wilcoxon", "randomization")
 #: 1 / 1,000: enough to decide at the usual levels, not at alpha / many tests).
 _FLIPS = 999
 _CHUNK = 256  # simulated samples per block (memory: block x users)
+
+#: The docstring entries :func:`power`, :func:`mde`, :func:`required_users` and
+#: :func:`power_curve` share (:func:`evalkit._docstrings.fill_doc`).
+_DOCS = fragments(
+    diffs="""
+    diffs : array-like, optional
+        The paired per-user differences of a comparison (NaN dropped): their standard
+        deviation, their number (unless ``n_users`` is given) and, for the simulation
+        method, their shape.
+    """,
+    sd="""
+    sd : float, optional
+        Instead of ``diffs``: the standard deviation of the per-user differences.
+    """,
+    n_users="""
+    n_users : int, optional
+        The number of users (default: the number of ``diffs``).
+    """,
+    alpha="""
+    alpha : float, default 0.05
+        The test's level, divided by ``n_tests``.
+    """,
+    power="""
+    power : float, default 0.8
+        The probability of detection to reach.
+    """,
+    alternative="""
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The alternative hypothesis: a true mean difference other than 0, above 0, or below
+        0.
+    """,
+    n_tests="""
+    n_tests : int, default 1
+        The number of tests corrected for (Holm's first step: ``alpha / n_tests``; the
+        power of the later steps is higher, so this is conservative).
+    """,
+    simulation="""
+    method : {"t", "simulation"}, default "t"
+        ``"t"``: exact for normal differences (noncentral t). ``"simulation"``: resample
+        ``diffs`` (centred, then shifted to the effect) and run ``test`` on each sample.
+    test : {"t", "wilcoxon", "randomization"}, default "t"
+        The test the simulation runs (the randomization test with 999 random sign flips,
+        so its p-values cannot go below 0.001).
+    n_simulations : int, default 2000
+        Samples of the simulation method (its Monte-Carlo error is about
+        ``sqrt(p (1 - p) / n_simulations)``, 0.009 at p = 0.8).
+    rng : int, Generator or None, default 0
+        Seed of the simulation.
+    """,
+)
 
 
 def _spread(diffs: object, sd: object, n_users: object, *, func: str,
@@ -213,6 +264,7 @@ def _sign_flip_p(samples: np.ndarray, signs: np.ndarray, alternative: str) -> np
     return (1.0 + np.count_nonzero(extreme, axis=1)) / (1.0 + signs.shape[0])
 
 
+@fill_doc(_DOCS)
 def power(effect: float, *, diffs: object = None, sd: float | None = None,
           n_users: int | None = None, alpha: float = 0.05, alternative: str = "two-sided",
           n_tests: int = 1, method: str = "t", test: str = "t", n_simulations: int = 2000,
@@ -225,33 +277,13 @@ def power(effect: float, *, diffs: object = None, sd: float | None = None,
     effect : float
         The true mean per-user difference (system minus the other; negative ones are
         detectable under ``alternative="less"``).
-    diffs : array-like, optional
-        The paired per-user differences of a comparison (NaN dropped): their standard
-        deviation, their number (unless ``n_users`` is given) and, for the simulation
-        method, their shape.
-    sd : float, optional
-        Instead of ``diffs``: the standard deviation of the per-user differences.
-    n_users : int, optional
-        The number of users (default: the number of ``diffs``).
-    alpha : float, default 0.05
-        The test's level, divided by ``n_tests``.
-    alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        The alternative hypothesis: a true mean difference other than 0, above 0, or below
-        0.
-    n_tests : int, default 1
-        The number of tests corrected for (Holm's first step: ``alpha / n_tests``; the
-        power of the later steps is higher, so this is conservative).
-    method : {"t", "simulation"}, default "t"
-        ``"t"``: exact for normal differences (noncentral t). ``"simulation"``: resample
-        ``diffs`` (centred and shifted to ``effect``) and run ``test`` on each sample.
-    test : {"t", "wilcoxon", "randomization"}, default "t"
-        The test the simulation runs (the randomization test with 999 random sign flips,
-        so its p-values cannot go below 0.001).
-    n_simulations : int, default 2000
-        Samples of the simulation method (its Monte-Carlo error is about
-        ``sqrt(p (1 - p) / n_simulations)``, 0.009 at p = 0.8).
-    rng : int, Generator or None, default 0
-        Seed of the simulation.
+    %(diffs)s
+    %(sd)s
+    %(n_users)s
+    %(alpha)s
+    %(alternative)s
+    %(n_tests)s
+    %(simulation)s
 
     Returns
     -------
@@ -305,6 +337,7 @@ def _need_diffs(values: np.ndarray | None, *, func: str) -> np.ndarray:
     return values
 
 
+@fill_doc(_DOCS)
 def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = None,
         alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided",
         n_tests: int = 1, method: str = "t", test: str = "t", n_simulations: int = 2000,
@@ -312,34 +345,19 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
     """The minimum detectable effect: the smallest true mean difference that a paired test
     of ``n_users`` users detects with probability ``power``.
 
-    Parameters are as for :func:`power`; ``power`` is the target (default 0.8). The result
-    is a magnitude: the detectable difference in the tested direction (below 0 under
-    ``alternative="less"``, where this returns its size).
+    The result is a magnitude: the detectable difference in the tested direction (below 0
+    under ``alternative="less"``, where this returns its size).
 
     Parameters
     ----------
-    diffs : array-like, optional
-        The paired per-user differences of a comparison, as for :func:`power`.
-    sd : float, optional
-        Instead of ``diffs``: the standard deviation of the per-user differences.
-    n_users : int, optional
-        The number of users (default: the number of ``diffs``).
-    alpha : float, default 0.05
-        The test's level, divided by ``n_tests``.
-    power : float, default 0.8
-        The probability of detection to reach.
-    alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        The alternative hypothesis, as for :func:`power`.
-    n_tests : int, default 1
-        The number of tests corrected for, as for :func:`power`.
-    method : {"t", "simulation"}, default "t"
-        As for :func:`power`: the noncentral t, or a simulation resampling ``diffs``.
-    test : {"t", "wilcoxon", "randomization"}, default "t"
-        The test the simulation runs.
-    n_simulations : int, default 2000
-        Samples of the simulation method.
-    rng : int, Generator or None, default 0
-        Seed of the simulation.
+    %(diffs)s
+    %(sd)s
+    %(n_users)s
+    %(alpha)s
+    %(power)s
+    %(alternative)s
+    %(n_tests)s
+    %(simulation)s
 
     Returns
     -------
@@ -402,31 +420,25 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
     return high
 
 
+@fill_doc(_DOCS)
 def required_users(effect: float, *, diffs: object = None, sd: float | None = None,
                    alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided",
                    n_tests: int = 1, max_users: int = 10**9) -> int:
     """The fewest users with which a paired t-test detects ``effect`` with probability
     ``power`` (the t method; ``diffs`` or ``sd`` give the spread of the differences).
 
-    Parameters are as for :func:`power`; ``power`` is the target (default 0.8), and more
-    than ``max_users`` (default 1000000000) is refused.
-
     Parameters
     ----------
     effect : float
         The true mean per-user difference to detect (system minus the other).
     diffs : array-like, optional
-        The paired per-user differences of a comparison, as for :func:`power`.
-    sd : float, optional
-        Instead of ``diffs``: the standard deviation of the per-user differences.
-    alpha : float, default 0.05
-        The test's level, divided by ``n_tests``.
-    power : float, default 0.8
-        The probability of detection to reach.
-    alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        The alternative hypothesis, as for :func:`power`.
-    n_tests : int, default 1
-        The number of tests corrected for, as for :func:`power`.
+        The paired per-user differences of a comparison (NaN dropped): their standard
+        deviation.
+    %(sd)s
+    %(alpha)s
+    %(power)s
+    %(alternative)s
+    %(n_tests)s
     max_users : int, default 1000000000
         The most users considered; needing more raises.
 
@@ -459,33 +471,26 @@ def required_users(effect: float, *, diffs: object = None, sd: float | None = No
     return found
 
 
+@fill_doc(_DOCS)
 def power_curve(diffs: object = None, *, sd: float | None = None,
                 n_users: object = None, alpha: float = 0.05, power: float = 0.8,
                 alternative: str = "two-sided", n_tests: int = 1) -> pd.DataFrame:
     """The minimum detectable effect (t method) at each number of users: a frame with
     ``n_users`` and ``mde``, for a chart of users against detectable difference.
 
-    ``n_users``: the numbers of users (default: 12 values from 10 to 100 times the number
-    of ``diffs``, or of 1,000, spaced evenly on a log scale). The other parameters are as
-    for :func:`power`; ``power`` is the target (default 0.8).
-
     Parameters
     ----------
     diffs : array-like, optional
-        The paired per-user differences of a comparison, as for :func:`power`.
-    sd : float, optional
-        Instead of ``diffs``: the standard deviation of the per-user differences.
+        The paired per-user differences of a comparison (NaN dropped): their standard
+        deviation, and their number for the default ``n_users``.
+    %(sd)s
     n_users : int or sequence of int, optional
         The numbers of users; default: 12 values from 10 to 100 times the number of ``diffs``
         (or of 1,000), evenly spaced on a log scale.
-    alpha : float, default 0.05
-        The test's level, divided by ``n_tests``.
-    power : float, default 0.8
-        The probability of detection to reach.
-    alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        The alternative hypothesis, as for :func:`power`.
-    n_tests : int, default 1
-        The number of tests corrected for, as for :func:`power`.
+    %(alpha)s
+    %(power)s
+    %(alternative)s
+    %(n_tests)s
     """
     func = "power_curve"
     values, spread, n0 = _spread(diffs, sd, None, func=func, need_n=False)
