@@ -8,11 +8,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from ..metrics.tables import (
     beyond_accuracy,
     beyond_intervals,
     list_intervals,
 )
+from ._docs import REPORT_DOCS
 from ._findings import table_findings
 from ._quiet import shown_in_the_page
 from ._show import interval_table
@@ -20,6 +22,7 @@ from ._show import interval_table
 __all__ = ["beyond_findings", "beyond_summary", "beyond_table", "tradeoff_points"]
 
 
+@fill_doc(REPORT_DOCS)
 def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
                  threshold: float | None) -> pd.DataFrame:
     """Every beyond-accuracy metric of each system's top-k lists, one row per system.
@@ -28,15 +31,10 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
 
     Parameters
     ----------
-    inputs : ReportInputs
-        The report's data and split (:func:`load_inputs`).
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
-    k : int
-        The cutoff: each system's top-``k`` lists.
-    threshold : float or None
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(inputs)s
+    %(systems)s
+    %(k_lists)s
+    %(threshold_given)s
     """
 
     items = inputs.items
@@ -53,6 +51,7 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     return out
 
 
+@fill_doc(REPORT_DOCS)
 def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
                    threshold: float | None, seed: int = 0, digits: int = 3) -> pd.DataFrame:
     """The per-user beyond-accuracy metrics (novelty, popularity of the recommended items,
@@ -64,17 +63,11 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
 
     Parameters
     ----------
-    inputs : ReportInputs
-        The report's data and split (:func:`load_inputs`).
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
-    k : int
-        The cutoff: each system's top-``k`` lists.
-    threshold : float or None
-        A test item is relevant when its rating is at least this; None: every test item.
-    seed : int, default 0
-        Seed of the bootstrap resamples.
+    %(inputs)s
+    %(systems)s
+    %(k_lists)s
+    %(threshold_given)s
+    %(seed)s
     digits : int, default 3
         Decimals shown.
     """
@@ -88,6 +81,7 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     return interval_table(results, higher_is_better=None, digits=digits, counts=("n_users",))
 
 
+@fill_doc(REPORT_DOCS)
 def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.DataFrame, *,
                     k: int, threshold: float | None, seed: int = 0) -> str:
     """The findings the beyond-accuracy report opens with: the range of catalog coverage,
@@ -96,19 +90,13 @@ def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.Data
 
     Parameters
     ----------
-    inputs : ReportInputs
-        The report's data and split (:func:`load_inputs`).
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
+    %(inputs)s
+    %(systems)s
     beyond : pandas.DataFrame
         :func:`beyond_table` of the same systems (its catalog coverage).
-    k : int
-        The cutoff: each system's top-``k`` lists.
-    threshold : float or None
-        A test item is relevant when its rating is at least this; None: every test item.
-    seed : int, default 0
-        Seed of the bootstrap resamples.
+    %(k_lists)s
+    %(threshold_given)s
+    %(seed)s
     """
 
     if not systems:
@@ -129,6 +117,7 @@ def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.Data
     return table_findings(results, better=better, labels=labels)
 
 
+@fill_doc(REPORT_DOCS)
 def tradeoff_points(evaluations: Mapping[str, object], beyond: pd.DataFrame, *,
                     column: str) -> pd.DataFrame:
     """One row per system: the mean of ``column`` (e.g. ``"ndcg@10"``) with its interval
@@ -137,8 +126,7 @@ def tradeoff_points(evaluations: Mapping[str, object], beyond: pd.DataFrame, *,
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
+    %(evaluations)s
     beyond : pandas.DataFrame
         :func:`beyond_table` of the same systems.
     column : str

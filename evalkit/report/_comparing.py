@@ -9,10 +9,12 @@ import numpy as np
 import pandas as pd
 
 from .._comparison import Comparison, compare_evaluations, cross_validate
+from .._docstrings import fill_doc
 from ..metrics import (
     parse_column,
 )
 from ..models import MODELS
+from ._docs import REPORT_DOCS
 from ._quiet import shown_in_the_page
 from ._ranking import report_definitions
 
@@ -21,6 +23,7 @@ __all__ = ["compare_systems", "comparison_table", "cross_validate_baselines", "c
            "undecided_pairs"]
 
 
+@fill_doc(REPORT_DOCS)
 def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *, folds: int,
                              k: Sequence[int], metrics: Sequence[str],
                              threshold: float | None = 4.0, seed: int = 0,
@@ -40,8 +43,7 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
         The cutoffs.
     metrics : sequence of str
         The metrics' names.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(threshold)s
     seed : int, default 0
         Seed of the folds, of the bootstrap inside each fold and of the ``Random`` baseline.
     profile : str or None, default None
@@ -118,6 +120,7 @@ def cv_split_note(cv: pd.DataFrame | None) -> str:
             "above produce even for one and the same system.")
 
 
+@fill_doc(REPORT_DOCS)
 def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
                     alpha: float, seed: int = 0,
                     baselines: Sequence[str] = ()) -> pd.DataFrame | None:
@@ -133,8 +136,7 @@ def compare_systems(evaluations: Mapping[str, object], *, reference: str | None,
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
+    %(evaluations)s
     reference : str or None
         The system every other one is compared with; None: every pair.
     alpha : float

@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 
 from .._comparison import format_pvalue
+from .._docstrings import fill_doc
+from ._docs import REPORT_DOCS
 
 __all__ = ["GroupCheck", "exposure_table", "group_check", "group_note", "group_table",
            "user_attributes"]
@@ -100,6 +102,7 @@ class GroupCheck:
     k: int = 10
 
 
+@fill_doc(REPORT_DOCS)
 def group_check(inputs: object, evaluations: Mapping[str, object],
                 systems: Mapping[str, pd.DataFrame], attributes: pd.DataFrame | None, *,
                 group: str | None = None, metric: str = "ndcg", k: int = 10,
@@ -113,13 +116,9 @@ def group_check(inputs: object, evaluations: Mapping[str, object],
 
     Parameters
     ----------
-    inputs : ReportInputs
-        The report's data and split (:func:`load_inputs`).
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
+    %(inputs)s
+    %(evaluations)s
+    %(systems)s
     attributes : pandas.DataFrame or None
         The users' attributes (:func:`user_attributes`); None: the data has none, and only the
         exposure is computed.

@@ -18,7 +18,9 @@ import pandas as pd
 
 from .._canonical import in_canonical_order
 from .._display import TableFrame
+from .._docstrings import fill_doc
 from .._version import __version__
+from ._docs import REPORT_DOCS
 from ._params import ParameterError
 from ._plan import _interactions_file, _split_folder, columns_for
 from ._shared import list_length, run_key, shared
@@ -433,6 +435,7 @@ def _user_counts(truth_users: np.ndarray, list_users: np.ndarray) -> dict[str, i
     }
 
 
+@fill_doc(REPORT_DOCS)
 def coverage(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame) -> pd.DataFrame:
     """Which test users each system's lists cover, and how long the lists are.
 
@@ -442,9 +445,7 @@ def coverage(systems: Mapping[str, pd.DataFrame], test: pd.DataFrame) -> pd.Data
 
     Parameters
     ----------
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
+    %(systems)s
     test : pandas.DataFrame
         The test interactions (``user_id, item_id``, ...).
 
@@ -542,17 +543,15 @@ def load_predictions(
     return out
 
 
+@fill_doc(REPORT_DOCS)
 def prediction_coverage(predictions: Mapping[str, pd.DataFrame],
                         test: pd.DataFrame) -> pd.DataFrame:
     """Which test ratings each system predicts: the rest are left out of its errors, counted.
 
     Parameters
     ----------
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
+    %(predictions)s
+    %(test_ratings)s
 
     Returns
     -------

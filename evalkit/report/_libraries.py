@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .._docstrings import fill_doc
 from .._evaluation import evaluate
 from ..metrics import (
     RANKING_METRICS,
 )
 from ..profiles import PROFILES
+from ._docs import REPORT_DOCS
 from ._quiet import shown_in_the_page
 
 __all__ = ["library_table", "profile_table"]
 
 
+@fill_doc(REPORT_DOCS)
 def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
                   threshold: float | None = 4.0, train: pd.DataFrame | None = None,
                   digits: int = 4) -> pd.DataFrame:
@@ -27,14 +30,12 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test interactions (``user_id, item_id, rating``).
+    %(test_interactions)s
     recs : pandas.DataFrame
         One system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``).
     k : int
         The cutoff.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(threshold)s
     train : pandas.DataFrame, optional
         The training interactions, for the profiles that drop test items unseen in training.
     digits : int, default 4

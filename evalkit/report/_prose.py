@@ -10,6 +10,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
+from ._docs import REPORT_DOCS
+
 __all__ = ["comparison_note", "cross_validation_note", "library_note", "relevance_note",
            "summary_note", "zero_note"]
 
@@ -49,14 +52,14 @@ def relevance_note(ratings: pd.DataFrame, *, threshold: float | None) -> str:
             "reach: a recommended item that the user never rated counts as not relevant.")
 
 
+@fill_doc(REPORT_DOCS)
 def summary_note(evaluations: Mapping[str, object]) -> str:
     """The heading and reading guide of the summary table: users, interval level, and which
     metrics leave users out of their means (undefined for them), with the counts.
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
+    %(evaluations)s
     """
     first = next(iter(evaluations.values()))
     s = first.summary
@@ -95,6 +98,7 @@ _NAMES = {"P": "precision", "R": "recall", "F1": "harmonic mean of P and R",
           "HLU": "half-life utility of Breese et al."}
 
 
+@fill_doc(REPORT_DOCS)
 def zero_note(evaluations: Mapping[str, object], column: str) -> str:
     """The share of users who score exactly 0 on ``column`` for each system, and how to read
     the cumulative distribution drawn below it (higher values are better for every ranking
@@ -102,8 +106,7 @@ def zero_note(evaluations: Mapping[str, object], column: str) -> str:
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
+    %(evaluations)s
     column : str
         The metric@k (e.g. ``"ndcg@10"``).
     """
@@ -142,6 +145,7 @@ def _spread(values: pd.Series, fmt: str) -> str:
     return text
 
 
+@fill_doc(REPORT_DOCS)
 def cross_validation_note(baselines: Sequence[str], recs: Mapping[str, object], *,
                           folds: int, inputs: object | None = None, seed: int = 0,
                           threshold: float | None = 4.0) -> str:
@@ -166,8 +170,7 @@ def cross_validation_note(baselines: Sequence[str], recs: Mapping[str, object], 
         note leaves out how the folds and the split differ.
     seed : int, default 0
         Seed of the folds, as given to :func:`cross_validate_baselines`.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(threshold)s
     """
     text = "## Cross-validation\n\n"
     if baselines:

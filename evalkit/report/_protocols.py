@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
+from ._docs import REPORT_DOCS
+
 __all__ = ["ProtocolCheck", "protocol_check", "protocol_note", "protocol_table"]
 
 #: The users a report's protocol section ranks every catalog item for, at most (seeded): the
@@ -63,6 +66,7 @@ class ProtocolCheck:
     alpha: float = 0.05
 
 
+@fill_doc(REPORT_DOCS)
 def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baselines: Sequence[str],
                    *, k: int, metric: str, n_negatives: int = 100,
                    schemes: Sequence[str] = ("uniform", "popularity"),
@@ -79,11 +83,8 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
 
     Parameters
     ----------
-    inputs : ReportInputs
-        The report's data and split (:func:`load_inputs`).
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
+    %(inputs)s
+    %(systems)s
     baselines : sequence of str
         The baselines (:data:`evalkit.models.MODELS`), fitted again on the training data, whose
         scores the sampled protocol needs.
@@ -95,8 +96,7 @@ def protocol_check(inputs: object, systems: Mapping[str, pd.DataFrame], baseline
         Sampled negatives per held-out relevant item; 0: no check (None is returned).
     schemes : sequence of str, default ("uniform", "popularity")
         How the negatives are drawn (:data:`evalkit.protocols.sampled.SCHEMES`).
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(threshold)s
     seed : int, default 0
         Seed of the users drawn, the negatives, the ``Random`` baseline and the bootstrap.
     max_users : int, default MAX_USERS

@@ -10,6 +10,7 @@ import pandas as pd
 
 from .._checks import check_recs
 from .._constraints import CUTOFF, constrained
+from .._docstrings import fill_doc
 from .._evaluation import evaluate
 from ..definitions import Definitions
 from ..metrics import (
@@ -20,6 +21,7 @@ from ..metrics.tables import (
     tie_report,
 )
 from ..profiles import profile as profile_definitions
+from ._docs import REPORT_DOCS
 from ._findings import lower_note
 from ._quiet import shown_in_the_page
 from ._show import interval_table
@@ -28,6 +30,7 @@ __all__ = ["curve_bands", "evaluate_systems", "ranking_headline",
            "report_definitions", "sample_lists", "summary_table", "tie_table"]
 
 
+@fill_doc(REPORT_DOCS)
 def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
                      k: Sequence[int], metrics: Sequence[str] | None = None,
                      threshold: float | None = 4.0,
@@ -43,26 +46,18 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test interactions (``user_id, item_id, rating``).
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
+    %(test_interactions)s
+    %(systems)s
     k : sequence of int
         The cutoffs.
     metrics : sequence of str, optional
         The metrics' names; default as above.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(threshold)s
     curves : int, optional
         Also the curves to this cutoff (:func:`evalkit.evaluate`'s ``curves``).
-    seed : int, default 0
-        Seed of the bootstrap.
-    profile : str, optional
-        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`) whose definitions are used;
-        default: evalkit's.
-    train : pandas.DataFrame, optional
-        The training interactions; needed only by ``unknown_items="drop"``.
+    %(seed)s
+    %(profile)s
+    %(train)s
     focus : str, optional
         ``METRIC``: the metric the page's charts show.
     """
@@ -82,6 +77,7 @@ def evaluate_systems(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *,
 
 
 @constrained(k_max=CUTOFF)
+@fill_doc(REPORT_DOCS)
 def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_max: int,
                 metrics: Sequence[str] = ("precision", "recall", "map", "ndcg"),
                 threshold: float | None = 4.0, seed: int = 0, profile: str | None = None,
@@ -91,24 +87,19 @@ def curve_bands(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k_ma
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test interactions, as for :func:`evaluate_systems`.
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations, by name, as for :func:`evaluate_systems`.
+    %(test_interactions)s
+    %(systems)s
     k_max : int
         Largest cutoff.
     metrics : sequence of str, default ("precision", "recall", "map", "ndcg")
         Metrics of the curves.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
-    seed : int, default 0
-        Seed of the bootstrap.
+    %(threshold)s
+    %(seed)s
     profile : str, optional
         ``PROFILE``: a library profile (:data:`evalkit.PROFILES`). Under a profile every
         metric is computed with the profile's definitions, also those its library lacks (as
         :func:`evalkit.metrics.ranking_curves` does).
-    train : pandas.DataFrame, optional
-        The training interactions, as for :func:`evaluate_systems`.
+    %(train)s
     confidence : float, default 0.95
         Level of the intervals.
     n_resamples : int, default 1000
@@ -188,6 +179,7 @@ def _bands(summary: pd.DataFrame, k_max: int, metrics: Sequence[str]) -> pd.Data
     return frame
 
 
+@fill_doc(REPORT_DOCS)
 def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.DataFrame:
     """One compact table: ``mean [low, high]`` per metric (rows) and system (columns), then
     the users each mean is over.
@@ -198,8 +190,7 @@ def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.D
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
+    %(evaluations)s
     digits : int, default 3
         Decimals shown.
     """
@@ -221,6 +212,7 @@ def summary_table(evaluations: Mapping[str, object], *, digits: int = 3) -> pd.D
     return table
 
 
+@fill_doc(REPORT_DOCS)
 def tie_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int,
               threshold: float | None = 4.0,
               profile: str | None = None) -> pd.DataFrame | None:
@@ -238,15 +230,10 @@ def tie_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test interactions (``user_id, item_id, rating``).
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
-    k : int
-        The cutoff: each system's top-``k`` lists.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(test_interactions)s
+    %(systems)s
+    %(k_lists)s
+    %(threshold)s
     profile : str, optional
         ``PROFILE``: under a profile no row is marked as the one shown.
     """
@@ -277,6 +264,7 @@ def tie_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int
     return pd.concat(reports, names=["system", "ties"])
 
 
+@fill_doc(REPORT_DOCS)
 def ranking_headline(evaluations: Mapping[str, object], *, metric: str, k: int
                      ) -> dict[str, object]:
     """The ranking report's headline numbers: ``metric@k`` of each system (where its
@@ -285,8 +273,7 @@ def ranking_headline(evaluations: Mapping[str, object], *, metric: str, k: int
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
+    %(evaluations)s
     metric : str
         The metric's registry name (``"ndcg"``).
     k : int
@@ -348,6 +335,7 @@ class SampleLists:
         return self._caption + "\n" + self.frame.to_string(index=False)
 
 
+@fill_doc(REPORT_DOCS)
 def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: int = 5,
                  threshold: float | None = 4.0, seed: int = 0) -> SampleLists:
     """The top-k lists of a few test users, one row per (user, system), with each user's test
@@ -362,17 +350,12 @@ def sample_lists(inputs, systems: Mapping[str, pd.DataFrame], *, k: int, users: 
 
     Parameters
     ----------
-    inputs : ReportInputs
-        The report's data and split (:func:`load_inputs`).
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
-    k : int
-        The cutoff: each system's top-``k`` lists.
+    %(inputs)s
+    %(systems)s
+    %(k_lists)s
     users : int, default 5
         How many test users are shown.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(threshold)s
     seed : int, default 0
         Seed of the users drawn.
     """

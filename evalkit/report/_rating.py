@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
 from ..metrics import (
     classification_scores,
     confusion_at_k,
@@ -21,6 +22,7 @@ from ..metrics import (
 from ..metrics.tables import (
     classification_by_threshold,
 )
+from ._docs import REPORT_DOCS
 from ._findings import table_findings
 from ._inputs import prediction_coverage
 from ._quiet import shown_in_the_page
@@ -32,6 +34,7 @@ __all__ = ["classification_findings", "classification_headline", "classification
            "rating_headline", "threshold_table", "topk_confusion_table"]
 
 
+@fill_doc(REPORT_DOCS)
 def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """MAE and RMSE over all predicted test ratings (micro) and per user (macro), by system.
 
@@ -40,11 +43,7 @@ def rating_error_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFram
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
+    %(test_predictions)s
     """
 
     rows = {}
@@ -82,6 +81,7 @@ def _classification_results(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
                 for name, p in predictions.items()}
 
 
+@fill_doc(REPORT_DOCS)
 def rating_error_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                          seed: int = 0, digits: int = 3) -> pd.DataFrame:
     """MAE and RMSE (over all predicted test ratings, and per user) as ``value [low, high]``
@@ -90,13 +90,8 @@ def rating_error_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFr
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
-    seed : int, default 0
-        Seed of the bootstrap.
+    %(test_predictions)s
+    %(seed)s
     digits : int, default 3
         Decimals shown.
     """
@@ -120,6 +115,7 @@ def _interval_headline(results: Mapping[str, pd.DataFrame], row: str, label: str
     return out
 
 
+@fill_doc(REPORT_DOCS)
 def rating_headline(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                     seed: int = 0) -> dict[str, object]:
     """The rating report's headline: each system's RMSE over its predicted test ratings, with
@@ -127,18 +123,14 @@ def rating_headline(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
-    seed : int, default 0
-        Seed of the bootstrap.
+    %(test_predictions)s
+    %(seed)s
     """
     results = _rating_results(test, predictions, seed=seed)
     return _interval_headline(results, "RMSE", "RMSE")
 
 
+@fill_doc(REPORT_DOCS)
 def classification_headline(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                             threshold: float, seed: int = 0) -> dict[str, object]:
     """The classification report's headline: each system's F1 at ``threshold`` over its
@@ -147,20 +139,15 @@ def classification_headline(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
-    threshold : float
-        A rating, true or predicted, is relevant when it is at least this.
-    seed : int, default 0
-        Seed of the bootstrap.
+    %(test_predictions)s
+    %(rating_threshold)s
+    %(seed)s
     """
     results = _classification_results(test, predictions, threshold=threshold, seed=seed)
     return _interval_headline(results, "f1", "F1")
 
 
+@fill_doc(REPORT_DOCS)
 def classification_summary(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                            threshold: float, seed: int = 0, digits: int = 3) -> pd.DataFrame:
     """Precision, recall and F1 at ``threshold`` as ``value [low, high]`` per system, with
@@ -169,15 +156,9 @@ def classification_summary(test: pd.DataFrame, predictions: Mapping[str, pd.Data
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
-    threshold : float
-        A rating, true or predicted, is relevant when it is at least this.
-    seed : int, default 0
-        Seed of the bootstrap.
+    %(test_predictions)s
+    %(rating_threshold)s
+    %(seed)s
     digits : int, default 3
         Decimals shown.
     """
@@ -192,6 +173,7 @@ def _left_out(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> di
     return prediction_coverage(predictions, test)["without a prediction (left out)"].to_dict()
 
 
+@fill_doc(REPORT_DOCS)
 def rating_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                     seed: int = 0) -> str:
     """The findings the rating report opens with: the lowest MAE and RMSE with their
@@ -200,13 +182,8 @@ def rating_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
-    seed : int, default 0
-        Seed of the bootstrap.
+    %(test_predictions)s
+    %(seed)s
     """
 
     if not predictions:
@@ -216,6 +193,7 @@ def rating_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
                           left_out=_left_out(test, predictions))
 
 
+@fill_doc(REPORT_DOCS)
 def classification_findings(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                             threshold: float, seed: int = 0) -> str:
     """The findings the classification report opens with: the highest precision, recall and
@@ -224,15 +202,9 @@ def classification_findings(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
-    threshold : float
-        A rating, true or predicted, is relevant when it is at least this.
-    seed : int, default 0
-        Seed of the bootstrap.
+    %(test_predictions)s
+    %(rating_threshold)s
+    %(seed)s
     """
 
     if not predictions:
@@ -244,6 +216,7 @@ def classification_findings(test: pd.DataFrame, predictions: Mapping[str, pd.Dat
                           left_out=_left_out(test, predictions))
 
 
+@fill_doc(REPORT_DOCS)
 def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Mean per-user Spearman and Kendall tau-b, and global FCP, by system.
 
@@ -252,11 +225,7 @@ def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
+    %(test_predictions)s
     """
 
     rows = {}
@@ -270,13 +239,13 @@ def correlation_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame
     return out
 
 
+@fill_doc(REPORT_DOCS)
 def predicted_rows(test: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
     """The test rows that ``predictions`` has a prediction for (what its errors are over).
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
+    %(test_ratings)s
     predictions : pandas.DataFrame
         One system's predictions (``user_id, item_id, prediction``).
     """
@@ -284,6 +253,7 @@ def predicted_rows(test: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFram
     return test[pd.MultiIndex.from_frame(test[["user_id", "item_id"]]).isin(keys)]
 
 
+@fill_doc(REPORT_DOCS)
 def confusion_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                     threshold: float) -> pd.DataFrame:
     """Confusion counts, precision, recall and F1 at ``threshold``, one row per system, over
@@ -291,28 +261,20 @@ def confusion_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
-    threshold : float
-        A rating, true or predicted, is relevant when it is at least this.
+    %(test_predictions)s
+    %(rating_threshold)s
     """
     return threshold_table(test, predictions, thresholds=[threshold]).droplevel("threshold")
 
 
+@fill_doc(REPORT_DOCS)
 def threshold_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame], *,
                     thresholds: Sequence[float]) -> pd.DataFrame:
     """:func:`evalkit.metrics.tables.classification_by_threshold` for every system.
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test ratings (``user_id, item_id, rating``).
-    predictions : mapping of str to pandas.DataFrame
-        Each system's predictions (``user_id, item_id, prediction``), by name
-        (:func:`load_predictions`).
+    %(test_predictions)s
     thresholds : sequence of float
         The thresholds: at each, a rating, true or predicted, is relevant when it is at least
         the threshold.
@@ -324,6 +286,7 @@ def threshold_table(test: pd.DataFrame, predictions: Mapping[str, pd.DataFrame],
                           for name, p in predictions.items()}, names=["system"])
 
 
+@fill_doc(REPORT_DOCS)
 def topk_confusion_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int,
                          threshold: float | None) -> pd.DataFrame:
     """Confusion counts with each user's top-k list as the predicted-relevant items, and the
@@ -331,15 +294,10 @@ def topk_confusion_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame]
 
     Parameters
     ----------
-    test : pandas.DataFrame
-        The test interactions (``user_id, item_id, rating``).
-    systems : mapping of str to pandas.DataFrame
-        Each system's recommendations (``user_id, item_id`` and ``rank`` and/or ``score``), by
-        name (:func:`load_systems`).
-    k : int
-        The cutoff: each system's top-``k`` lists.
-    threshold : float or None
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(test_interactions)s
+    %(systems)s
+    %(k_lists)s
+    %(threshold_given)s
     """
 
     rows = {}

@@ -11,6 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc
+from ._docs import REPORT_DOCS
+
 __all__ = ["regression_checks", "regression_note", "regression_table", "save_runs"]
 
 
@@ -27,6 +30,7 @@ def _folder_names(names: list[str]) -> dict[str, str]:
     return out
 
 
+@fill_doc(REPORT_DOCS)
 def save_runs(evaluations: Mapping[str, object], folder: str | None, *,
               inputs: object = None, systems: Mapping[str, pd.DataFrame] | None = None
               ) -> dict[str, str]:
@@ -37,8 +41,7 @@ def save_runs(evaluations: Mapping[str, object], folder: str | None, *,
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
+    %(evaluations)s
     folder : str or None
         The folder to save in; None: nothing is saved.
     inputs : ReportInputs, optional
@@ -56,6 +59,7 @@ def save_runs(evaluations: Mapping[str, object], folder: str | None, *,
     return names
 
 
+@fill_doc(REPORT_DOCS)
 def regression_checks(evaluations: Mapping[str, object], baseline: str | None, *,
                       alpha: float = 0.05, margin: float = 0.0) -> dict[str, object]:
     """:func:`evalkit.regression_check` of every system against the saved run ``baseline``
@@ -65,8 +69,7 @@ def regression_checks(evaluations: Mapping[str, object], baseline: str | None, *
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.Evaluation
-        Each system's evaluation (:func:`evaluate_systems`), by name.
+    %(evaluations)s
     baseline : str or None
         ``BASELINE_RUN``: the folder of the saved run to check against; None: no check.
     alpha : float, default 0.05

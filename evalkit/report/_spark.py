@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._docstrings import fill_doc, fragments
+from ._docs import REPORT_DOCS
 from ._inputs import ReportInputs, RunCard, _provenance, load_inputs, load_systems, run_card
 from ._params import ParameterError
 from ._quiet import shown_in_the_page
@@ -54,6 +56,32 @@ CURVE_METRICS = ("precision", "recall", "map", "ndcg")
 #: Spark and in-memory numbers count as the same when they differ by less than this (the
 #: buckets' sums are added in another order; see :mod:`evalkit.spark`).
 TOLERANCE = 1e-12
+
+#: The docstring entries of the at-scale page's functions, beside the report's
+#: (``REPORT_DOCS``).
+_SPARK_DOCS = fragments(
+    frames="""
+    frames : SparkFrames
+        The test interactions and the systems' lists, in Spark (:func:`spark_frames`).
+    """,
+    metrics="""
+    metrics : sequence of str, optional
+        The metrics' names; default: those of :func:`evalkit.spark.evaluate`.
+    """,
+    partitions="""
+    partitions : int, optional
+        Buckets of users, each evaluated in one Spark task; default:
+        :func:`evalkit.spark.evaluate`'s.
+    """,
+    spark_evaluations="""
+    evaluations : mapping of str to evalkit.spark.SparkEvaluation
+        Each system's evaluation in Spark (:func:`spark_evaluate_systems`), by name.
+    """,
+    missing="""
+    missing : str or None, default None
+        What keeps Spark from running here (:func:`evalkit.spark.missing`); None: nothing.
+    """,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -244,6 +272,7 @@ def spark_note(missing: str | None, *, master: str, partitions: int) -> str:
             "curves, which therefore do not depend on the number of buckets.")
 
 
+@fill_doc(REPORT_DOCS, _SPARK_DOCS)
 def spark_run_card(data: ParquetInputs, evaluations: Mapping[str, object], *, seed: int,
                    master: str, partitions: int, missing: str | None = None,
                    recs: Mapping[str, str | os.PathLike] | None = None,
@@ -256,16 +285,14 @@ def spark_run_card(data: ParquetInputs, evaluations: Mapping[str, object], *, se
     ----------
     data : ParquetInputs
         The Parquet paths (:func:`parquet_inputs`), and the data they were written from.
-    evaluations : mapping of str to evalkit.spark.SparkEvaluation
-        Each system's evaluation in Spark (:func:`spark_evaluate_systems`), by name.
+    %(spark_evaluations)s
     seed : int
         The report's seed.
     master : str
         The Spark master.
     partitions : int
         The buckets of users.
-    missing : str or None, default None
-        What keeps Spark from running here (:func:`evalkit.spark.missing`); None: nothing.
+    %(missing)s
     recs : mapping of str to str or path-like, optional
         ``RECS``, as for :func:`run_card`.
     baselines : sequence of str, default ()
@@ -335,6 +362,7 @@ def _answering(func: Callable) -> Callable:
 
 
 @_answering
+@fill_doc(REPORT_DOCS, _SPARK_DOCS)
 def spark_evaluate_systems(frames: SparkFrames, *, k: Sequence[int],
                            metrics: Sequence[str] | None = None,
                            threshold: float | None = 4.0, seed: int = 0,
@@ -345,22 +373,14 @@ def spark_evaluate_systems(frames: SparkFrames, *, k: Sequence[int],
 
     Parameters
     ----------
-    frames : SparkFrames
-        The test interactions and the systems' lists, in Spark (:func:`spark_frames`).
+    %(frames)s
     k : sequence of int
         The cutoffs.
-    metrics : sequence of str, optional
-        The metrics' names; default: those of :func:`evalkit.spark.evaluate`.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
-    seed : int, default 0
-        Seed of the bootstrap.
-    profile : str, optional
-        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`) whose definitions are used;
-        default: evalkit's.
-    partitions : int, optional
-        Buckets of users, each evaluated in one Spark task; default:
-        :func:`evalkit.spark.evaluate`'s.
+    %(metrics)s
+    %(threshold)s
+    %(seed)s
+    %(profile)s
+    %(partitions)s
 
     Returns
     -------
@@ -378,6 +398,7 @@ def spark_evaluate_systems(frames: SparkFrames, *, k: Sequence[int],
 
 
 @_answering
+@fill_doc(REPORT_DOCS, _SPARK_DOCS)
 def spark_curve_bands(frames: SparkFrames, *, k_max: int,
                       metrics: Sequence[str] = CURVE_METRICS, threshold: float | None = 4.0,
                       seed: int = 0, profile: str | None = None,
@@ -389,22 +410,15 @@ def spark_curve_bands(frames: SparkFrames, *, k_max: int,
 
     Parameters
     ----------
-    frames : SparkFrames
-        The test interactions and the systems' lists, in Spark (:func:`spark_frames`).
+    %(frames)s
     k_max : int
         The largest cutoff.
     metrics : sequence of str, default CURVE_METRICS
         The metrics of the curves.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
-    seed : int, default 0
-        Seed of the bootstrap.
-    profile : str, optional
-        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`) whose definitions are used;
-        default: evalkit's.
-    partitions : int, optional
-        Buckets of users, each evaluated in one Spark task; default:
-        :func:`evalkit.spark.evaluate`'s.
+    %(threshold)s
+    %(seed)s
+    %(profile)s
+    %(partitions)s
     confidence : float, default 0.95
         Level of the bands.
     n_resamples : int, default 1000
@@ -440,6 +454,7 @@ def _largest_difference(got: np.ndarray, want: np.ndarray) -> float:
 
 
 @_answering
+@fill_doc(REPORT_DOCS, _SPARK_DOCS)
 def spark_agreement(frames: SparkFrames, evaluations: Mapping[str, object],
                     curves: Mapping[str, pd.DataFrame] | None = None, *, k: Sequence[int],
                     metrics: Sequence[str] | None = None, threshold: float | None = 4.0,
@@ -467,15 +482,11 @@ def spark_agreement(frames: SparkFrames, evaluations: Mapping[str, object],
         k is the bands' length. Not compared on a sample.
     k : sequence of int
         The cutoffs.
-    metrics : sequence of str, optional
-        The metrics' names; default: those of :func:`evalkit.spark.evaluate`.
-    threshold : float or None, default 4.0
-        A test item is relevant when its rating is at least this; None: every test item.
+    %(metrics)s
+    %(threshold)s
     seed : int, default 0
         Seed of the bootstrap and of the users' sample.
-    profile : str, optional
-        ``PROFILE``: a library profile (:data:`evalkit.PROFILES`) whose definitions are used;
-        default: evalkit's.
+    %(profile)s
     max_users : int, default 20000
         The most test users whose data is collected.
 
@@ -610,6 +621,7 @@ def agreement_note(table: pd.DataFrame | None, *, missing: str | None = None,
     return head + "\n\n" + "\n".join(lines)
 
 
+@fill_doc(REPORT_DOCS, _SPARK_DOCS)
 def spark_headline(evaluations: Mapping[str, object], *, k: int, metric: str = "ndcg",
                    agreement: pd.DataFrame | None = None,
                    missing: str | None = None) -> dict[str, object]:
@@ -619,16 +631,14 @@ def spark_headline(evaluations: Mapping[str, object], *, k: int, metric: str = "
 
     Parameters
     ----------
-    evaluations : mapping of str to evalkit.spark.SparkEvaluation
-        Each system's evaluation in Spark (:func:`spark_evaluate_systems`), by name.
+    %(spark_evaluations)s
     k : int
         The cutoff.
     metric : str, default "ndcg"
         The metric's registry name.
     agreement : pandas.DataFrame, optional
         :func:`spark_agreement`'s table, when the check was run.
-    missing : str or None, default None
-        What keeps Spark from running here (:func:`evalkit.spark.missing`); None: nothing.
+    %(missing)s
     """
     if missing:
         return {"Spark": f"not run: {missing}"}
