@@ -28,7 +28,7 @@ from ._constraints import (
 )
 from ._display import DIGITS, TableFrame, format_pvalue
 from ._display import progress as show_progress
-from ._docstrings import fill_doc, fragments
+from ._docstrings import PER_USER_DOCS, fill_doc, fragments
 from ._evaluation import Evaluation, evaluate
 from ._paired import PairedSums, paired_results, paired_sums
 from ._power import t_mde, t_users
@@ -36,7 +36,6 @@ from ._resample import design_key, user_streams
 from ._runs import check_comparable
 from .definitions import Definitions, takes_definitions
 from .metrics import RANKING_METRICS
-from .metrics._engine import PER_USER_DOCS
 from .metrics.ranking import SharedTruth
 from .split import kfold_split
 from .stats import bootstrap_ci_frame, holm

@@ -24,7 +24,7 @@ import textwrap
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-__all__ = ["fill_doc", "fragments", "substitute"]
+__all__ = ["PER_USER_DOCS", "fill_doc", "fragments", "substitute"]
 
 T = TypeVar("T")
 
@@ -121,3 +121,51 @@ def fill_doc(*tables: Mapping[str, str], **more: str) -> Callable[[T], T]:
         return obj
 
     return decorate
+
+
+#: The docstring entries of the per-user ranking functions (:mod:`evalkit.metrics.ranking`'s
+#: and those of metrics declared from hits), which :func:`evalkit.metrics.rank`,
+#: :func:`evalkit.metrics.ranking_curves`, :func:`evalkit.evaluate` and :func:`evalkit.compare`
+#: share for the same inputs. ``parameters`` is the whole usual list.
+PER_USER_DOCS = fragments(
+    truth_recs="""
+    truth : pd.DataFrame
+        Test interactions: ``user_id, item_id, rating``. Every user here is evaluated.
+    recs : pd.DataFrame
+        Recommendations: ``user_id, item_id`` and ``rank`` (1-based) and/or ``score``.
+    """,
+    k="""
+    k : int, default 10
+        Cutoff: only the top ``k`` positions count.
+    """,
+    train="""
+    train : pd.DataFrame, optional
+        Training interactions; needed only by ``unknown_items="drop"``.
+    """,
+    definitions="""
+    definitions : Definitions or str, optional
+        The definitions (:class:`evalkit.Definitions`) or a profile name (``"trec_eval"``,
+        ``"lenskit"``, ... see :data:`evalkit.PROFILES`); default: evalkit's.
+    """,
+    options="""
+    **options
+        The fields of :class:`evalkit.Definitions` this metric reads (``threshold``, ``empty``,
+        ``ties``, ...; the metric's card lists them: ``evalkit.metrics.definition_cards()``),
+        overriding ``definitions``. Other fields and unknown names raise.
+    """,
+    returns="""
+    MetricSeries
+        Per-user values indexed by ``user_id``, with ``dropped``, ``n_users``, ``k``,
+        ``definitions``, ``tied_users`` and ``users_without_recs`` (see
+        :class:`~evalkit.metrics.MetricSeries`).
+    """,
+    raises="""
+    ValueError, TypeError
+        For missing columns, NaN or infinite scores, duplicate pairs or ranks, mismatched id
+        types, ``k`` that is not a positive integer, or an unknown option. A field of
+        :class:`evalkit.Definitions` the metric does not read raises
+        :class:`evalkit.InvalidParameterError`, a subclass of both.
+    """,
+)
+PER_USER_DOCS["parameters"] = "\n".join(
+    PER_USER_DOCS[name] for name in ("truth_recs", "k", "train", "definitions", "options"))

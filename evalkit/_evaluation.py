@@ -17,11 +17,10 @@ import pandas as pd
 from ._checks import InvalidParameterError
 from ._constraints import CUTOFF, CUTOFFS, FRACTION, RESAMPLES, SEED, constrained, optional
 from ._display import CompactTable, CurveTable, metric_column
-from ._docstrings import fill_doc
+from ._docstrings import PER_USER_DOCS, fill_doc
 from ._version import __version__
 from .definitions import Definitions, takes_definitions
 from .metrics import parse_column, rank
-from .metrics._engine import PER_USER_DOCS
 from .stats import bootstrap_ci_frame
 
 __all__ = ["Evaluation", "Summary", "evaluate", "load_evaluation", "metric_column"]

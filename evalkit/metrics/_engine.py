@@ -21,7 +21,7 @@ import pandas as pd
 from .._checks import check_ks, warn
 from .._constraints import CUTOFF, CUTOFFS, POSITIVE_INT, constrained, optional
 from .._display import CURVE_USERS, CurveTable, metric_column
-from .._docstrings import fill_doc, fragments, substitute
+from .._docstrings import PER_USER_DOCS, fill_doc, substitute
 from .._errors import InvalidParameterError
 from ..definitions import Definitions, takes_definitions
 from ..profiles import check_covered, covers
@@ -35,54 +35,6 @@ from ._spec import Hits, Metric, from_hits, hits_of
 
 __all__ = ["RankResult", "check_metrics", "default_metrics", "metric_column", "per_user",
            "per_user_function", "rank", "ranking_curves"]
-
-#: The docstring entries of the per-user ranking functions (:mod:`evalkit.metrics.ranking`'s
-#: and those of metrics declared from hits, :func:`per_user_function`), which
-#: :func:`rank`, :func:`ranking_curves` and :func:`evalkit.evaluate` share for the same
-#: inputs (:func:`evalkit._docstrings.fill_doc`). ``parameters`` is the whole usual list.
-PER_USER_DOCS = fragments(
-    truth_recs="""
-    truth : pd.DataFrame
-        Test interactions: ``user_id, item_id, rating``. Every user here is evaluated.
-    recs : pd.DataFrame
-        Recommendations: ``user_id, item_id`` and ``rank`` (1-based) and/or ``score``.
-    """,
-    k="""
-    k : int, default 10
-        Cutoff: only the top ``k`` positions count.
-    """,
-    train="""
-    train : pd.DataFrame, optional
-        Training interactions; needed only by ``unknown_items="drop"``.
-    """,
-    definitions="""
-    definitions : Definitions or str, optional
-        The definitions (:class:`evalkit.Definitions`) or a profile name (``"trec_eval"``,
-        ``"lenskit"``, ... see :data:`evalkit.PROFILES`); default: evalkit's.
-    """,
-    options="""
-    **options
-        The fields of :class:`evalkit.Definitions` this metric reads (``threshold``, ``empty``,
-        ``ties``, ...; the metric's card lists them: ``evalkit.metrics.definition_cards()``),
-        overriding ``definitions``. Other fields and unknown names raise.
-    """,
-    returns="""
-    MetricSeries
-        Per-user values indexed by ``user_id``, with ``dropped``, ``n_users``, ``k``,
-        ``definitions``, ``tied_users`` and ``users_without_recs`` (see
-        :class:`~evalkit.metrics.MetricSeries`).
-    """,
-    raises="""
-    ValueError, TypeError
-        For missing columns, NaN or infinite scores, duplicate pairs or ranks, mismatched id
-        types, ``k`` that is not a positive integer, or an unknown option. A field of
-        :class:`evalkit.Definitions` the metric does not read raises
-        :class:`evalkit.InvalidParameterError`, a subclass of both.
-    """,
-)
-PER_USER_DOCS["parameters"] = "\n".join(
-    PER_USER_DOCS[name] for name in ("truth_recs", "k", "train", "definitions", "options"))
-
 
 @takes_definitions
 def default_metrics(*, definitions: Definitions | str | None = None,

@@ -28,10 +28,10 @@ from __future__ import annotations
 import pandas as pd
 
 from .._constraints import POSITIVE_INT, constrained
-from .._docstrings import fill_doc
+from .._docstrings import PER_USER_DOCS, fill_doc
 from ..definitions import Definitions, takes_definitions
 from ._common import check_truth
-from ._engine import PER_USER_DOCS, per_user
+from ._engine import per_user
 from ._prepare import SharedTruth as SharedTruth  # for several lists against one truth
 
 __all__ = [
