@@ -188,10 +188,15 @@ def t_mde(sd: np.ndarray, n: np.ndarray, level: float, target: float,
     while short.any():  # double until every upper bound is detected
         low, high = np.where(short, high, low), np.where(short, 2 * high, high)
         short = rate(high) < target
-    while np.any(high - low > 1e-10 * sd):
+    # each bisection stops at its own tolerance: a value does not depend on the others
+    # solved beside it (a frame's MDEs are those of single calls)
+    open_ = high - low > 1e-10 * sd
+    while open_.any():
         middle = (low + high) / 2
         enough = rate(middle) >= target
-        high, low = np.where(enough, middle, high), np.where(enough, low, middle)
+        high = np.where(open_ & enough, middle, high)
+        low = np.where(open_ & ~enough, middle, low)
+        open_ = high - low > 1e-10 * sd
     return high
 
 
@@ -500,8 +505,12 @@ def power_curve(diffs: object = None, *, sd: float | None = None,
     elif isinstance(n_users, (int, np.integer)):
         n_users = [n_users]
     counts = [_users(n, func=func) for n in n_users]
-    return pd.DataFrame({
-        "n_users": counts,
-        "mde": [mde(sd=spread, n_users=n, alpha=alpha, power=power, alternative=alternative,
-                    n_tests=n_tests) for n in counts],
-    })
+    target = check_fraction(power, func=func, arg="power")
+    alternative = check_choice(alternative, func=func, arg="alternative", choices=ALTERNATIVES)
+    level = _level(alpha, n_tests, func=func)
+    if not target > level:
+        raise InvalidParameterError(
+            f"{func}: 'power' must exceed the test's level ({level:g}); got {target:g}.")
+    found = t_mde(np.full(len(counts), spread), np.array(counts, dtype=np.float64), level,
+                  target, alternative)  # all together: each as mde alone solves it
+    return pd.DataFrame({"n_users": counts, "mde": found})

@@ -61,6 +61,21 @@ def test_diffs_give_the_spread_and_the_users() -> None:
     assert curve["mde"].is_monotonic_decreasing
 
 
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_a_curve_is_mde_at_each_number_of_users(alternative) -> None:
+    # solved together, each point is the value of mde alone, to the last bit: one bisection
+    # does not run on past its own tolerance because another point has not reached its own
+    counts = np.unique(np.geomspace(2, 40_000, 24).round().astype(int))
+    curve = stats.power_curve(sd=0.37, n_users=counts, alpha=0.01, power=0.9, n_tests=3,
+                              alternative=alternative)
+    want = [stats.mde(sd=0.37, n_users=int(n), alpha=0.01, power=0.9, n_tests=3,
+                      alternative=alternative) for n in counts]
+    assert curve["n_users"].tolist() == counts.tolist()
+    assert curve["mde"].tolist() == want
+    with pytest.raises(ValueError, match=r"^power_curve: 'power' must exceed the test's level"):
+        stats.power_curve(sd=0.1, power=0.04, alpha=0.05)
+
 @pytest.mark.parametrize("shape", ["normal", "skewed"])
 def test_the_simulation_detects_the_mde_at_the_target_rate(shape) -> None:
     rng = np.random.default_rng(5)
