@@ -178,6 +178,26 @@ def bootstrap_ci(
     return float(low[0]), float(high[0])
 
 
+
+def _frame_columns(frame: pd.DataFrame, *, func: str) -> list[np.ndarray]:
+    """Each column of ``frame`` as a float64 vector (NaN allowed, never infinity), converted
+    as one block when every column is numeric (a table of curves has hundreds); a column
+    that cannot be is refused as :func:`evalkit._checks.as_vector` refuses it, by name."""
+    def column(j: int) -> np.ndarray:
+        return _as_vector(frame.iloc[:, j], func=func, arg=f"frame[{frame.columns[j]!r}]",
+                          allow_nan=True)
+
+    numeric = all(pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)
+                  for t in frame.dtypes)
+    if not numeric or frame.shape[1] < 2:
+        return [column(j) for j in range(frame.shape[1])]
+    block = frame.to_numpy(dtype=np.float64, na_value=np.nan)
+    infinite = np.isinf(block).any(axis=0)
+    if infinite.any():
+        column(int(np.flatnonzero(infinite)[0]))  # raises, naming the column
+    return [np.ascontiguousarray(block[:, j]) for j in range(block.shape[1])]
+
+
 def bootstrap_ci_frame(
     frame: pd.DataFrame,
     *,
@@ -250,10 +270,7 @@ def bootstrap_ci_frame(
     check_rng(rng, func=func)
     confidence = check_fraction(confidence, func=func, arg="confidence")
     n_resamples = check_resamples(n_resamples, func=func)
-    columns = [
-        _as_vector(frame.iloc[:, j], func=func, arg=f"frame[{frame.columns[j]!r}]", allow_nan=True)
-        for j in range(frame.shape[1])
-    ]
+    columns = _frame_columns(frame, func=func)
     present = [column[~np.isnan(column)] for column in columns]
     counts = np.array([len(values) for values in present], dtype=np.int64)
 

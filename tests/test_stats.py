@@ -376,6 +376,26 @@ def test_bootstrap_ci_frame_columns_equal_single_column_calls():
     pd.testing.assert_frame_equal(table, before)
 
 
+
+def test_a_wide_table_of_mixed_dtypes_is_its_columns_one_by_one():
+    # many columns are converted as one block: each must be what it is alone (ints, bools,
+    # nullable integers with NA, floats with NaN), and a bad column is still named
+    gen = np.random.default_rng(3)
+    table = pd.DataFrame({f"m{j}": gen.uniform(size=60) for j in range(40)})
+    table["hits"] = gen.integers(0, 5, 60)
+    table["hit"] = gen.random(60) < 0.4
+    table["nullable"] = pd.array(np.where(gen.random(60) < 0.2, None, gen.integers(0, 9, 60)),
+                                 dtype="Int64")
+    table.loc[gen.random(60) < 0.3, "m3"] = np.nan
+    wide = bootstrap_ci_frame(table, n_resamples=200, rng=4)
+    alone = pd.concat([bootstrap_ci_frame(table[[c]], n_resamples=200, rng=4)
+                       for c in table.columns])
+    pd.testing.assert_frame_equal(wide, alone, check_exact=True)
+    table.loc[7, "m20"] = -np.inf
+    table.loc[9, "m30"] = np.inf
+    with pytest.raises(ValueError, match=r"frame\['m20'\]' must be finite"):
+        bootstrap_ci_frame(table)
+
 def test_bootstrap_ci_frame_drops_nan_per_column():
     table = pd.DataFrame(
         {
