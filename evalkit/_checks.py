@@ -56,6 +56,7 @@ __all__ = [
     "has_duplicate_pairs",
     "JoinedPredictions",
     "join_predictions",
+    "pair_rows",
     "seed_of",
     "warn_id_formats",
 ]
@@ -438,6 +439,37 @@ def has_duplicate_pairs(first: pd.Series | np.ndarray, second: pd.Series | np.nd
     return bool(pd.DataFrame({"a": first, "b": second}).duplicated().any())
 
 
+
+def pair_rows(user: pd.Series, item: pd.Series, other_user: pd.Series,
+              other_item: pd.Series) -> np.ndarray | None:
+    """For each (user, item) pair, the row of the unique pairs ``(other_user, other_item)``
+    holding it, or -1: one int64 key per pair (integer ids offset by their least value, or
+    strings coded together) and one hash lookup, instead of a join on two columns. None for
+    ids of other dtypes (floats, categoricals, nullable integers) or of different dtypes on
+    the two sides, which a caller joins with pandas (whose result then has the dtype it
+    chooses)."""
+    keys = []
+    for mine, theirs in ((user, other_user), (item, other_item)):
+        if mine.dtype != theirs.dtype:
+            return None
+        a, b = mine.to_numpy(), theirs.to_numpy()
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+            a, b = a.astype(np.int64), b.astype(np.int64)
+            low = min(int(a.min()) if a.size else 0, int(b.min()) if b.size else 0)
+            high = max(int(a.max()) if a.size else 0, int(b.max()) if b.size else 0)
+            keys.append((a - low, b - low, high - low + 1))
+        elif a.dtype == object and b.dtype == object:
+            codes, uniques = pd.factorize(np.concatenate([a, b]))
+            keys.append((codes[:a.size].astype(np.int64), codes[a.size:].astype(np.int64),
+                         max(len(uniques), 1)))
+        else:
+            return None
+    (ua, ub, _), (ia, ib, span) = keys
+    if keys[0][2] * span >= 2**62:
+        return None
+    return pd.Index(ub * span + ib).get_indexer(ua * span + ia)
+
+
 def _duplicates_within_groups(values: np.ndarray, low: int, span: int,
                               changes: np.ndarray) -> bool | None:
     """Whether a group of consecutive rows repeats a value; None when the groups are too
@@ -580,8 +612,8 @@ def check_predictions(predictions: object, *, func: str, arg: str = "predictions
     )
     check_ids(frame, func=func, arg=arg)
     check_finite(frame, "prediction", func=func, arg=arg)
-    dup = frame.duplicated(["user_id", "item_id"])
-    if dup.any():
+    if has_duplicate_pairs(frame["user_id"], frame["item_id"]):
+        dup = frame.duplicated(["user_id", "item_id"])
         raise InvalidParameterError(
             f"{func}: '{arg}' has {int(dup.sum())} duplicate (user_id, item_id) pair(s)."
         )
@@ -743,7 +775,12 @@ def join_predictions(
     check_id_dtypes(truth, predictions, func=func, other_arg="predictions")
     left = truth[["user_id", "item_id", "rating"]]
     right = predictions[["user_id", "item_id", "prediction"]]
-    joined = left.merge(right, on=["user_id", "item_id"], how="left", sort=False)
+    rows = pair_rows(left["user_id"], left["item_id"], right["user_id"], right["item_id"])
+    if rows is None:  # ids of other dtypes: pandas joins them
+        joined = left.merge(right, on=["user_id", "item_id"], how="left", sort=False)
+    else:  # as the merge would: truth's rows in order, NaN where no prediction
+        joined = left.reset_index(drop=True).assign(prediction=pd.api.extensions.take(
+            right["prediction"].array, rows, allow_fill=True))
     absent = joined["prediction"].isna().to_numpy()
     n_missing = int(absent.sum())
     if n_missing:

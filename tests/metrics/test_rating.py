@@ -304,3 +304,60 @@ def test_rating_errors_options_and_errors() -> None:
     with pytest.warns(UserWarning, match="rating_errors: dropped 1 of 10"):
         dropped = rating_errors(truth, predictions.iloc[1:], missing="drop")
     assert (dropped["n_ratings"] == 9).all()
+
+
+_ID_KINDS = ["int64", "int32", "uint16", "negative", "wide", "str", "category"]
+
+
+def _ids(values: np.ndarray, kind: str) -> pd.Series:
+    if kind == "negative":
+        return pd.Series(values - 7)
+    if kind == "wide":  # spread far apart: packed keys still fit
+        return pd.Series(values * 10**9)
+    if kind == "str":
+        return pd.Series([f"u{v:02d}" for v in values], dtype=object)
+    if kind == "category":  # left to pandas' merge
+        return pd.Series(values).astype("category")
+    return pd.Series(values.astype(kind))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(_ID_KINDS), st.sampled_from(_ID_KINDS))
+def test_the_pairing_is_pandas_merge(seed, user_kind, item_kind) -> None:
+    # test ratings paired with predictions by packed keys: the same frame as pandas' left
+    # merge on both id columns (truth's order, NaN without a prediction, predictions of
+    # other pairs and users ignored), for integer ids of any width and sign and for strings
+    from evalkit._checks import check_predictions, check_truth, join_predictions
+
+    gen = np.random.default_rng(seed)
+    n = int(gen.integers(1, 40))
+    pairs = np.unique(gen.integers(0, 12, (n, 2)), axis=0)
+    pairs = pairs[gen.permutation(len(pairs))]
+    truth = pd.DataFrame({"user_id": _ids(pairs[:, 0], user_kind).array,
+                          "item_id": _ids(pairs[:, 1], item_kind).array,
+                          "rating": gen.integers(1, 6, len(pairs)).astype(float)},
+                         index=gen.permutation(len(pairs)) + 100)
+    other = np.unique(gen.integers(0, 14, (int(gen.integers(0, 40)), 2)), axis=0)
+    kept = pairs[gen.random(len(pairs)) < 0.8]
+    both = np.unique(np.concatenate([kept, other]), axis=0)
+    both = both[gen.permutation(len(both))]
+    predictions = pd.DataFrame({"user_id": _ids(both[:, 0], user_kind).array,
+                                "item_id": _ids(both[:, 1], item_kind).array,
+                                "prediction": gen.normal(3, 1, len(both))})
+    if user_kind == "category" or item_kind == "category":
+        for column in ("user_id", "item_id"):  # categories of one dtype on both sides
+            values = pd.concat([truth[column], predictions[column]]).astype(object)
+            dtype = pd.CategoricalDtype(pd.unique(values))
+            truth[column] = truth[column].astype(object).astype(dtype)
+            predictions[column] = predictions[column].astype(object).astype(dtype)
+            assert truth[column].notna().all() and predictions[column].notna().all()
+    left = check_truth(truth, func="f")[["user_id", "item_id", "rating"]]  # as validated
+    want = left.merge(check_predictions(predictions, func="f"), on=["user_id", "item_id"],
+                      how="left", sort=False)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the count of dropped ratings
+        got = join_predictions(truth, predictions, func="f", missing="drop")
+    want = want[want["prediction"].notna()].reset_index(drop=True)
+    pd.testing.assert_frame_equal(got.frame, want, check_exact=True)
