@@ -38,6 +38,69 @@ def sort_key(values: pd.Series | np.ndarray) -> np.ndarray:
     return pd.factorize(values, sort=True)[0]
 
 
+
+def _dense(key: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """``key`` as int64 codes from 0 in the same order (equal values, equal codes) and their
+    number of possible values; None where it cannot be (NaN, or integers spread over more
+    than 2**62)."""
+    if key.dtype.kind in "biu":
+        if not key.size:
+            return key.astype(np.int64), 1
+        low, high = int(key.min()), int(key.max())
+        if high - low + 1 > 2**62:
+            return None
+        return key.astype(np.int64) - low, high - low + 1
+    if key.dtype.kind == "f":
+        codes, uniques = pd.factorize(key)  # a hash of the values, then their order
+        if codes.size and codes.min() < 0:  # NaN: np.lexsort's own place for it
+            return None
+        rank = np.empty(len(uniques), dtype=np.int64)
+        rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques))
+        return rank[codes], max(len(uniques), 1)
+    return None
+
+
+def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
+    """``np.lexsort(keys[::-1])``: the stable order by ``keys``, first key first, by
+    unstable sorts of packed integer keys (NumPy's stable sort of int64 is a merge sort, three
+    to four times slower). Neighbouring keys are packed into one int64 where their ranges
+    allow (user and item ids, a timestamp, a handful of rating levels); each packed key is
+    sorted behind the dense rank of the keys before it, and where rows tie on every key the
+    row number breaks the tie, so the order is the stable one. Keys that cannot be coded
+    (NaN, integers spread over more than 2**62) leave it to ``np.lexsort``."""
+    packed: list[tuple[np.ndarray, int]] = []
+    for key in keys:
+        dense = _dense(np.asarray(key))
+        if dense is None:
+            return np.lexsort([np.asarray(k) for k in keys][::-1])
+        codes, width = dense
+        if packed and packed[-1][1] * width <= 2**62:
+            before, span = packed[-1]
+            packed[-1] = (before * width + codes, span * width)
+        else:
+            packed.append((codes, width))
+    n = len(packed[0][0]) if packed else 0
+    if n < 2:
+        return np.arange(n)
+    rank, distinct = None, 1
+    for codes, width in packed:
+        if rank is not None and distinct * width > 2**62:
+            return np.lexsort([np.asarray(k) for k in keys][::-1])
+        combined = codes if rank is None else rank * width + codes
+        order = np.argsort(combined)
+        ordered = combined[order]
+        steps = np.empty(n, dtype=np.int64)
+        steps[0] = 0
+        np.not_equal(ordered[1:], ordered[:-1], out=steps[1:])
+        np.cumsum(steps, out=steps)
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = steps
+        distinct = int(steps[-1]) + 1
+    if distinct == n:  # no two rows tie on every key: the order is the stable one
+        return order
+    return np.argsort(rank * n + np.arange(n, dtype=np.int64))  # ties in row order
+
+
 def _is_sorted(keys: Sequence[np.ndarray]) -> bool:
     """Whether the rows are already in lexicographic order of ``keys`` (first key first):
     one vectorized pass, so that data already in order (a MovieLens release, evalkit's
@@ -69,7 +132,7 @@ def _reordering(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray | Non
     """The canonical order's positions, or None when the rows are in it already (one
     vectorized check, no sort)."""
     keys = [sort_key(frame[c]) for c in columns if c in frame.columns]
-    return None if _is_sorted(keys) else np.lexsort(keys[::-1])
+    return None if _is_sorted(keys) else lexsort(keys)
 
 
 def in_canonical_order(frame: pd.DataFrame, columns: Sequence[str] = COLUMNS) -> pd.DataFrame:

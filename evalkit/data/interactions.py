@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalkit._canonical import sort_key
+from evalkit._canonical import lexsort, sort_key
 from evalkit._checks import COLUMN_ALIASES, as_dataframe, check_columns, check_ids
 from evalkit._errors import InvalidParameterError
 from evalkit.data._archive import os_error
@@ -389,20 +389,12 @@ def _column_bytes(values: pd.Series, dtype: str) -> bytes:
 
 
 def _canonical_order(ratings: pd.DataFrame, others: list[str]) -> np.ndarray:
-    """The row order by (``user_id``, ``item_id``, then ``others`` last to first): one sort
-    on a single key combining user and item where their ranges allow it (integer ids), else a
-    lexicographic sort. Rows equal in all of them are equal in every hashed column, so any
-    input order gives the same sorted columns."""
-    user, item = sort_key(ratings["user_id"]), sort_key(ratings["item_id"])
-    keys = [sort_key(ratings[c]) for c in others]
-    if len(user):
-        users = int(user.max()) - int(user.min()) + 1
-        span = int(item.max()) - int(item.min()) + 1
-        if users * span < 2**62:
-            combined = ((user - user.min()).astype(np.int64) * span
-                        + (item - item.min()).astype(np.int64))
-            return np.lexsort(keys + [combined])
-    return np.lexsort(keys + [item, user])
+    """The row order by (``user_id``, ``item_id``, then ``others`` last to first), with the
+    keys packed together where their ranges allow (:func:`evalkit._canonical.lexsort`). Rows
+    equal in all of them are equal in every hashed column, so any input order gives the same
+    sorted columns."""
+    keys = [sort_key(ratings[c]) for c in ("user_id", "item_id", *others[::-1])]
+    return lexsort(keys)
 
 
 def fingerprint(ratings: pd.DataFrame, *, columns: Sequence[str] | None = None
