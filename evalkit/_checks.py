@@ -57,6 +57,7 @@ __all__ = [
     "JoinedPredictions",
     "join_predictions",
     "pair_rows",
+    "pairs_in",
     "seed_of",
     "warn_id_formats",
 ]
@@ -440,14 +441,12 @@ def has_duplicate_pairs(first: pd.Series | np.ndarray, second: pd.Series | np.nd
 
 
 
-def pair_rows(user: pd.Series, item: pd.Series, other_user: pd.Series,
-              other_item: pd.Series) -> np.ndarray | None:
-    """For each (user, item) pair, the row of the unique pairs ``(other_user, other_item)``
-    holding it, or -1: one int64 key per pair (integer ids offset by their least value, or
-    strings coded together) and one hash lookup, instead of a join on two columns. None for
-    ids of other dtypes (floats, categoricals, nullable integers) or of different dtypes on
-    the two sides, which a caller joins with pandas (whose result then has the dtype it
-    chooses)."""
+def _pair_keys(user: pd.Series, item: pd.Series, other_user: pd.Series,
+               other_item: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """One int64 key per (user, item) pair of both sides, equal for equal pairs: integer ids
+    offset by their least value, strings coded together. None for ids of other dtypes
+    (floats, categoricals, nullable integers), of different dtypes on the two sides, or too
+    spread to pack."""
     keys = []
     for mine, theirs in ((user, other_user), (item, other_item)):
         if mine.dtype != theirs.dtype:
@@ -464,10 +463,32 @@ def pair_rows(user: pd.Series, item: pd.Series, other_user: pd.Series,
                          max(len(uniques), 1)))
         else:
             return None
-    (ua, ub, _), (ia, ib, span) = keys
-    if keys[0][2] * span >= 2**62:
+    (ua, ub, users), (ia, ib, span) = keys
+    if users * span >= 2**62:
         return None
-    return pd.Index(ub * span + ib).get_indexer(ua * span + ia)
+    return ua * span + ia, ub * span + ib
+
+
+def pair_rows(user: pd.Series, item: pd.Series, other_user: pd.Series,
+              other_item: pd.Series) -> np.ndarray | None:
+    """For each (user, item) pair, the row of the unique pairs ``(other_user, other_item)``
+    holding it, or -1: one int64 key per pair (:func:`_pair_keys`) and one hash lookup,
+    instead of a join on two columns. None where the ids cannot be keyed so (other or
+    unequal dtypes), which a caller joins with pandas (whose result then has the dtype it
+    chooses)."""
+    keys = _pair_keys(user, item, other_user, other_item)
+    return None if keys is None else pd.Index(keys[1]).get_indexer(keys[0])
+
+
+def pairs_in(frame: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
+    """Whether each ``(user_id, item_id)`` row of ``frame`` is among ``other``'s (which may
+    repeat pairs): the packed keys of :func:`pair_rows` where the ids allow, else the rows
+    as tuples."""
+    keys = _pair_keys(frame["user_id"], frame["item_id"], other["user_id"], other["item_id"])
+    if keys is None:
+        return pd.MultiIndex.from_frame(frame[["user_id", "item_id"]]).isin(
+            pd.MultiIndex.from_frame(other[["user_id", "item_id"]]))
+    return pd.Index(keys[0]).isin(keys[1])
 
 
 def _duplicates_within_groups(values: np.ndarray, low: int, span: int,

@@ -13,6 +13,7 @@ from .._checks import (
     check_interactions,
     check_threshold,
     check_truth,
+    pairs_in,
 )
 from .._constraints import POSITIVE_INT, constrained
 from ._lists import (
@@ -70,17 +71,6 @@ def _seen_pairs(train: object, users: np.ndarray, *, func: str) -> pd.DataFrame:
     train = check_interactions(train, func=func, arg="train")
     seen = train.loc[train["user_id"].isin(users), ["user_id", "item_id"]]
     return seen.drop_duplicates()
-
-
-def _pairs_in(user: np.ndarray, item: np.ndarray, other: pd.DataFrame) -> np.ndarray:
-    """Whether each (user, item) pair is one of ``other``'s."""
-    users = pd.Index(pd.unique(other["user_id"].to_numpy()))
-    items = pd.Index(pd.unique(other["item_id"].to_numpy()))
-    u, i = users.get_indexer(user), items.get_indexer(item)
-    key = u.astype(np.int64) * len(items) + i
-    known = (users.get_indexer(other["user_id"]).astype(np.int64) * len(items)
-             + items.get_indexer(other["item_id"]))
-    return (u >= 0) & (i >= 0) & np.isin(key, known)
 
 
 @constrained(k=POSITIVE_INT)
@@ -239,11 +229,11 @@ def reo(truth: pd.DataFrame, recs: pd.DataFrame, item_groups: pd.Series, *, k: i
     relevant = truth if threshold is None else truth[truth["rating"] >= threshold]
     relevant = relevant.loc[relevant["user_id"].isin(listed.users), ["user_id", "item_id"]]
     n_users = int(relevant["user_id"].nunique())
-    hit = _pairs_in(listed.users[listed.user_code], listed.item_id, relevant)
+    hit = pairs_in(pd.DataFrame({"user_id": listed.users[listed.user_code],
+                                 "item_id": listed.item_id}), relevant)
     recommended = _group_counts(groups, listed.item_id[hit])
     if train is not None:
         seen = _seen_pairs(train, relevant["user_id"].unique(), func=func)
-        relevant = relevant[~_pairs_in(relevant["user_id"].to_numpy(),
-                                       relevant["item_id"].to_numpy(), seen)]
+        relevant = relevant[~pairs_in(relevant, seen)]
     candidates = _group_counts(groups, relevant["item_id"].to_numpy())
     return _parity("reo", k, groups.names, recommended, candidates, n_users)

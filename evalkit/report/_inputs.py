@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._canonical import in_canonical_order
+from .._checks import pairs_in
 from .._display import TableFrame
 from .._docstrings import fill_doc
 from .._version import __version__
@@ -559,16 +560,14 @@ def prediction_coverage(predictions: Mapping[str, pd.DataFrame],
         One row per system: ``test ratings``, ``predicted``, ``without a prediction (left out)``,
         ``predictions not in test (ignored)``.
     """
-    keys = pd.MultiIndex.from_frame(test[["user_id", "item_id"]])
     rows = {}
     for name, frame in predictions.items():
-        given = pd.MultiIndex.from_frame(frame[["user_id", "item_id"]])
-        hit = keys.isin(given)
+        hit = pairs_in(test, frame)
         rows[name] = {
-            "test ratings": len(keys),
+            "test ratings": len(test),
             "predicted": int(hit.sum()),
             "without a prediction (left out)": int((~hit).sum()),
-            "predictions not in test (ignored)": int((~given.isin(keys)).sum()),
+            "predictions not in test (ignored)": int((~pairs_in(frame, test)).sum()),
         }
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "system"

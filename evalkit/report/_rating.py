@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._checks import pairs_in
 from .._docstrings import fill_doc
 from ..metrics import (
     classification_scores,
@@ -249,8 +250,7 @@ def predicted_rows(test: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFram
     predictions : pandas.DataFrame
         One system's predictions (``user_id, item_id, prediction``).
     """
-    keys = pd.MultiIndex.from_frame(predictions[["user_id", "item_id"]])
-    return test[pd.MultiIndex.from_frame(test[["user_id", "item_id"]]).isin(keys)]
+    return test[pairs_in(test, predictions)]
 
 
 @fill_doc(REPORT_DOCS)

@@ -361,3 +361,23 @@ def test_the_pairing_is_pandas_merge(seed, user_kind, item_kind) -> None:
         got = join_predictions(truth, predictions, func="f", missing="drop")
     want = want[want["prediction"].notna()].reset_index(drop=True)
     pd.testing.assert_frame_equal(got.frame, want, check_exact=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(_ID_KINDS), st.sampled_from(_ID_KINDS),
+       st.booleans())
+def test_pairs_in_is_the_membership_of_row_tuples(seed, user_kind, item_kind, unequal) -> None:
+    # which rows' pairs another frame holds (that one may repeat pairs): as MultiIndex.isin,
+    # for ids of one dtype (packed keys) and of unequal dtypes (left to pandas)
+    from evalkit._checks import pairs_in
+
+    gen = np.random.default_rng(seed)
+    rows, other = (gen.integers(0, 9, (int(gen.integers(0, 30)), 2)) for _ in range(2))
+    frame = pd.DataFrame({"user_id": _ids(rows[:, 0], user_kind).array,
+                          "item_id": _ids(rows[:, 1], item_kind).array})
+    against = pd.DataFrame({"user_id": _ids(other[:, 0], user_kind).array,
+                            "item_id": _ids(other[:, 1], item_kind).array})
+    if unequal and user_kind in ("int64", "int32", "uint16"):
+        against["user_id"] = against["user_id"].astype(np.int8)
+    want = pd.MultiIndex.from_frame(frame).isin(pd.MultiIndex.from_frame(against))
+    assert pairs_in(frame, against).tolist() == want.tolist()

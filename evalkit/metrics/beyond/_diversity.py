@@ -309,20 +309,6 @@ def intra_list_diversity(
     )
 
 
-def _pairs_in(rows: pd.DataFrame, pairs: pd.DataFrame) -> np.ndarray:
-    """Whether each (user_id, item_id) row of ``rows`` is among those of ``pairs`` (ids of
-    the same kind): one integer key per pair, coded on the ids of ``rows``."""
-    from .._hits import codes_of, id_array, unique_ids
-
-    user, item = id_array(rows["user_id"]), id_array(rows["item_id"])
-    users, items = unique_ids(user), unique_ids(item)
-    pu = codes_of(id_array(pairs["user_id"]), users).astype(np.int64)
-    pi = codes_of(id_array(pairs["item_id"]), items).astype(np.int64)
-    keep = (pu >= 0) & (pi >= 0)
-    keys = codes_of(user, users).astype(np.int64) * items.size + codes_of(item, items)
-    return pd.Index(keys).isin(pu[keep] * items.size + pi[keep])
-
-
 @constrained(k=POSITIVE_INT)
 @fill_doc(BEYOND_DOCS)
 @uses_definitions("tie_order")

@@ -8,6 +8,7 @@ import pandas as pd
 from ..._checks import (
     check_interactions,
     check_same_kind,
+    pairs_in,
 )
 from ..._constraints import POSITIVE_INT, constrained
 from ..._docstrings import fill_doc
@@ -22,7 +23,6 @@ from .._topk import (
     in_popular_baseline,
     top_k,
 )
-from ._diversity import _pairs_in
 from ._docs import BEYOND_DOCS
 
 
@@ -127,7 +127,7 @@ def serendipity(
         in_base = top.merge(base, on=["user_id", "item_id"], how="left")["_base"].notna()
         in_base = in_base.to_numpy()
     relevant = truth if threshold is None else truth.loc[truth["rating"] >= threshold]
-    rel = _pairs_in(top, relevant)
+    rel = pairs_in(top, relevant)
     hit = (rel & ~in_base).astype(np.float64)
     codes = users.get_indexer(top["user_id"])
     values = np.bincount(codes, weights=hit, minlength=len(users)) / k
