@@ -103,6 +103,25 @@ def test_propensities_follow_the_popularity_power() -> None:
     assert p.loc[4] == 0.1  # no interaction: clipped up from 0
 
 
+
+@pytest.mark.parametrize("estimator", ["snips", "ips"])
+def test_each_value_of_a_sensitivity_check_is_the_debiased_metric_at_that_gamma(estimator):
+    # the relevant items and their ranks are found once for every gamma: each value is still
+    # ips_metric's mean with that gamma's propensities, to the last bit
+    truth, train, recs = _data()
+    systems = {"a": recs, "b": recs.assign(item_id=(recs["item_id"] + 7) % 60)}
+    gammas = (-1.0, 0.5, 2.0)
+    table = D.gamma_sensitivity(systems, truth, train, gammas=gammas, metric="dcg", k=7,
+                                estimator=estimator, n_resamples=20)
+    items = np.union1d(train["item_id"].unique(), truth["item_id"].unique())
+    for gamma in gammas:
+        propensity = D.popularity_propensity(train, gamma=gamma, items=items)
+        for name, lists in systems.items():
+            want = D.ips_metric(truth, lists, propensity, metric="dcg", k=7,
+                                estimator=estimator).mean()
+            got = table.loc[(table["gamma"] == gamma) & (table["system"] == name), "value"]
+            assert got.item() == want, (gamma, name)
+
 def test_gamma_sensitivity_ranks_the_systems_at_each_bias() -> None:
     truth, train, recs = _data()
     other = recs.assign(item_id=(recs["item_id"] + 7) % 60)

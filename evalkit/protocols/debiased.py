@@ -30,6 +30,7 @@ from .._checks import (
     check_columns,
     check_recs,
     check_truth,
+    pair_rows,
 )
 from .._constraints import FRACTION, POSITIVE_INT, SEED, choice, constrained, optional, real
 from .._errors import InvalidParameterError
@@ -337,14 +338,24 @@ def _relevant(truth: pd.DataFrame, threshold: float | None, *, func: str) -> pd.
     return in_canonical_order(truth[["user_id", "item_id"]])
 
 
-def _weighted_per_user(relevant: pd.DataFrame, recs: pd.DataFrame, weight: np.ndarray,
-                       contribution, k: int, scale: str, normalise: bool, *, func: str
+def _ranks(relevant: pd.DataFrame, recs: pd.DataFrame, k: int, *, func: str) -> np.ndarray:
+    """The rank of each relevant row in its user's top ``k`` (NaN: not in it), lists ordered
+    as the ranking metrics order them."""
+    listed = top_k(check_recs(recs, func=func), k=k)
+    rows = pair_rows(relevant["user_id"], relevant["item_id"], listed["user_id"],
+                     listed["item_id"])
+    if rows is None:  # ids of other or unequal dtypes
+        joined = relevant.merge(listed, on=["user_id", "item_id"], how="left")
+        return joined["rank"].to_numpy(np.float64)
+    rank = listed["rank"].to_numpy(np.float64)
+    return np.where(rows >= 0, rank[rows], np.nan)
+
+
+def _weighted_per_user(relevant: pd.DataFrame, rank: np.ndarray, weight: np.ndarray,
+                       contribution, k: int, scale: str, normalise: bool
                        ) -> tuple[pd.Index, np.ndarray]:
-    listed = top_k(check_recs(recs, func=func), k=k)  # as the ranking metrics order lists
-    joined = relevant.merge(listed, on=["user_id", "item_id"], how="left")
-    rank = joined["rank"].to_numpy(np.float64)  # NaN: not in the top k
     value = np.where(np.isnan(rank), 0.0, contribution(np.nan_to_num(rank, nan=np.inf), k))
-    codes, users = pd.factorize(joined["user_id"], sort=True)
+    codes, users = pd.factorize(relevant["user_id"], sort=True)
     n_relevant = np.bincount(codes, minlength=len(users)).astype(np.float64)
     if normalise:  # SNIPS: each user's weights sum to its number of relevant items
         total = np.bincount(codes, weights=weight, minlength=len(users))
@@ -414,6 +425,14 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
             f"{func}: 'propensity' must be a pandas Series by item; got "
             f"{type(propensity).__name__}.")
     relevant = _relevant(truth, threshold, func=func)
+    return _ips(relevant, _ranks(relevant, recs, k, func=func), propensity, metric=metric, k=k,
+                estimator=estimator, func=func)
+
+
+def _ips(relevant: pd.DataFrame, rank: np.ndarray, propensity: pd.Series, *, metric: str,
+         k: int, estimator: str, func: str) -> MetricSeries:
+    """:func:`ips_metric` from the relevant rows and their ranks (:func:`_ranks`), which do
+    not depend on the propensities: computed once for every gamma of a sensitivity check."""
     if DECOMPOSABLE[metric] == "one" and relevant["user_id"].duplicated().any():
         several = int(relevant["user_id"].duplicated(keep=False).groupby(
             relevant["user_id"]).any().sum())
@@ -428,9 +447,9 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
                          "(popularity_propensity(train, items=...)).")
     # each relevant item's contribution at its rank: the metric's declared value for one
     # relevant item (Metric.per_rank)
-    users, values = _weighted_per_user(relevant, recs, 1.0 / p,
+    users, values = _weighted_per_user(relevant, rank, 1.0 / p,
                                        RANKING_METRICS[metric].per_rank, k,
-                                       DECOMPOSABLE[metric], estimator == "snips", func=func)
+                                       DECOMPOSABLE[metric], estimator == "snips")
     return MetricSeries.of(values, users, name=f"{estimator}_{metric}", dropped={}, k=k)
 
 
@@ -464,9 +483,9 @@ def stratified_recall(truth: pd.DataFrame, recs: pd.DataFrame, train: pd.DataFra
     relevant = _relevant(truth, threshold, func=func)
     counts = train["item_id"].value_counts()
     n = np.maximum(counts.reindex(relevant["item_id"]).fillna(0.0).to_numpy(np.float64), 1.0)
-    users, values = _weighted_per_user(relevant, recs, n ** -float(beta),
-                                       RANKING_METRICS["recall"].per_rank, k, "mean", True,
-                                       func=func)
+    users, values = _weighted_per_user(relevant, _ranks(relevant, recs, k, func=func),
+                                       n ** -float(beta), RANKING_METRICS["recall"].per_rank,
+                                       k, "mean", True)
     return MetricSeries.of(values, users, name="stratified_recall", dropped={}, k=k)
 
 
@@ -530,13 +549,17 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"{func}: 'systems' must map names to recommendations.")
     items = np.union1d(pd.unique(train["item_id"]), pd.unique(truth["item_id"]))
+    if metric not in DECOMPOSABLE:  # ips_metric's refusal, with its reason
+        ips_metric(truth, next(iter(systems.values())), pd.Series(dtype=float), metric=metric)
+    relevant = _relevant(truth, threshold, func=func)  # once: only the weights change
+    ranks = {name: _ranks(relevant, recs, k, func=func) for name, recs in systems.items()}
     columns = {}
     for gamma in gammas:
         propensity = popularity_propensity(train, gamma=gamma, items=items)
-        for name, recs in systems.items():
-            columns[(float(gamma), name)] = ips_metric(truth, recs, propensity, metric=metric,
-                                                       k=k, estimator=estimator,
-                                                       threshold=threshold)
+        for name in systems:
+            columns[(float(gamma), name)] = _ips(relevant, ranks[name], propensity,
+                                                 metric=metric, k=k, estimator=estimator,
+                                                 func="ips_metric")
     frame = pd.DataFrame({f"{g}|{n}": s for (g, n), s in columns.items()})
     higher = RANKING_METRICS[metric].higher_is_better
     means = frame.mean()
