@@ -61,44 +61,43 @@ def _dense(key: np.ndarray) -> tuple[np.ndarray, int] | None:
 
 
 def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
-    """``np.lexsort(keys[::-1])``: the stable order by ``keys``, first key first, by
-    unstable sorts of packed integer keys (NumPy's stable sort of int64 is a merge sort, three
-    to four times slower). Neighbouring keys are packed into one int64 where their ranges
-    allow (user and item ids, a timestamp, a handful of rating levels); each packed key is
-    sorted behind the dense rank of the keys before it, and where rows tie on every key the
-    row number breaks the tie, so the order is the stable one. Keys that cannot be coded
-    (NaN, integers spread over more than 2**62) leave it to ``np.lexsort``."""
-    packed: list[tuple[np.ndarray, int]] = []
-    for key in keys:
-        dense = _dense(np.asarray(key))
-        if dense is None:
-            return np.lexsort([np.asarray(k) for k in keys][::-1])
-        codes, width = dense
-        if packed and packed[-1][1] * width <= 2**62:
-            before, span = packed[-1]
-            packed[-1] = (before * width + codes, span * width)
-        else:
-            packed.append((codes, width))
-    n = len(packed[0][0]) if packed else 0
+    """``np.lexsort(keys[::-1])``: the stable order by ``keys``, first key first, mostly by one
+    unstable sort (NumPy's stable sort of int64 is a merge sort, three to four times slower).
+
+    The leading keys are packed into one int64 as far as their ranges allow (user ids and a
+    timestamp, or user and item ids) and sorted; only the rows that then tie (the same user
+    and second, say) are ordered further, by the remaining keys and lastly their row number,
+    so the order is the stable one. Rows rarely tie on the packed keys, so the remaining keys
+    (item, rating) are read for a few rows only. A first key that cannot be coded (NaN,
+    integers spread over more than 2**62) leaves it all to ``np.lexsort``."""
+    keys = [np.asarray(k) for k in keys]
+    n = len(keys[0]) if keys else 0
     if n < 2:
         return np.arange(n)
-    rank, distinct = None, 1
-    for codes, width in packed:
-        if rank is not None and distinct * width > 2**62:
-            return np.lexsort([np.asarray(k) for k in keys][::-1])
-        combined = codes if rank is None else rank * width + codes
-        order = np.argsort(combined)
-        ordered = combined[order]
-        steps = np.empty(n, dtype=np.int64)
-        steps[0] = 0
-        np.not_equal(ordered[1:], ordered[:-1], out=steps[1:])
-        np.cumsum(steps, out=steps)
-        rank = np.empty(n, dtype=np.int64)
-        rank[order] = steps
-        distinct = int(steps[-1]) + 1
-    if distinct == n:  # no two rows tie on every key: the order is the stable one
+    packed, span, used = None, 1, 0
+    for key in keys:
+        dense = _dense(key)
+        if dense is None or (packed is not None and span * dense[1] > 2**62):
+            break
+        codes, width = dense
+        packed, span, used = (codes if packed is None else packed * width + codes), \
+            span * width, used + 1
+    if packed is None:
+        return np.lexsort(keys[::-1])
+    order = np.argsort(packed)  # unstable: ties are ordered below
+    ordered = packed[order]
+    tie = ordered[1:] == ordered[:-1]
+    if not tie.any():
         return order
-    return np.argsort(rank * n + np.arange(n, dtype=np.int64))  # ties in row order
+    tied = np.zeros(n, dtype=bool)  # sorted positions in a run of equal packed keys
+    tied[:-1] |= tie
+    tied[1:] |= tie
+    run = np.concatenate([[0], np.cumsum(~tie)])[tied]
+    rows = order[tied]
+    rest = [k[rows] for k in keys[used:]]
+    within = np.lexsort([rows, *rest[::-1], run])  # run first, then the keys, then the row
+    order[tied] = rows[within]
+    return order
 
 
 def _is_sorted(keys: Sequence[np.ndarray]) -> bool:
