@@ -331,3 +331,31 @@ def test_ties_are_counted_from_the_lists_scores_even_where_ranks_ordered_them() 
     text = rp.findings(evaluations, k=longest, systems=systems)
     assert f"end at the cutoff {longest}: whether tied scores straddle it cannot be seen" \
         in text and "No system has tied scores" not in text
+
+
+def _score_ties_by_pandas(recs: pd.DataFrame, ks: list[int]) -> dict[int, int]:
+    """The tie count as pandas sorts the lists (the oracle)."""
+    keys = ["user_id", "rank"] if "rank" in recs.columns else ["user_id", "score"]
+    ordered = recs.sort_values(keys, ascending=[True, "rank" in recs.columns], kind="stable")
+    users, scores = ordered["user_id"].to_numpy(), ordered["score"].to_numpy()
+    position = ordered.groupby("user_id", sort=False).cumcount().to_numpy() + 1
+    tied = (users[:-1] == users[1:]) & (scores[:-1] == scores[1:])
+    return {k: int(np.count_nonzero(tied & (position[:-1] == k))) for k in ks}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_score_ties_counts_the_ties_at_each_cutoff_as_pandas_orders_the_lists(seed) -> None:
+    # lists in any row order, ranked or by score only, with string or integer users and
+    # scores tied on purpose (coarse values, signed zeros)
+    gen = np.random.default_rng(seed)
+    n = int(gen.integers(0, 300))
+    recs = pd.DataFrame({"user_id": gen.integers(0, 25, n),
+                         "item_id": np.arange(n),
+                         "score": np.round(gen.normal(size=n), 1) * (gen.random(n) < 0.8)})
+    if seed % 3 == 0:
+        recs["user_id"] = "u" + recs["user_id"].astype(str)
+    if seed % 2:
+        recs["rank"] = recs.groupby("user_id").cumcount() + 1
+        recs = recs.iloc[gen.permutation(n)]
+    ks = [1, 2, 3, 5, 10]
+    assert rp.score_ties(recs, ks) == _score_ties_by_pandas(recs, ks)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._canonical import lexsort, sort_key
 from .._checks import describe
 from .._constraints import FRACTION, POSITIVE_INT, constrained
 from .._errors import InvalidParameterError
@@ -357,12 +358,17 @@ def score_ties(recs: pd.DataFrame, ks: Sequence[int]) -> dict[int, int] | None:
     """
     if "score" not in recs.columns:
         return None
-    keys = ["user_id", "rank"] if "rank" in recs.columns else ["user_id", "score"]
-    ordered = recs.sort_values(keys, ascending=[True, "rank" in recs.columns],
-                               kind="stable")
-    users = ordered["user_id"].to_numpy()
-    scores = ordered["score"].to_numpy()
-    position = ordered.groupby("user_id", sort=False).cumcount().to_numpy() + 1
+    if not len(recs):
+        return {int(k): 0 for k in ks}
+    users = sort_key(recs["user_id"])
+    within = (sort_key(recs["rank"]) if "rank" in recs.columns
+              else -recs["score"].to_numpy(np.float64))  # by rank, else best score first
+    order = lexsort([users, within])  # stable: ties in the file's order
+    users = users[order]
+    scores = recs["score"].to_numpy()[order]
+    first = np.concatenate([[True], users[1:] != users[:-1]])  # a user's first row
+    starts = np.flatnonzero(first)
+    position = np.arange(len(users)) - starts[np.cumsum(first) - 1] + 1
     tied = (users[:-1] == users[1:]) & (scores[:-1] == scores[1:])
     return {int(k): int(np.count_nonzero(tied & (position[:-1] == k))) for k in ks}
 
