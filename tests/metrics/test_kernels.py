@@ -221,3 +221,20 @@ def test_listed_pairs_is_the_row_tuples_membership(seed: int, kind: str, n: int,
     recs = pd.DataFrame({"user_id": ids(m, 10), "item_id": ids(m, 12)})
     want = pd.MultiIndex.from_frame(truth).isin(pd.MultiIndex.from_frame(recs))
     np.testing.assert_array_equal(listed_pairs(truth, recs), want)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(-50, 5000), max_size=60), st.booleans(),
+       st.sampled_from(["item_str", "item_str_desc"]))
+def test_the_text_order_of_items_is_numpys_over_the_rows(items, as_text, tie_order) -> None:
+    # the key ordering tied items by their ids as text, computed over the distinct items:
+    # the ranks np.unique gives the rows' text
+    from evalkit.metrics._hits import _tie_key
+
+    r_item = np.array(items, dtype=np.int64)
+    if as_text:
+        r_item = np.array([f"i{v}" for v in items], dtype=object)
+    _, want = np.unique(r_item.astype(str), return_inverse=True)
+    want = want.reshape(-1)
+    got = _tie_key(np.zeros(len(items), dtype=np.int64), r_item, tie_order)
+    assert got.tolist() == (want if tie_order == "item_str" else -want).tolist()
