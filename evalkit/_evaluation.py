@@ -17,7 +17,7 @@ import pandas as pd
 from ._checks import InvalidParameterError
 from ._constraints import CUTOFF, CUTOFFS, FRACTION, RESAMPLES, SEED, constrained, optional
 from ._display import CompactTable, CurveTable, metric_column
-from ._docstrings import PER_USER_DOCS, fill_doc
+from ._docstrings import PER_USER_DOCS, fill_doc, fragments
 from ._version import __version__
 from .definitions import Definitions, takes_definitions
 from .metrics import parse_column, rank
@@ -25,6 +25,25 @@ from .stats import bootstrap_ci_frame
 
 __all__ = ["Evaluation", "Summary", "evaluate", "load_evaluation", "metric_column"]
 
+
+#: The parameter entries that :class:`Evaluation`'s methods share with those of
+#: :class:`evalkit.spark.SparkEvaluation`, which answer the same calls.
+EVALUATION_DOCS = fragments(
+    metric_k="""
+    metric : str
+        The metric's registry name, label or column (``"ndcg"``, ``"NDCG"``, ``"NDCG@10"``).
+    k : int, optional
+        The cutoff; None for a metric without one, or a column that names it.
+    """,
+    json="""
+    path : str, optional
+        A file to write the JSON to as well.
+    indent : int, default 2
+        Indentation of the JSON.
+    overwrite : bool, default True
+        Replace an existing file at ``path``; False raises ``FileExistsError`` instead.
+    """,
+)
 
 #: The bootstrap settings as a single mapping with the definitions names them, and as
 #: ``Evaluation.bootstrap`` does.
@@ -223,6 +242,7 @@ class Evaluation:
         return save_evaluation(self, path, truth=truth, recs=recs, train=train, split=split,
                                name=name, overwrite=overwrite, lists=lists)
 
+    @fill_doc(EVALUATION_DOCS)
     def mean(self, metric: str, k: int | None = None) -> float:
         """The summary mean of ``metric`` at ``k``: ``evaluation.mean("ndcg", 10)``, or by
         label or column, ``mean("NDCG", 10)``, ``mean("NDCG@10")`` (read as
@@ -230,10 +250,7 @@ class Evaluation:
 
         Parameters
         ----------
-        metric : str
-            The metric's registry name, label or column (``"ndcg"``, ``"NDCG"``, ``"NDCG@10"``).
-        k : int, optional
-            The cutoff; None for a metric without one, or a column that names it.
+        %(metric_k)s
         """
         if metric not in self.summary.index:  # a saved run's own column needs no registry
             spec, at = parse_column(metric, func="Evaluation.mean", arg="metric")
@@ -262,6 +279,7 @@ class Evaluation:
                                                                    double_precision=15)),
         })
 
+    @fill_doc(EVALUATION_DOCS)
     def to_json(self, path: str | None = None, *, indent: int = 2,
                 overwrite: bool = True) -> str:
         """Serialize :meth:`to_dict` to JSON; also write it to ``path`` when given (atomically;
@@ -270,12 +288,7 @@ class Evaluation:
 
         Parameters
         ----------
-        path : str, optional
-            A file to write the JSON to as well.
-        indent : int, default 2
-            Indentation of the JSON.
-        overwrite : bool, default True
-            Replace an existing file at ``path``; False raises ``FileExistsError`` instead.
+        %(json)s
         """
         text = json.dumps(self.to_dict(), indent=indent, sort_keys=False)
         if path is not None:

@@ -159,6 +159,18 @@ def _upper(c: np.ndarray | float, df: np.ndarray | float, nc: np.ndarray) -> np.
     return p
 
 
+def _detection(power: object, alternative: object, alpha: object, n_tests: object, *,
+               func: str) -> tuple[float, str, float]:
+    """The checked target power, alternative and per-test level of an MDE, refusing a power
+    that does not exceed the level (any effect, even none, is detected that often)."""
+    target = check_fraction(power, func=func, arg="power")
+    alternative = check_choice(alternative, func=func, arg="alternative", choices=ALTERNATIVES)
+    level = _level(alpha, n_tests, func=func)
+    if not target > level:
+        raise InvalidParameterError(
+            f"{func}: 'power' must exceed the test's level ({level:g}); got {target:g}.")
+    return target, alternative, level
+
 def t_power(noncentrality: np.ndarray | float, df: np.ndarray | float, alpha: float,
             alternative: str) -> np.ndarray:
     """Power of a t-test at level ``alpha`` whose statistic is noncentral t with ``df``
@@ -386,13 +398,8 @@ def mde(diffs: object = None, *, sd: float | None = None, n_users: int | None = 
     """
     func = "mde"
     check_rng(rng, func=func)  # refused even where method="t" draws nothing
-    target = check_fraction(power, func=func, arg="power")
     method = check_choice(method, func=func, arg="method", choices=METHODS)
-    alternative = check_choice(alternative, func=func, arg="alternative", choices=ALTERNATIVES)
-    level = _level(alpha, n_tests, func=func)
-    if not target > level:
-        raise InvalidParameterError(
-            f"{func}: 'power' must exceed the test's level ({level:g}); got {target:g}.")
+    target, alternative, level = _detection(power, alternative, alpha, n_tests, func=func)
     values, spread, n = _spread(diffs, sd, n_users, func=func)
     sign = -1.0 if alternative == "less" else 1.0
     if method == "t":
@@ -505,12 +512,7 @@ def power_curve(diffs: object = None, *, sd: float | None = None,
     elif isinstance(n_users, (int, np.integer)):
         n_users = [n_users]
     counts = [_users(n, func=func) for n in n_users]
-    target = check_fraction(power, func=func, arg="power")
-    alternative = check_choice(alternative, func=func, arg="alternative", choices=ALTERNATIVES)
-    level = _level(alpha, n_tests, func=func)
-    if not target > level:
-        raise InvalidParameterError(
-            f"{func}: 'power' must exceed the test's level ({level:g}); got {target:g}.")
+    target, alternative, level = _detection(power, alternative, alpha, n_tests, func=func)
     found = t_mde(np.full(len(counts), spread), np.array(counts, dtype=np.float64), level,
                   target, alternative)  # all together: each as mde alone solves it
     return pd.DataFrame({"n_users": counts, "mde": found})

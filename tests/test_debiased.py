@@ -371,3 +371,10 @@ def test_the_standard_error_is_the_hc4_sandwich() -> None:
     z = 1.6448536269514722
     assert (est.ci_low, est.ci_high) == pytest.approx((2 * (b - z * se) - 1,
                                                        2 * (b + z * se) - 1), rel=1e-6)
+
+
+def test_a_sensitivity_check_refuses_a_metric_that_does_not_sum_over_relevant_items() -> None:
+    truth, train, recs = _data()
+    with pytest.raises(ValueError, match=r"^gamma_sensitivity: 'metric' must be one that sums "
+                                         r"over relevant items .* got 'precision' \(its "):
+        D.gamma_sensitivity({"a": recs}, truth, train, metric="P")

@@ -329,6 +329,17 @@ def _poisson_fit(x: np.ndarray, y: np.ndarray, *, func: str, iterations: int = 1
     return float(beta[0] - beta[1] * centre), float(beta[1]), cov, dispersion
 
 
+def _decomposable(metric: object, *, func: str) -> str:
+    """The registry name of ``metric`` (a name or a label, ``"R"``), refused unless it sums
+    a contribution of each relevant item (:data:`DECOMPOSABLE`), with the reason."""
+    metric = get_metric(metric, func=func, arg="metric").name
+    if metric not in DECOMPOSABLE:
+        why = (" (its denominator counts list slots, not relevant items, so re-weighting the "
+               "relevant items does not correct it)" if metric in ("precision", "f1") else "")
+        raise ValueError(f"{func}: 'metric' must be one that sums over relevant items "
+                         f"({', '.join(DECOMPOSABLE)}); got {metric!r}{why}.")
+    return metric
+
 def _relevant(truth: pd.DataFrame, threshold: float | None, *, func: str) -> pd.DataFrame:
     truth = check_truth(truth, func=func, threshold=threshold)
     if threshold is not None:
@@ -414,12 +425,7 @@ def ips_metric(truth: pd.DataFrame, recs: pd.DataFrame, propensity: pd.Series, *
     ordinary metric (IPS too when the propensities are 1).
     """
     func = "ips_metric"
-    metric = get_metric(metric, func=func, arg="metric").name  # a name or a label ("R")
-    if metric not in DECOMPOSABLE:
-        why = (" (its denominator counts list slots, not relevant items, so re-weighting the "
-               "relevant items does not correct it)" if metric in ("precision", "f1") else "")
-        raise ValueError(f"{func}: 'metric' must be one that sums over relevant items "
-                         f"({', '.join(DECOMPOSABLE)}); got {metric!r}{why}.")
+    metric = _decomposable(metric, func=func)
     if not isinstance(propensity, pd.Series):
         raise InvalidParameterError(
             f"{func}: 'propensity' must be a pandas Series by item; got "
@@ -545,12 +551,10 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
     from ..stats import bootstrap_ci_frame
 
     func = "gamma_sensitivity"
-    metric = get_metric(metric, func=func, arg="metric").name
+    metric = _decomposable(metric, func=func)
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"{func}: 'systems' must map names to recommendations.")
     items = np.union1d(pd.unique(train["item_id"]), pd.unique(truth["item_id"]))
-    if metric not in DECOMPOSABLE:  # ips_metric's refusal, with its reason
-        ips_metric(truth, next(iter(systems.values())), pd.Series(dtype=float), metric=metric)
     relevant = _relevant(truth, threshold, func=func)  # once: only the weights change
     ranks = {name: _ranks(relevant, recs, k, func=func) for name, recs in systems.items()}
     columns = {}

@@ -33,7 +33,8 @@ import pandas as pd
 
 from .._checks import InvalidParameterError, check_positive_int, check_resamples, check_rng, warn
 from .._display import CurveTable
-from .._evaluation import Evaluation
+from .._docstrings import fill_doc
+from .._evaluation import EVALUATION_DOCS, Evaluation
 from .._evaluation import evaluate as evaluate_in_memory
 from .._resample import (
     design_key,
@@ -153,15 +154,13 @@ class SparkEvaluation:
         if self._cached is not None:
             self._cached.unpersist()
 
+    @fill_doc(EVALUATION_DOCS)
     def mean(self, metric: str, k: int | None = None) -> float:
         """The summary mean of ``metric`` at ``k`` (as :meth:`evalkit.Evaluation.mean`).
 
         Parameters
         ----------
-        metric : str
-            The metric's registry name, label or column (``"ndcg"``, ``"NDCG"``, ``"NDCG@10"``).
-        k : int, optional
-            The cutoff; None for a metric without one, or a column that names it.
+        %(metric_k)s
         """
         return self._shape().mean(metric, k)
 
@@ -179,18 +178,14 @@ class SparkEvaluation:
         """As :meth:`evalkit.Evaluation.to_dict`."""
         return self._shape().to_dict()
 
+    @fill_doc(EVALUATION_DOCS)
     def to_json(self, path: str | None = None, *, indent: int = 2,
                 overwrite: bool = True) -> str:
         """As :meth:`evalkit.Evaluation.to_json`.
 
         Parameters
         ----------
-        path : str, optional
-            A file to write the JSON to as well.
-        indent : int, default 2
-            Indentation of the JSON.
-        overwrite : bool, default True
-            Replace an existing file at ``path``; False raises ``FileExistsError`` instead.
+        %(json)s
         """
         return self._shape().to_json(path, indent=indent, overwrite=overwrite)
 
