@@ -100,6 +100,9 @@ class RankResult:
         With ``curves=K``: the :func:`~evalkit.metrics.ranking_curves` table for 1..K.
     definitions : evalkit.Definitions
         The definitions used.
+    tie_users : numpy.ndarray or None
+        Asked for (``run(..., tie_users=True)``): per user of ``users``, whether a value of
+        ``values`` can depend on the tie policy (:meth:`._hits.HitTable.users_with_ties`).
     """
 
     users: pd.Index
@@ -108,6 +111,7 @@ class RankResult:
     counts: dict
     curves: pd.DataFrame | None
     definitions: Definitions
+    tie_users: np.ndarray | None = None
 
 
 class _Engine:
@@ -216,8 +220,9 @@ def check_curve_metrics(metrics: object, *, func: str) -> list[str]:
 
 def run(truth: object, recs: object, *, ks: list[int], names: list[str], train: object,
         definitions: Definitions, curves: int | None, curve_metrics: Sequence[str] = (),
-        func: str, warn_ties: bool = True) -> RankResult:
-    """:func:`rank` on checked arguments."""
+        func: str, warn_ties: bool = True, tie_users: bool = False) -> RankResult:
+    """:func:`rank` on checked arguments; ``tie_users``: also mark the users whose values can
+    depend on the tie policy (:attr:`RankResult.tie_users`)."""
     check_covered(definitions, names, func=func)
     raw = truth.raw if isinstance(truth, SharedTruth) else truth
     if isinstance(raw, pd.DataFrame) and len(raw) == 0:
@@ -255,9 +260,13 @@ def run(truth: object, recs: object, *, ks: list[int], names: list[str], train: 
     if curves is not None:
         extra = [n for n in curve_metrics if n not in CURVE_METRICS]
         curve_frame = curve_table(engine, definitions, curves, list(CURVE_METRICS) + extra)
+    moved = None
+    if tie_users:  # tie groups are the lists' equal scores, whatever the definitions
+        whole = not all(RANKING_METRICS[name].at_k for name in names)  # R-precision: all
+        moved = table.users_with_ties(None if whole else k_max)
     return RankResult(users=table.users, values=pd.DataFrame(columns, index=table.users),
                       columns=frame, counts=counts, curves=curve_frame,
-                      definitions=definitions)
+                      definitions=definitions, tie_users=moved)
 
 
 def per_user(name: str, truth: object, recs: object, k: object, definitions: Definitions,

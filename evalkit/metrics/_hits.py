@@ -233,6 +233,20 @@ class HitTable:
         """Test rows in ideal order: 1-based position in the user's ideal list."""
         return self._ideal[2]
 
+    def users_with_ties(self, k: int | None = None) -> np.ndarray:
+        """Per user: whether the list holds two tied scores, one of them at a position of
+        at most ``k`` (None: anywhere). A value at ``k`` can depend on the tie policy only
+        for these users: a group of tied scores entirely below ``k`` moves nothing in the
+        top ``k``."""
+        moved = np.zeros(self.n_users, dtype=bool)
+        if self.tie_group is None or len(self.tie_group) < 2:
+            return moved
+        pair = (self.tie_group[1:] == self.tie_group[:-1]) & (self.ucode[1:] == self.ucode[:-1])
+        if k is not None:  # a group reaching the top k has a pair whose first row is in it
+            pair &= self.pos[:-1] <= k
+        moved[self.ucode[:-1][pair]] = True
+        return moved
+
     @property
     def has_ties(self) -> bool:
         """Whether two positions of one user's list share a score."""

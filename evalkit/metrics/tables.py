@@ -3,6 +3,7 @@ classification across thresholds. Notebooks show them; the logic is tested here.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -13,6 +14,7 @@ from .._constraints import FRACTION, POSITIVE_INT, RESAMPLES, constrained
 from ..definitions import resolve
 from ._common import TIE_POLICIES, check_recs
 from ._engine import check_metrics, run
+from ._prepare import SharedTruth
 from ._topk import sharing_training, top_k
 from .beyond import (
     average_recommended_popularity,
@@ -93,18 +95,49 @@ def tie_report(
     func = "tie_report"
     k = int(k)  # constrained
     names = check_metrics(metrics, func=func, ks=[k])
-    rows = {}
-    for policy in TIE_POLICIES:  # four policies, each one pass of the engine
-        used = resolve(definitions, func=func, threshold=threshold, ties=policy, empty="drop")
-        result = run(truth, recs, ks=[k], names=names, train=None, definitions=used,
-                     curves=None, func=func, warn_ties=False)
-        row: dict[str, float] = {column: float(np.nanmean(values)) if values.notna().any()
-                                 else np.nan for column, values in result.values.items()}
-        row["tied_users"] = int(result.columns["tied_users"].max())
-        rows[policy] = row
+    # validated and coded once for the four passes
+    shared = truth if isinstance(truth, SharedTruth) else SharedTruth(truth)
+    first, *others = TIE_POLICIES
+    used = resolve(definitions, func=func, threshold=threshold, ties=first, empty="drop")
+    result = run(shared, recs, ks=[k], names=names, train=None, definitions=used,
+                 curves=None, func=func, warn_ties=False, tie_users=True)
+    tied_users = int(result.columns["tied_users"].max())  # from the scores: any policy
+    rows = {first: _policy_row(result.values, tied_users)}
+    moved = result.tie_users
+    splice = moved is not None and bool(moved.any())
+    if splice:
+        # Only the users with tied scores in the top k can change with the policy: each
+        # other policy is one pass over their truth and lists, spliced into the first pass.
+        users = result.users[moved]
+        where = result.values.index.get_indexer(users)
+        sub_truth = shared.frame(used.threshold, func=func)
+        sub_truth = sub_truth[sub_truth["user_id"].isin(users)]
+        sub_recs = check_recs(recs, func=func, item_pairs=False, rank_pairs=False)
+        sub_recs = sub_recs[sub_recs["user_id"].isin(users)]
+    for policy in others:
+        values = result.values
+        if splice:
+            used = resolve(definitions, func=func, threshold=threshold, ties=policy,
+                           empty="drop")
+            with warnings.catch_warnings():  # the first pass gave the inputs' warnings
+                warnings.simplefilter("ignore")
+                part = run(sub_truth, sub_recs, ks=[k], names=names, train=None,
+                           definitions=used, curves=None, func=func, warn_ties=False)
+            values = values.copy()
+            values.iloc[where] = part.values.loc[users].to_numpy()
+        rows[policy] = _policy_row(values, tied_users)
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "policy"
     return out
+
+
+def _policy_row(values: pd.DataFrame, tied_users: int) -> dict[str, float]:
+    """One row of :func:`tie_report`: each column's mean over the users it is defined for."""
+    row: dict[str, float] = {column: float(np.nanmean(column_values))
+                             if column_values.notna().any() else np.nan
+                             for column, column_values in values.items()}
+    row["tied_users"] = tied_users
+    return row
 
 
 def _cut_once(recs: pd.DataFrame, k: int, definitions: object, *, func: str) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from ..metrics import (
     RANKING_METRICS,
     default_metrics,
 )
+from ..metrics.ranking import SharedTruth
 from ..metrics.tables import (
     tie_report,
 )
@@ -241,6 +242,7 @@ def tie_table(test: pd.DataFrame, systems: Mapping[str, pd.DataFrame], *, k: int
     definitions = report_definitions(None, threshold)
     shown = " (shown above)" if profile is None else ""
     reports = {}
+    test = SharedTruth(test)  # validated and coded once for every system
     for name, recs in systems.items():
         if "score" not in recs.columns:
             continue
