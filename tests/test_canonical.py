@@ -7,6 +7,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalkit import _canonical
 from evalkit._canonical import lexsort, sort_key
 from evalkit.data import fingerprint
 
@@ -35,11 +36,33 @@ def _key(gen: np.random.Generator, kind: str, n: int) -> np.ndarray:
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.lists(st.sampled_from(_KINDS), min_size=1, max_size=5),
-       st.integers(0, 60))
-def test_packed_keys_give_numpys_lexicographic_order(seed, kinds, n) -> None:
-    # the same stable order, ties in input order, whatever keys are packed and which not
+       st.integers(0, 60), st.sampled_from([0, 10**9]))
+def test_packed_keys_give_numpys_lexicographic_order(seed, kinds, n, few_runs) -> None:
+    # the same stable order, ties in input order, whatever keys are packed and which not,
+    # by the unstable sort (few_runs 0) and by the stable one (any number of runs)
     gen = np.random.default_rng(seed)
     keys = [_key(gen, kind, n) for kind in kinds]
+    saved = _canonical._FEW_RUNS
+    try:
+        _canonical._FEW_RUNS = few_runs
+        assert lexsort(keys).tolist() == np.lexsort(keys[::-1]).tolist()
+    finally:
+        _canonical._FEW_RUNS = saved
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 80), st.sampled_from(_KINDS))
+def test_sorted_parts_appended_give_numpys_order(seed, parts, kind) -> None:
+    # lists concatenated, each sorted by user and position: a few runs (or many, past the
+    # limit), with ties on the packed keys ordered by the last key and the row
+    gen = np.random.default_rng(seed)
+    frames = []
+    for _ in range(parts):
+        n = int(gen.integers(0, 40))
+        users, position = gen.integers(0, 30, n), gen.integers(0, 5, n)
+        order = np.lexsort([position, users])
+        frames.append((users[order], position[order], _key(gen, kind, n)))
+    keys = [np.concatenate([f[i] for f in frames]) for i in range(3)]
     assert lexsort(keys).tolist() == np.lexsort(keys[::-1]).tolist()
 
 

@@ -359,3 +359,8 @@ def test_score_ties_counts_the_ties_at_each_cutoff_as_pandas_orders_the_lists(se
         recs = recs.iloc[gen.permutation(n)]
     ks = [1, 2, 3, 5, 10]
     assert rp.score_ties(recs, ks) == _score_ties_by_pandas(recs, ks)
+    # and written best first, as the lists usually are (read without a sort)
+    ranked = "rank" in recs.columns
+    best_first = recs.sort_values(["user_id", "rank" if ranked else "score"],
+                                  ascending=[True, ranked], kind="stable")
+    assert rp.score_ties(best_first, ks) == _score_ties_by_pandas(best_first, ks)

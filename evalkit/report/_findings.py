@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._canonical import lexsort, sort_key
+from .._canonical import is_sorted, lexsort, sort_key
 from .._checks import describe
 from .._constraints import FRACTION, POSITIVE_INT, constrained
 from .._errors import InvalidParameterError
@@ -363,9 +363,10 @@ def score_ties(recs: pd.DataFrame, ks: Sequence[int]) -> dict[int, int] | None:
     users = sort_key(recs["user_id"])
     within = (sort_key(recs["rank"]) if "rank" in recs.columns
               else -recs["score"].to_numpy(np.float64))  # by rank, else best score first
-    order = lexsort([users, within])  # stable: ties in the file's order
-    users = users[order]
-    scores = recs["score"].to_numpy()[order]
+    scores = recs["score"].to_numpy()
+    if not is_sorted([users, within]):  # lists written best first need no sort
+        order = lexsort([users, within])  # stable: ties in the file's order
+        users, scores = users[order], scores[order]
     first = np.concatenate([[True], users[1:] != users[:-1]])  # a user's first row
     starts = np.flatnonzero(first)
     position = np.arange(len(users)) - starts[np.cumsum(first) - 1] + 1
