@@ -136,6 +136,16 @@ class ReportInputs:
         """Test interactions of the split."""
         return self._split().test
 
+    def audit(self) -> pd.DataFrame:
+        """:func:`evalkit.split.audit` of the split; in a report run, computed by the first
+        page that asks and read by the others (as the inputs are)."""
+        from ..split import audit
+
+        split = self._split()
+        if self.key is None:
+            return audit(split)
+        return shared("audit", run_key("audit", self.key), lambda: audit(split))
+
     @property
     def test_users(self) -> np.ndarray:
         """Distinct test users, in order of first appearance."""
