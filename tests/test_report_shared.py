@@ -124,3 +124,18 @@ def test_the_first_k_of_a_longer_list_are_the_top_k_list(run_folder, monkeypatch
     cut = load_systems(inputs, baselines=[name], k=7, seed=3)[name]
     assert len(list(run_folder.glob("baseline-*.pickle"))) == 1  # computed once
     pd.testing.assert_frame_equal(cut, alone)
+
+
+def test_the_split_audit_is_computed_once_per_run_and_equals_the_audit(run_folder,
+                                                                      monkeypatch) -> None:
+    from evalkit.split import audit
+
+    inputs = load_inputs("x", train=EXAMPLE / "train.csv", test=EXAMPLE / "test.csv")
+    first = inputs.audit()
+    assert [p.name.split("-")[0] for p in run_folder.glob("audit-*.pickle")] == ["audit"]
+    again = load_inputs("x", train=EXAMPLE / "train.csv", test=EXAMPLE / "test.csv").audit()
+    pd.testing.assert_frame_equal(again, first)
+    pd.testing.assert_frame_equal(first, audit(inputs.split))
+    monkeypatch.delenv(ENVIRONMENT)  # outside a run: computed, nothing written
+    pd.testing.assert_frame_equal(inputs.audit(), first)
+    assert len(list(run_folder.glob("audit-*.pickle"))) == 1
