@@ -51,15 +51,30 @@ def _dense(key: np.ndarray) -> tuple[np.ndarray, int] | None:
             return None
         return key.astype(np.int64) - low, high - low + 1
     if key.dtype.kind == "f":
-        codes, uniques = pd.factorize(key)  # a hash of the values, then their order
-        if codes.size and codes.min() < 0:  # NaN: np.lexsort's own place for it
+        if np.isnan(key).any():  # NaN: np.lexsort's own place for it
             return None
-        rank = np.empty(len(uniques), dtype=np.int64)
-        rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques))
-        return rank[codes], max(len(uniques), 1)
+        if not key.size:
+            return key.astype(np.int64), 1
+        sample = key[::max(1, key.size // 4096)]
+        if np.unique(sample).size < _HASHED_SHARE * sample.size:
+            # few distinct values (ratings): a small hash table, then their order
+            codes, uniques = pd.factorize(key)
+            rank = np.empty(len(uniques), dtype=np.int64)
+            rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques))
+            return rank[codes], max(len(uniques), 1)
+        # many (scores): one sort ranks them, where a hash table of millions of values is
+        # several times slower; equal values (0.0 and -0.0 too) get one rank
+        order = np.argsort(key)
+        ordered = key[order]
+        rank = np.empty(key.size, dtype=np.int64)
+        rank[order] = np.cumsum(np.concatenate([[False], ordered[1:] != ordered[:-1]]))
+        return rank, int(rank[order[-1]]) + 1
     return None
 
 
+#: Float keys whose sample has fewer distinct values than this share of its size are coded by
+#: a hash table, others by a sort.
+_HASHED_SHARE = 0.125
 #: At most this many ascending runs of the packed keys are merged by a stable sort.
 _FEW_RUNS = 64
 
@@ -80,6 +95,8 @@ def lexsort(keys: Sequence[np.ndarray]) -> np.ndarray:
         return np.arange(n)
     packed, span, used = None, 1, 0
     for key in keys:
+        if packed is not None and span >= n and key.dtype.kind == "f":
+            break  # the keys so far leave few ties: a float key is read for those only
         dense = _dense(key)
         if dense is None or (packed is not None and span * dense[1] > 2**62):
             break

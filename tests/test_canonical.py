@@ -11,7 +11,8 @@ from evalkit import _canonical
 from evalkit._canonical import lexsort, sort_key
 from evalkit.data import fingerprint
 
-_KINDS = ["small", "negative", "wide", "huge", "bool", "levels", "floats", "nan", "uint"]
+_KINDS = ["small", "negative", "wide", "huge", "bool", "levels", "floats", "nan", "uint",
+          "scores"]
 
 
 def _key(gen: np.random.Generator, kind: str, n: int) -> np.ndarray:
@@ -29,6 +30,8 @@ def _key(gen: np.random.Generator, kind: str, n: int) -> np.ndarray:
         return gen.integers(1, 11, n) / 2
     if kind == "floats":
         return np.round(gen.normal(size=n), 1) * (gen.random(n) < 0.5)  # -0.0 and 0.0 equal
+    if kind == "scores":  # mostly distinct, some repeated, signed zeros
+        return np.where(gen.random(n) < 0.2, gen.choice([0.0, -0.0, 1.5], n), gen.normal(size=n))
     if kind == "nan":
         return np.where(gen.random(n) < 0.3, np.nan, gen.integers(0, 3, n).astype(float))
     return gen.integers(0, 4, n).astype(np.uint8)
@@ -36,18 +39,19 @@ def _key(gen: np.random.Generator, kind: str, n: int) -> np.ndarray:
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.lists(st.sampled_from(_KINDS), min_size=1, max_size=5),
-       st.integers(0, 60), st.sampled_from([0, 10**9]))
-def test_packed_keys_give_numpys_lexicographic_order(seed, kinds, n, few_runs) -> None:
+       st.integers(0, 60), st.sampled_from([0, 10**9]), st.sampled_from([0.0, 2.0]))
+def test_packed_keys_give_numpys_lexicographic_order(seed, kinds, n, few_runs, hashed) -> None:
     # the same stable order, ties in input order, whatever keys are packed and which not,
-    # by the unstable sort (few_runs 0) and by the stable one (any number of runs)
+    # by the unstable sort (few_runs 0) and by the stable one (any number of runs), with
+    # float keys coded by a sort (hashed 0) or a hash table (2)
     gen = np.random.default_rng(seed)
     keys = [_key(gen, kind, n) for kind in kinds]
-    saved = _canonical._FEW_RUNS
+    saved = _canonical._FEW_RUNS, _canonical._HASHED_SHARE
     try:
-        _canonical._FEW_RUNS = few_runs
+        _canonical._FEW_RUNS, _canonical._HASHED_SHARE = few_runs, hashed
         assert lexsort(keys).tolist() == np.lexsort(keys[::-1]).tolist()
     finally:
-        _canonical._FEW_RUNS = saved
+        _canonical._FEW_RUNS, _canonical._HASHED_SHARE = saved
 
 
 @settings(max_examples=50, deadline=None)
