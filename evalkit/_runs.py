@@ -92,18 +92,30 @@ def _frame_of(value: object) -> object:
     return getattr(value, "raw", value)
 
 
-def input_fingerprints(inputs: Mapping[str, object]) -> dict[str, dict]:
+def input_fingerprints(inputs: Mapping[str, object], *,
+                       known: dict | None = None) -> dict[str, dict]:
     """Fingerprints (:func:`evalkit.fingerprint`) of the given ``truth``, ``recs`` and
     ``train`` frames, each over the columns the evaluation reads (ids, and the truth's and
     training data's ratings, the recommendations' rank and score): the same rows in any order
-    give the same digest."""
+    give the same digest.
+
+    ``known``: a dict kept by a caller saving several runs of the same data (the systems of
+    a report), in which each frame's fingerprint is computed once; it holds the frames
+    themselves, so a key is never taken by another frame."""
     from .data import fingerprint
 
     out = {}
     for name, columns in _HASHED.items():
         frame = inputs.get(name)
-        if frame is not None:
-            out[name] = fingerprint(_frame_of(frame), columns=columns)
+        if frame is None:
+            continue
+        key = (name, id(frame))
+        if known is not None and key in known and known[key][0] is frame:
+            out[name] = dict(known[key][1])
+            continue
+        out[name] = fingerprint(_frame_of(frame), columns=columns)
+        if known is not None:
+            known[key] = (frame, dict(out[name]))
     return out
 
 
@@ -138,8 +150,9 @@ def _split_record(split: object) -> dict | None:
 def save_evaluation(evaluation: object, path: str | os.PathLike, *, truth: object = None,
                     recs: object = None, train: object = None, split: object = None,
                     name: str | None = None, overwrite: bool = False,
-                    lists: bool = True) -> Path:
-    """Write ``evaluation`` to the folder ``path`` (see :meth:`evalkit.Evaluation.save`)."""
+                    lists: bool = True, known: dict | None = None) -> Path:
+    """Write ``evaluation`` to the folder ``path`` (see :meth:`evalkit.Evaluation.save`);
+    ``known`` as for :func:`input_fingerprints`."""
     func = "Evaluation.save"
     target = Path(path)
     if target.exists() and not target.is_dir():
@@ -161,7 +174,8 @@ def save_evaluation(evaluation: object, path: str | os.PathLike, *, truth: objec
     sources = dict(getattr(evaluation, "_sources", {}))
     fingerprints = dict(evaluation.provenance.get("fingerprints", {}))
     fingerprints.update(input_fingerprints(
-        {key: given[key] if given[key] is not None else sources.get(key) for key in given}))
+        {key: given[key] if given[key] is not None else sources.get(key) for key in given},
+        known=known))
     summary = evaluation.summary
     record = {
         "format": _FORMAT,

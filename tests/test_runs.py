@@ -543,3 +543,26 @@ def test_a_shared_truth_is_fingerprinted_as_its_frame() -> None:
     plain = ek.evaluate(truth, recs, k=1, metrics=["precision"], n_resamples=0)
     assert shared.fingerprints()["truth"] == plain.fingerprints()["truth"]
     assert ek.regression_check(shared, plain).passed
+
+
+def test_the_report_fingerprints_each_frame_once_and_each_run_gets_its_own(runs, tmp_path,
+                                                                          monkeypatch) -> None:
+    from evalkit import data
+    from evalkit import report as rp
+
+    truth, a, b, train, run_a, run_b = runs
+    with pytest.warns(UserWarning, match="appear only in 'recs'"):
+        other = ek.evaluate(truth.iloc[5:], a, k=[5, 10], train=train,
+                            metrics=["precision", "ndcg", "first_relevant_rank"])
+    hashed = []
+    real = data.fingerprint
+    monkeypatch.setattr(data, "fingerprint", lambda frame, **kw: hashed.append(1) or real(
+        frame, **kw))
+    rp.save_runs({"a": run_a, "other": other, "b": run_b}, str(tmp_path / "runs"))
+    # two test sets, one training set, two lists: each fingerprinted once
+    assert len(hashed) == 5
+    for name, test, lists in (("a", truth, a), ("other", truth.iloc[5:], a), ("b", truth, b)):
+        saved = ek.load_evaluation(tmp_path / "runs" / name).provenance["fingerprints"]
+        assert saved["truth"] == real(test, columns=["rating"])
+        assert saved["train"] == real(train, columns=["rating"])
+        assert saved["recs"] == real(lists, columns=["rank", "score"])

@@ -51,11 +51,14 @@ def save_runs(evaluations: Mapping[str, object], folder: str | None, *,
     """
     if folder is None:
         return {}
+    from .._runs import save_evaluation
+
     names = _folder_names(list(evaluations))
     split = getattr(inputs, "split", None)
+    known: dict = {}  # the test and training data, fingerprinted once for every system
     for name, evaluation in evaluations.items():
-        evaluation.save(Path(folder) / names[name], name=name, split=split,
-                        recs=None if systems is None else systems.get(name))
+        save_evaluation(evaluation, Path(folder) / names[name], name=name, split=split,
+                        recs=None if systems is None else systems.get(name), known=known)
     return names
 
 
