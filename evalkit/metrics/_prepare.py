@@ -4,6 +4,11 @@ their hit table (:func:`prepare`), and the count of users whose tied scores stra
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import pandas as pd
 
 from .._checks import (
@@ -22,7 +27,8 @@ from ._common import (
 )
 from ._hits import HitTable, TruthSide, build_hits, listed_pairs, truth_side
 
-__all__ = ["SharedTruth", "make_definitions", "prepare", "tie_check"]
+__all__ = ["SharedTruth", "make_definitions", "prepare", "sharing_tables", "table_fields",
+           "tie_check"]
 
 
 def make_definitions(func: str, definitions: object = None, **options: object) -> Definitions:
@@ -56,17 +62,61 @@ class SharedTruth:
         return self._sides[implicit]
 
 
+#: The hit tables of a :func:`sharing_tables` block: (truth, recs, train, fields) -> table,
+#: the most recent few only.
+_TABLES: ContextVar[OrderedDict | None] = ContextVar("evalkit_hit_tables", default=None)
+#: Hit tables a :func:`sharing_tables` block keeps (a table of 16M list rows is ~0.5 GB).
+_KEPT = 2
+
+
+@contextmanager
+def sharing_tables() -> Iterator[None]:
+    """Within the block, one hit table per list, test truth, training data (the same objects)
+    and the definitions a table depends on (threshold, ties, tie order, unknown items,
+    relevant set): several evaluations of the same lists under other definitions (the
+    libraries' profiles) build each table once. The last few tables are kept, so a caller
+    orders its evaluations by those definitions."""
+    token = _TABLES.set(OrderedDict())
+    try:
+        yield
+    finally:
+        _TABLES.reset(token)
+
+
+def table_fields(definitions: Definitions) -> tuple:
+    """The definitions a hit table depends on."""
+    return (definitions.threshold, definitions.unknown_items, definitions.relevant_set,
+            definitions.ties, definitions.tie_order)
+
+
 def prepare(
     truth: object, recs: object, definitions: Definitions, *, func: str,
     train: object = None,
 ) -> HitTable:
     """Validate ``truth`` (a frame or a :class:`SharedTruth`) and ``recs`` and build their hit
-    table under ``definitions``.
+    table under ``definitions`` (once per :func:`sharing_tables` block).
 
     ``unknown_items="drop"`` removes the test items absent from ``train`` and
     ``relevant_set="listed"`` those absent from the user's list; the users stay (a user left
     with no test item is undefined wherever a metric needs one, see ``empty``).
     """
+    tables = _TABLES.get()
+    if tables is None:
+        return _prepare(truth, recs, definitions, func=func, train=train)
+    key = (id(truth), id(recs), id(train), table_fields(definitions))
+    kept = tables.get(key)
+    if kept is not None and kept[0] is truth and kept[1] is recs and kept[2] is train:
+        tables.move_to_end(key)
+        return kept[3]
+    table = _prepare(truth, recs, definitions, func=func, train=train)
+    tables[key] = (truth, recs, train, table)  # the objects too: an id is never reused
+    while len(tables) > _KEPT:
+        tables.popitem(last=False)
+    return table
+
+
+def _prepare(truth: object, recs: object, definitions: Definitions, *, func: str,
+             train: object) -> HitTable:
     shared = truth if isinstance(truth, SharedTruth) else None
     truth = shared.frame(definitions.threshold, func=func) if shared is not None else \
         check_truth(truth, func=func, threshold=definitions.threshold)

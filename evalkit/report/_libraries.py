@@ -7,9 +7,11 @@ import pandas as pd
 
 from .._docstrings import fill_doc
 from .._evaluation import evaluate
+from ..definitions import resolve
 from ..metrics import (
     RANKING_METRICS,
 )
+from ..metrics._prepare import sharing_tables, table_fields
 from ..profiles import PROFILES
 from ._docs import REPORT_DOCS
 from ._quiet import shown_in_the_page
@@ -43,14 +45,22 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
     """
 
     rows = {}
-    with shown_in_the_page():
-        # the compiled metrics of relevant items: half-life utility (of ratings, not of
-        # relevance) and the metrics from hits (the first relevant rank, metrics of your
-        # own) are evalkit's alone, not compared here
-        shared = [m for m, metric in RANKING_METRICS.items()
-                  if metric.kernel and "threshold" in metric.reads]
-        for name, entry in PROFILES.items():
-            metrics = [m for m in shared if entry.covers(m)]
+    # the compiled metrics of relevant items: half-life utility (of ratings, not of
+    # relevance) and the metrics from hits (the first relevant rank, metrics of your own)
+    # are evalkit's alone, not compared here
+    shared = [m for m, metric in RANKING_METRICS.items()
+              if metric.kernel and "threshold" in metric.reads]
+    covered = {name: [m for m in shared if entry.covers(m)] for name, entry in PROFILES.items()}
+
+    def tables(name: str) -> list:  # the hit tables a profile's metrics are computed from
+        used = resolve(name, func="library_table", threshold=threshold)
+        return sorted({table_fields(used.for_metric(m)) for m in covered[name]}, key=repr)
+
+    with shown_in_the_page(), sharing_tables():
+        # profiles whose metrics read the same hit tables one after the other: each table
+        # is built once
+        for name in sorted(PROFILES, key=lambda name: repr(tables(name))):
+            metrics = covered[name]
             result = evaluate(test, recs, k=k, metrics=metrics, threshold=threshold,
                               train=train, definitions=name, n_resamples=0)
             rows[name] = {
@@ -60,7 +70,7 @@ def library_table(test: pd.DataFrame, recs: pd.DataFrame, *, k: int,
             }
     order = [RANKING_METRICS[m].label + (f"@{k}" if RANKING_METRICS[m].at_k else "")
              for m in RANKING_METRICS if m in shared]
-    table = pd.DataFrame.from_dict(rows, orient="index")
+    table = pd.DataFrame.from_dict({name: rows[name] for name in PROFILES}, orient="index")
     table = table[[c for c in order if c in table.columns]].round(digits)
     table.index.name = "profile"
     return table
