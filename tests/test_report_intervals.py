@@ -60,6 +60,29 @@ def test_beyond_summary_shows_the_per_user_means_with_intervals_and_marks_nothin
                                               f"{want['ci_high']:.3f}]")
 
 
+def test_the_beyond_findings_and_summary_share_each_systems_intervals(monkeypatch) -> None:
+    from evalkit.report import _beyond
+
+    inputs = rp.load_inputs("sample", split="user_ratio", test_fraction=0.2, seed=0)
+    systems = rp.load_systems(inputs, recs={}, baselines=["Random", "MostPopular"], k=5,
+                              seed=0)
+    alone = rp.beyond_summary(rp.load_inputs("sample", split="user_ratio", test_fraction=0.2,
+                                             seed=0), systems, k=5, threshold=4.0, seed=2)
+    calls = []
+    real = _beyond.beyond_intervals
+    monkeypatch.setattr(_beyond, "beyond_intervals",
+                        lambda *a, **kw: calls.append(kw["k"]) or real(*a, **kw))
+    beyond = rp.beyond_table(inputs, systems, k=5, threshold=4.0)
+    rp.beyond_findings(inputs, systems, beyond, k=5, threshold=4.0, seed=2)
+    pd.testing.assert_frame_equal(rp.beyond_summary(inputs, systems, k=5, threshold=4.0,
+                                                    seed=2), alone)
+    assert calls == [5, 5]  # once per system
+    rp.beyond_summary(inputs, systems, k=4, threshold=4.0, seed=2)  # another cutoff: computed
+    rp.beyond_summary(inputs, {"Random": systems["Random"].copy()}, k=5, threshold=4.0,
+                      seed=2)  # other lists: computed
+    assert calls == [5, 5, 4, 4, 5]
+
+
 def test_tradeoff_points_and_the_zero_note_follow_the_data() -> None:
     import evalkit as ek
 

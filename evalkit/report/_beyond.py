@@ -51,6 +51,20 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     return out
 
 
+def _intervals(inputs, recs: pd.DataFrame, *, k: int, threshold: float | None,
+               seed: int) -> pd.DataFrame:
+    """:func:`evalkit.metrics.tables.beyond_intervals` of one system's lists on the report's
+    data, computed once for the findings and the summary table (kept with ``inputs``, under
+    the lists themselves)."""
+    memo = inputs.__dict__.setdefault("_beyond_intervals", {})
+    key = (id(recs), k, threshold, seed)
+    if key not in memo or memo[key][0] is not recs:
+        memo[key] = (recs, beyond_intervals(inputs.test, recs, train=inputs.train,
+                                            items=inputs.items, k=k, threshold=threshold,
+                                            rng=seed))
+    return memo[key][1].copy()
+
+
 @fill_doc(REPORT_DOCS)
 def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
                    threshold: float | None, seed: int = 0, digits: int = 3) -> pd.DataFrame:
@@ -74,8 +88,7 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
 
     with shown_in_the_page():
         results = {name: pd.concat([
-            beyond_intervals(inputs.test, recs, train=inputs.train, items=inputs.items, k=k,
-                             threshold=threshold, rng=seed),
+            _intervals(inputs, recs, k=k, threshold=threshold, seed=seed),
             list_intervals(recs, train=inputs.train, k=k, rng=seed).loc[["personalization"]],
         ]).rename(columns={"mean": "value", "n": "n_users"}) for name, recs in systems.items()}
     return interval_table(results, higher_is_better=None, digits=digits, counts=("n_users",))
@@ -104,8 +117,7 @@ def beyond_findings(inputs, systems: Mapping[str, pd.DataFrame], beyond: pd.Data
     with shown_in_the_page():
         results = {}
         for name, recs in systems.items():  # one step per system
-            table = beyond_intervals(inputs.test, recs, train=inputs.train, items=inputs.items,
-                                     k=k, threshold=threshold, rng=seed)
+            table = _intervals(inputs, recs, k=k, threshold=threshold, seed=seed)
             whole = pd.DataFrame({"mean": [beyond.at[name, "catalog_coverage"]],
                                   "ci_low": [np.nan], "ci_high": [np.nan]},
                                  index=["catalog_coverage"])
