@@ -28,6 +28,7 @@ import pandas as pd
 from .._canonical import in_canonical_order
 from .._checks import (
     check_columns,
+    check_real,
     check_recs,
     check_truth,
     pair_rows,
@@ -76,10 +77,25 @@ def popularity_propensity(train: pd.DataFrame, *, gamma: float, items: object = 
     """
     func = "popularity_propensity"
     check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
+    return _propensity(_popularity(train, items, smoothing), gamma=gamma, clip=clip,
+                       func=func)
+
+
+def _popularity(train: pd.DataFrame, items: object, smoothing: float) -> pd.Series:
+    """Each item's training interactions plus ``smoothing`` (the items of ``train``, or
+    ``items``): what :func:`popularity_propensity` raises to a power, the same for every
+    gamma."""
     counts = train["item_id"].value_counts()
     index = pd.Index(pd.unique(np.asarray(items)) if items is not None else counts.index,
                      name="item_id")
-    n = counts.reindex(index).fillna(0.0).to_numpy(np.float64) + float(smoothing)
+    return pd.Series(counts.reindex(index).fillna(0.0).to_numpy(np.float64) + float(smoothing),
+                     index=index)
+
+
+def _propensity(popularity: pd.Series, *, gamma: float, clip: float | None,
+                func: str) -> pd.Series:
+    """:func:`popularity_propensity` from :func:`_popularity`'s counts."""
+    n, index = popularity.to_numpy(), popularity.index
     if (n <= 0).any() and (gamma + 1) != 0 and clip is None:
         raise ValueError(f"{func}: {int((n <= 0).sum())} item(s) have no training interaction "
                          "and smoothing=0, so their propensity is 0; pass smoothing > 0 or a clip.")
@@ -554,12 +570,16 @@ def gamma_sensitivity(systems: Mapping[str, pd.DataFrame], truth: pd.DataFrame,
     metric = _decomposable(metric, func=func)
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"{func}: 'systems' must map names to recommendations.")
-    items = np.union1d(pd.unique(train["item_id"]), pd.unique(truth["item_id"]))
+    check_columns(train, func=func, arg="train", required=["user_id", "item_id"])
     relevant = _relevant(truth, threshold, func=func)  # once: only the weights change
+    items = np.union1d(pd.unique(train["item_id"]), pd.unique(truth["item_id"]))
     ranks = {name: _ranks(relevant, recs, k, func=func) for name, recs in systems.items()}
     columns = {}
+    popularity = _popularity(train, items, 1.0)  # once: only the power changes with gamma
     for gamma in gammas:
-        propensity = popularity_propensity(train, gamma=gamma, items=items)
+        gamma = check_real(gamma, func="popularity_propensity", arg="gamma")  # as it checks
+        propensity = _propensity(popularity, gamma=gamma, clip=None,
+                                 func="popularity_propensity")
         for name in systems:
             columns[(float(gamma), name)] = _ips(relevant, ranks[name], propensity,
                                                  metric=metric, k=k, estimator=estimator,
