@@ -509,6 +509,23 @@ def test_audit_matches_naive_reference(data: pd.DataFrame, seed: int, f: float) 
         assert str(row.count) in row.detail
 
 
+@pytest.mark.parametrize("ids", ["text", "wide", "int32"])
+def test_audit_matches_naive_reference_for_other_ids(ids: str) -> None:
+    # text ids, integers too spread to use as codes, and 32-bit ones; pairs repeated within
+    # and across the frames
+    gen = np.random.default_rng(3)
+    frame = pd.DataFrame({"user_id": gen.integers(0, 30, 400), "item_id": gen.integers(0, 40, 400),
+                          "timestamp": gen.integers(0, 100, 400)})
+    convert = {"text": lambda c: "u" + c.astype(str), "wide": lambda c: c * 10**15,
+               "int32": lambda c: c.astype(np.int32)}[ids]
+    frame = frame.assign(user_id=convert(frame["user_id"]), item_id=convert(frame["item_id"]))
+    train, test = frame.iloc[:300], frame.iloc[300:]
+    table = audit(Split(train=train, test=test))
+    want = naive_audit(train, test)
+    assert dict(zip(table["check"], table["count"])) == want
+    assert want["test_pairs_in_train"] and want["duplicate_pairs_train"]
+
+
 def clean_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
     train = pd.DataFrame({
         "user_id": [1, 1, 2, 2, 3],

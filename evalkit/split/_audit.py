@@ -7,7 +7,13 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from evalkit._checks import check_columns, check_ids, check_timestamps
+from evalkit._checks import (
+    check_columns,
+    check_ids,
+    check_timestamps,
+    has_duplicate_pairs,
+    pairs_in,
+)
 from evalkit._display import WideTable
 
 from .._errors import InvalidParameterError
@@ -88,24 +94,25 @@ def audit(split: Split) -> pd.DataFrame:
         check_columns(frame, func=func, arg=f"split.{name}", required=("user_id", "item_id"))
         check_ids(frame, func=func, arg=f"split.{name}")
 
-    # One joint dense integer encoding of users, items and (user, item) pairs over all frames;
-    # membership and distinct counts are then lookups in boolean tables, no hashing per check.
+    # One joint integer encoding of users and of items over all frames (integer ids as they
+    # are, offset, when their range is compact): distinct counts are then lookups in boolean
+    # tables. Pairs are keyed once per check (pairs_in); a frame's repeated pairs are counted
+    # only when a compiled pass finds one.
     bounds = np.cumsum([0, *(len(frame) for frame in frames.values())])
     part = {name: slice(bounds[i], bounds[i + 1]) for i, name in enumerate(frames)}
     users = _codes(frame["user_id"] for frame in frames.values())
     items = _codes(frame["item_id"] for frame in frames.values())
-    pairs, _ = pd.factorize(users * (int(items.max(initial=0)) + 1) + items)
     n_test = len(split.test)
 
     rows: list[tuple[str, int, int, str, str]] = []
-    count = int(_member(pairs, part["test"], part["train"]).sum())
+    count = int(pairs_in(split.test, split.train).sum())
     rows.append((
         "test_pairs_in_train", count, n_test, "leak",
         f"{count} of {n_test} test rows repeat a (user_id, item_id) pair that is in train.",
     ))
     for name in ("train", "test"):
         size = len(frames[name])
-        count = size - _n_distinct(pairs[part[name]])
+        count = _repeated_pairs(frames[name])
         rows.append((
             f"duplicate_pairs_{name}", count, size, "warning",
             f"{count} of {size} {name} rows repeat a (user_id, item_id) pair already in {name}.",
@@ -122,12 +129,12 @@ def audit(split: Split) -> pd.DataFrame:
         ))
     if "dev" in frames:
         n_dev = len(frames["dev"])
-        count = int(_member(pairs, part["dev"], part["train"]).sum())
+        count = int(pairs_in(split.dev, split.train).sum())
         rows.append((
             "dev_pairs_in_train", count, n_dev, "leak",
             f"{count} of {n_dev} dev rows repeat a (user_id, item_id) pair that is in train.",
         ))
-        count = int(_member(pairs, part["test"], part["dev"]).sum())
+        count = int(pairs_in(split.test, split.dev).sum())
         rows.append((
             "test_pairs_in_dev", count, n_test, "leak",
             f"{count} of {n_test} test rows repeat a (user_id, item_id) pair that is in dev.",
@@ -149,22 +156,26 @@ def audit(split: Split) -> pd.DataFrame:
 
 
 def _codes(columns: Iterable[pd.Series]) -> np.ndarray:
-    """Dense int64 codes of the concatenated columns (equal values, equal codes)."""
-    codes, _ = pd.factorize(pd.concat(list(columns), ignore_index=True))
+    """Non-negative int64 codes of the concatenated columns (equal values, equal codes, no
+    larger than a few times the rows): integer ids offset by their least value when their
+    range allows, else dense codes by a hash."""
+    column = pd.concat(list(columns), ignore_index=True)
+    if pd.api.types.is_integer_dtype(column.dtype) and not isinstance(
+            column.dtype, pd.api.extensions.ExtensionDtype) and len(column):
+        values = column.to_numpy()
+        low, high = int(values.min()), int(values.max())
+        if high - low < max(4 * len(values), 1 << 20):
+            return values.astype(np.int64) - low
+    codes, _ = pd.factorize(column)
     return codes.astype(np.int64, copy=False)
 
 
-def _member(codes: np.ndarray, rows: slice, among: slice) -> np.ndarray:
-    """For each code in ``codes[rows]``: does it occur in ``codes[among]``?"""
-    table = np.zeros(int(codes.max(initial=-1)) + 1, dtype=bool)
-    table[codes[among]] = True
-    return table[codes[rows]]
-
-
-def _n_distinct(codes: np.ndarray) -> int:
-    table = np.zeros(int(codes.max(initial=-1)) + 1, dtype=bool)
-    table[codes] = True
-    return int(table.sum())
+def _repeated_pairs(frame: pd.DataFrame) -> int:
+    """Rows repeating an earlier (user_id, item_id) pair of ``frame``: counted only when a
+    pass finds that some pair repeats (most frames have none)."""
+    if not has_duplicate_pairs(frame["user_id"], frame["item_id"]):
+        return 0
+    return int(frame.duplicated(["user_id", "item_id"]).sum())
 
 
 def _time_checks(
