@@ -139,3 +139,14 @@ def test_the_split_audit_is_computed_once_per_run_and_equals_the_audit(run_folde
     monkeypatch.delenv(ENVIRONMENT)  # outside a run: computed, nothing written
     pd.testing.assert_frame_equal(inputs.audit(), first)
     assert len(list(run_folder.glob("audit-*.pickle"))) == 1
+
+
+def test_the_splitting_page_reads_the_run_s_audit_of_the_analyst_s_split(run_folder) -> None:
+    from evalkit import report as rp
+    from evalkit.split import audit
+
+    inputs = load_inputs("x", train=EXAMPLE / "train.csv", test=EXAMPLE / "test.csv")
+    splits = rp.make_splits(inputs, ["random"])
+    pd.testing.assert_frame_equal(splits.audit("given"), audit(inputs.split))
+    assert len(list(run_folder.glob("audit-*.pickle"))) == 1  # the page after reads it
+    pd.testing.assert_frame_equal(splits.audit("random"), audit(splits["random"]))

@@ -3,7 +3,7 @@ their audits and the test users by activity."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,8 @@ class Splits(dict):
         super().__init__(*args, **kwargs)
         self.sample = sample
         self._audits: dict[str, pd.DataFrame] = {}
+        #: where a split's audit is already kept (the analyst's split: the report run's)
+        self._audited: dict[str, Callable[[], pd.DataFrame]] = {}
 
     def audit(self, name: str) -> pd.DataFrame:
         """:func:`evalkit.split.audit` of split ``name``, computed on first use.
@@ -49,7 +51,8 @@ class Splits(dict):
         """
 
         if name not in self._audits:
-            self._audits[name] = audit(self[name])
+            kept = self._audited.get(name)
+            self._audits[name] = kept() if kept is not None else audit(self[name])
         return self._audits[name]
 
     def audit_table(self) -> pd.DataFrame:
@@ -106,6 +109,8 @@ def make_splits(inputs, strategies: Sequence[str], *, test_fraction: float = 0.2
     """
 
     splits = Splits() if inputs.split is None else Splits({"given": inputs.split})
+    if inputs.split is not None:  # audited once per report run, for every page
+        splits._audited["given"] = inputs.audit
     temporal = [s for s in strategies if s in ("user_temporal", "global_temporal")]
     if temporal and not inputs.has_timestamps:
         raise ParameterError(
