@@ -723,6 +723,18 @@ def cross_validate(
     ks = check_ks(k, func=func)
     generator = np.random.default_rng(rng)
     splits = kfold_split(data, folds=folds, rng=generator)
+    return fold_evaluations(model_factory, splits, generator, ks=ks, metrics=metrics,
+                            definitions=definitions, confidence=confidence, progress=progress)
+
+
+def fold_evaluations(model_factory: Callable[[], object], splits: list,
+                     generator: np.random.Generator, *, ks: list[int], metrics: object,
+                     definitions: Definitions, confidence: float,
+                     progress: bool = False) -> CrossValidation:
+    """:func:`cross_validate` of checked arguments on folds already drawn (``splits``),
+    ``generator`` in the state the draw of the folds left it in (the fold evaluations'
+    bootstraps go on from it)."""
+    func = "cross_validate"
     results = []
     for split in show_progress(splits, desc="folds", enabled=progress):
         model = model_factory()

@@ -285,3 +285,36 @@ def test_the_detectable_chart_is_promised_exactly_when_it_is_drawn() -> None:
         if name == "identical":
             assert not drawn and "no chart of detectable differences" in note
     assert rp.detectable_note(None, "ndcg@3") == ""
+
+
+@pytest.mark.parametrize("note_first", [True, False])
+def test_cross_validated_baselines_are_cross_validate_s_own_from_folds_drawn_once(
+        note_first, monkeypatch) -> None:
+    from evalkit.report import _comparing
+
+    inputs = rp.load_inputs("sample", split="user_ratio", seed=0)
+    baselines = ["MostPopular", "Random", "ItemKNN"]
+    drawn = []
+    real = _comparing.kfold_split
+    monkeypatch.setattr(_comparing, "kfold_split", lambda *a, **kw: drawn.append(1) or real(
+        *a, **kw))
+    if note_first:  # the page's order: the note, then the table, on the same folds
+        rp.cross_validation_note(baselines, {}, folds=3, inputs=inputs, seed=5)
+    got = rp.cross_validate_baselines(inputs.ratings, baselines, folds=3, k=[5, 10],
+                                      metrics=["precision", "ndcg"], threshold=3.5, seed=5,
+                                      profile="lenskit")
+    assert len(drawn) == 1 and not _comparing._FOLDS  # drawn once, let go after the table
+    for name in baselines:
+        factory = (lambda: ek.models.MODELS["Random"](rng=5)) if name == "Random" \
+            else ek.models.MODELS[name]
+        want = ek.cross_validate(factory, inputs.ratings, folds=3, k=[5, 10],
+                                 metrics=["precision", "ndcg"], threshold=3.5,
+                                 definitions=rp.report_definitions("lenskit", 3.5),
+                                 progress=False, rng=5).summary
+        pd.testing.assert_frame_equal(got.loc[name], want)
+    other = inputs.ratings.copy()  # other data: other folds
+    rp.cross_validation_note(baselines, {}, folds=3, inputs=rp.ReportInputs(
+        name="copy", ratings=other, items=None, split=inputs.split), seed=5)
+    rp.cross_validate_baselines(inputs.ratings, ["MostPopular"], folds=3, k=[5],
+                                metrics=["ndcg"], seed=5)
+    assert len(drawn) == 3

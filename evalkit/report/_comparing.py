@@ -8,12 +8,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._comparison import Comparison, compare_evaluations, cross_validate
+from .._checks import check_ks
+from .._comparison import Comparison, compare_evaluations, fold_evaluations
 from .._docstrings import fill_doc
+from ..definitions import resolve
 from ..metrics import (
     parse_column,
 )
 from ..models import MODELS
+from ..split import kfold_split
 from ._docs import REPORT_DOCS
 from ._quiet import shown_in_the_page
 from ._ranking import report_definitions
@@ -57,14 +60,43 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
     def factory(name: str):
         return (lambda: MODELS[name](rng=seed)) if name == "Random" else MODELS[name]
 
+    definitions = resolve(report_definitions(profile, threshold), func="cross_validate",
+                          threshold=threshold)
+    ks = check_ks(list(k), func="cross_validate")
+    splits, state = folds_of(ratings, folds, seed, keep=False)
+    out = {}
     with shown_in_the_page():
-        return pd.concat({
-            name: cross_validate(factory(name), ratings, folds=folds, k=list(k),
-                                 metrics=list(metrics), threshold=threshold, progress=False,
-                                 rng=seed,
-                                 definitions=report_definitions(profile, threshold)).summary
-            for name in baselines
-        }, names=["system"])
+        for name in baselines:  # each from the same folds and generator state, as
+            generator = np.random.default_rng()  # cross_validate(..., rng=seed) draws them
+            generator.bit_generator.state = state
+            out[name] = fold_evaluations(factory(name), splits, generator, ks=ks,
+                                         metrics=list(metrics), definitions=definitions,
+                                         confidence=0.95).summary
+    return pd.concat(out, names=["system"])
+
+
+#: The last folds drawn (:func:`folds_of`): the cross-validation note and table of a page
+#: use the same ones.
+_FOLDS: dict = {}
+
+
+def folds_of(ratings: pd.DataFrame, folds: int, seed: int, *,
+             keep: bool) -> tuple[list, dict]:
+    """:func:`evalkit.split.kfold_split` of ``ratings`` with a generator seeded by ``seed``,
+    and the generator's state after the draw, as :func:`evalkit.cross_validate` draws them;
+    ``keep``: leave them for the next call on the same frame (the note before the table),
+    else let them go once returned (folds of MovieLens-25M are three copies of it)."""
+    key = (id(ratings), int(folds), int(seed))
+    kept = _FOLDS.pop("last", None)
+    if kept is not None and kept[0] == key and kept[1] is ratings:
+        splits, state = kept[2], kept[3]
+    else:
+        generator = np.random.default_rng(seed)
+        splits = kfold_split(ratings, folds=folds, rng=generator)
+        state = generator.bit_generator.state
+    if keep:
+        _FOLDS["last"] = (key, ratings, splits, state)
+    return splits, state
 
 
 def cv_split_table(cv: pd.DataFrame, evaluations: Mapping[str, object], *,

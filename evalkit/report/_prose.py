@@ -186,11 +186,11 @@ def cross_validation_note(baselines: Sequence[str], recs: Mapping[str, object], 
     split = getattr(inputs, "split", None)
     if not baselines or split is None:
         return text
-    from ..split import kfold_split
+    from ._comparing import folds_of
 
     ratings = inputs.ratings
-    fold = pd.DataFrame([_design(f.train, f.test, threshold) for f in
-                         kfold_split(ratings, folds=folds, rng=np.random.default_rng(seed))])
+    splits, _ = folds_of(ratings, folds, seed, keep=True)  # the table below uses them again
+    fold = pd.DataFrame([_design(f.train, f.test, threshold) for f in splits])
     one = _design(split.train, split.test, threshold)
     text += (f"\n\n**Folds and the single split below.** The folds re-split all "
              f"{len(ratings):,} interactions (the split's training and test rows together). "
