@@ -33,6 +33,8 @@ from ..definitions import Definitions, takes_definitions
 from ._common import check_truth
 from ._engine import per_user
 from ._prepare import SharedTruth as SharedTruth  # for several lists against one truth
+from ._prepare import sharing_tables as sharing_tables  # several definitions, one list
+from ._prepare import table_fields as table_fields
 
 __all__ = [
     "average_precision_at_k",

@@ -11,7 +11,7 @@ from ..definitions import resolve
 from ..metrics import (
     RANKING_METRICS,
 )
-from ..metrics._prepare import sharing_tables, table_fields
+from ..metrics.ranking import sharing_tables, table_fields
 from ..profiles import PROFILES
 from ._docs import REPORT_DOCS
 from ._quiet import shown_in_the_page
