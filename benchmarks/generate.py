@@ -66,12 +66,15 @@ def _zipf_ranks(u: np.ndarray, n_items: int, exponent: float) -> np.ndarray:
 
 
 def _test_sets(
-    n_users: int, n_items: int, gen: np.random.Generator
+    n_users: int, n_items: int, gen: np.random.Generator, *, median: float = TEST_MEDIAN,
+    mean: float = TEST_MEAN, smallest: int = 1, zipf: float = TEST_ZIPF,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-user test sets: (user index, popularity rank 1-based, rating), grouped by user."""
-    sigma = np.sqrt(2.0 * np.log(TEST_MEAN / TEST_MEDIAN))
-    sizes = np.rint(gen.lognormal(np.log(TEST_MEDIAN), sigma, n_users)).astype(np.int64)
-    sizes = np.clip(sizes, 1, MAX_TEST)
+    """Per-user test sets: (user index, popularity rank 1-based, rating), grouped by user;
+    sizes lognormal with the given ``median`` and ``mean`` (at least ``smallest``), items by
+    a Zipf-like law of exponent ``zipf``."""
+    sigma = np.sqrt(2.0 * np.log(mean / median))
+    sizes = np.rint(gen.lognormal(np.log(median), sigma, n_users)).astype(np.int64)
+    sizes = np.clip(sizes, smallest, MAX_TEST)
     total = int(sizes.sum())
     user = np.repeat(np.arange(n_users, dtype=np.int64), sizes)
     starts = np.cumsum(sizes) - sizes
@@ -87,7 +90,7 @@ def _test_sets(
     u = (csum[flat] - base[user]) / (csum[block_end] - base)[user]
 
     room = n_items - MAX_TEST  # leave room to push collisions apart
-    r = _zipf_ranks(u, room, TEST_ZIPF)
+    r = _zipf_ranks(u, room, zipf)
     # strictly increasing within a user: running maximum of r - j, reset per user by an offset
     offset = user * (2 * n_items + 2 * MAX_TEST) + MAX_TEST
     ranks = np.maximum.accumulate(r - j + offset) - offset + j
