@@ -477,7 +477,14 @@ def pair_rows(user: pd.Series, item: pd.Series, other_user: pd.Series,
     unequal dtypes), which a caller joins with pandas (whose result then has the dtype it
     chooses)."""
     keys = _pair_keys(user, item, other_user, other_item)
-    return None if keys is None else pd.Index(keys[1]).get_indexer(keys[0])
+    if keys is None:
+        return None
+    mine, theirs = keys
+    if mine.size == theirs.size and np.array_equal(mine, theirs):
+        # the same pairs in the same order (a model's predictions of the test pairs): no
+        # hash table of millions of keys to build
+        return np.arange(mine.size, dtype=np.intp)
+    return pd.Index(theirs).get_indexer(mine)
 
 
 def pairs_in(frame: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
@@ -488,6 +495,8 @@ def pairs_in(frame: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
     if keys is None:
         return pd.MultiIndex.from_frame(frame[["user_id", "item_id"]]).isin(
             pd.MultiIndex.from_frame(other[["user_id", "item_id"]]))
+    if keys[0].size == keys[1].size and np.array_equal(keys[0], keys[1]):
+        return np.ones(keys[0].size, dtype=bool)
     return pd.Index(keys[0]).isin(keys[1])
 
 

@@ -322,11 +322,13 @@ def _ids(values: np.ndarray, kind: str) -> pd.Series:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from(_ID_KINDS), st.sampled_from(_ID_KINDS))
-def test_the_pairing_is_pandas_merge(seed, user_kind, item_kind) -> None:
+@given(st.integers(0, 2**32 - 1), st.sampled_from(_ID_KINDS), st.sampled_from(_ID_KINDS),
+       st.sampled_from(["drawn", "aligned", "reversed"]))
+def test_the_pairing_is_pandas_merge(seed, user_kind, item_kind, order) -> None:
     # test ratings paired with predictions by packed keys: the same frame as pandas' left
     # merge on both id columns (truth's order, NaN without a prediction, predictions of
-    # other pairs and users ignored), for integer ids of any width and sign and for strings
+    # other pairs and users ignored), for integer ids of any width and sign and for strings;
+    # also predictions of exactly the test pairs, in the test's order or not
     from evalkit._checks import check_predictions, check_truth, join_predictions
 
     gen = np.random.default_rng(seed)
@@ -341,6 +343,8 @@ def test_the_pairing_is_pandas_merge(seed, user_kind, item_kind) -> None:
     kept = pairs[gen.random(len(pairs)) < 0.8]
     both = np.unique(np.concatenate([kept, other]), axis=0)
     both = both[gen.permutation(len(both))]
+    if order != "drawn":
+        both = pairs if order == "aligned" else pairs[::-1]
     predictions = pd.DataFrame({"user_id": _ids(both[:, 0], user_kind).array,
                                 "item_id": _ids(both[:, 1], item_kind).array,
                                 "prediction": gen.normal(3, 1, len(both))})
@@ -365,14 +369,17 @@ def test_the_pairing_is_pandas_merge(seed, user_kind, item_kind) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(_ID_KINDS), st.sampled_from(_ID_KINDS),
-       st.booleans())
-def test_pairs_in_is_the_membership_of_row_tuples(seed, user_kind, item_kind, unequal) -> None:
+       st.booleans(), st.booleans())
+def test_pairs_in_is_the_membership_of_row_tuples(seed, user_kind, item_kind, unequal,
+                                                  same) -> None:
     # which rows' pairs another frame holds (that one may repeat pairs): as MultiIndex.isin,
     # for ids of one dtype (packed keys) and of unequal dtypes (left to pandas)
     from evalkit._checks import pairs_in
 
     gen = np.random.default_rng(seed)
     rows, other = (gen.integers(0, 9, (int(gen.integers(0, 30)), 2)) for _ in range(2))
+    if same:  # the very pairs, in order
+        other = rows.copy()
     frame = pd.DataFrame({"user_id": _ids(rows[:, 0], user_kind).array,
                           "item_id": _ids(rows[:, 1], item_kind).array})
     against = pd.DataFrame({"user_id": _ids(other[:, 0], user_kind).array,
