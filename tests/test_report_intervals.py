@@ -144,3 +144,24 @@ def test_cv_split_table_puts_each_fold_mean_beside_the_split_mean() -> None:
     assert table.loc[("A", "precision@1"), "folds"] == "0.500 [0.400, 0.600]"
     assert table.loc[("A", "precision@1"), "folds - split"] == f"{0.5 - split['mean']:+.3f}"
     assert rp.cv_split_table(pd.DataFrame(), evaluations).empty
+
+
+def test_the_beyond_page_finds_the_training_pairs_once(monkeypatch) -> None:
+    from evalkit.metrics import _topk
+
+    inputs = rp.load_inputs("sample", split="user_ratio", test_fraction=0.2, seed=0)
+    systems = rp.load_systems(inputs, recs={}, baselines=["Random", "MostPopular"], k=5,
+                              seed=0)
+    fresh = rp.load_inputs("sample", split="user_ratio", test_fraction=0.2, seed=0)
+    alone = (rp.beyond_table(fresh, systems, k=5, threshold=4.0),
+             rp.beyond_summary(fresh, systems, k=5, threshold=4.0, seed=2))
+    found = []
+    real = _topk._find_distinct_pairs
+    monkeypatch.setattr(_topk, "_find_distinct_pairs",
+                        lambda frame: found.append(len(frame)) or real(frame))
+    beyond = rp.beyond_table(inputs, systems, k=5, threshold=4.0)
+    rp.beyond_findings(inputs, systems, beyond, k=5, threshold=4.0, seed=2)
+    summary = rp.beyond_summary(inputs, systems, k=5, threshold=4.0, seed=2)
+    pd.testing.assert_frame_equal(beyond, alone[0])
+    pd.testing.assert_frame_equal(summary, alone[1])
+    assert found == [len(inputs.train)]  # once for the page's tables of both systems

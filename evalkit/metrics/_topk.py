@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,8 @@ from .._checks import check_columns, check_ids, warn
 from .._errors import InvalidParameterError
 from ._common import warn_ties
 
+T = TypeVar("T")
+
 __all__ = [
     "catalog_items",
     "sharing_training",
@@ -20,6 +23,7 @@ __all__ = [
     "in_popular_baseline",
     "nan_warning",
     "top_k",
+    "training_memo",
     "warn_outside",
 ]
 
@@ -92,22 +96,43 @@ def top_k(recs: pd.DataFrame, *, k: int, tie_order: str = "item", func: str | No
                          "rank": rank[top].astype(np.int64)}, copy=False)
 
 
-#: The training frame whose distinct pairs the metrics of one table share, and those pairs
-#: once found (see :func:`sharing_training`).
+#: What the metrics of one table share about one training frame: ``{"train": frame, name:
+#: value, ...}`` (see :func:`sharing_training`).
 _SHARED: contextvars.ContextVar = contextvars.ContextVar("evalkit_shared_training",
                                                         default=None)
 
 
 @contextmanager
-def sharing_training(train: pd.DataFrame) -> Iterator[None]:
+def sharing_training(train: pd.DataFrame, memo: dict | None = None) -> Iterator[None]:
     """Within the block, the metrics given this very ``train`` object find its distinct
-    pairs once (a table of every beyond-accuracy metric needs them three times). Nothing is
-    kept after the block."""
-    token = _SHARED.set([train, None])
+    pairs and count its items' popularity once (a table of every beyond-accuracy metric
+    needs them a dozen times). A block inside a block over the same ``train`` shares the
+    outer one's. Nothing is kept after the block, unless ``memo`` is given: a dict the caller
+    keeps, which holds what was found for the next block over the same object."""
+    current = _SHARED.get()
+    if current is not None and current["train"] is train:
+        yield
+        return
+    slot = {} if memo is None else memo
+    if slot.get("train") is not train:
+        slot.clear()
+        slot["train"] = train
+    token = _SHARED.set(slot)
     try:
         yield
     finally:
         _SHARED.reset(token)
+
+
+def training_memo(train: pd.DataFrame, name: str, compute: Callable[[], T]) -> T:
+    """``compute()``, once per :func:`sharing_training` block over this very ``train``
+    (every call outside one computes)."""
+    slot = _SHARED.get()
+    if slot is None or slot["train"] is not train:
+        return compute()
+    if name not in slot:
+        slot[name] = compute()
+    return slot[name]
 
 
 def _distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -116,14 +141,7 @@ def _distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.nda
     of each distinct (user, item) pair, grouped by user with items ascending; by the ranking
     engine's grouping (a counting sort by user, each user's few items sorted) rather than a
     frame's ``drop_duplicates``. Found once per :func:`sharing_training` block."""
-    slot = _SHARED.get()
-    shared = slot is not None and slot[0] is train
-    if shared and slot[1] is not None:
-        return slot[1]
-    found = _find_distinct_pairs(train)
-    if shared:
-        slot[1] = found
-    return found
+    return training_memo(train, "distinct pairs", lambda: _find_distinct_pairs(train))
 
 
 def _find_distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -144,9 +162,13 @@ def _find_distinct_pairs(train: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, n
 def users_per_item(train: pd.DataFrame) -> tuple[pd.Series, int]:
     """The number of distinct training users of each training item (repeated pairs count
     once), indexed by ``item_id`` in ascending order; and the number of training users."""
-    users, items, _, i = _distinct_pairs(train)
-    counts = np.bincount(i, minlength=items.size)
-    return pd.Series(counts, index=pd.Index(items, name="item_id"), name="count"), users.size
+    def count() -> tuple[pd.Series, int]:
+        users, items, _, i = _distinct_pairs(train)
+        counts = np.bincount(i, minlength=items.size)
+        return pd.Series(counts, index=pd.Index(items, name="item_id"), name="count"), \
+            users.size
+
+    return training_memo(train, "users per item", count)
 
 
 def catalog_items(catalog: object, *, func: str) -> pd.Index:

@@ -15,7 +15,8 @@ from ..definitions import resolve
 from ._common import TIE_POLICIES, check_recs
 from ._engine import check_metrics, run
 from ._prepare import SharedTruth
-from ._topk import sharing_training, top_k
+from ._topk import sharing_training as sharing_training  # one training frame, many metrics
+from ._topk import top_k
 from .beyond import (
     average_recommended_popularity,
     catalog_coverage,

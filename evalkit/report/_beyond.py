@@ -13,6 +13,7 @@ from ..metrics.tables import (
     beyond_accuracy,
     beyond_intervals,
     list_intervals,
+    sharing_training,
 )
 from ._docs import REPORT_DOCS
 from ._findings import table_findings
@@ -41,7 +42,7 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
     if items is None:
         items = pd.DataFrame({"item_id": pd.unique(inputs.ratings["item_id"])}).assign(
             genres=lambda f: [[]] * len(f))
-    with shown_in_the_page():
+    with shown_in_the_page(), _sharing_training(inputs):
         out = pd.DataFrame({name: beyond_accuracy(inputs.test, recs, train=inputs.train,
                                                   items=items, k=k, threshold=threshold)
                             for name, recs in systems.items()}).T
@@ -49,6 +50,13 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
         out["intra_list_diversity"] = np.nan
     out.index.name = "system"
     return out
+
+
+def _sharing_training(inputs):
+    """A :func:`~evalkit.metrics.tables.sharing_training` block over the report's training
+    data whose findings (its distinct pairs, its items' popularity) are kept with ``inputs``
+    for the page's later blocks."""
+    return sharing_training(inputs.train, inputs.__dict__.setdefault("_training_memo", {}))
 
 
 def _intervals(inputs, recs: pd.DataFrame, *, k: int, threshold: float | None,
@@ -59,9 +67,10 @@ def _intervals(inputs, recs: pd.DataFrame, *, k: int, threshold: float | None,
     memo = inputs.__dict__.setdefault("_beyond_intervals", {})
     key = (id(recs), k, threshold, seed)
     if key not in memo or memo[key][0] is not recs:
-        memo[key] = (recs, beyond_intervals(inputs.test, recs, train=inputs.train,
-                                            items=inputs.items, k=k, threshold=threshold,
-                                            rng=seed))
+        with _sharing_training(inputs):
+            memo[key] = (recs, beyond_intervals(inputs.test, recs, train=inputs.train,
+                                                items=inputs.items, k=k,
+                                                threshold=threshold, rng=seed))
     return memo[key][1].copy()
 
 
@@ -86,7 +95,7 @@ def beyond_summary(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
         Decimals shown.
     """
 
-    with shown_in_the_page():
+    with shown_in_the_page(), _sharing_training(inputs):
         results = {name: pd.concat([
             _intervals(inputs, recs, k=k, threshold=threshold, seed=seed),
             list_intervals(recs, train=inputs.train, k=k, rng=seed).loc[["personalization"]],

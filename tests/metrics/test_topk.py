@@ -78,3 +78,68 @@ def test_users_per_item_counts_each_pair_once(seed, strings) -> None:
     got, n_users = users_per_item(train)
     assert n_users == train["user_id"].nunique()
     assert got.index.tolist() == want.index.tolist() and got.tolist() == want.tolist()
+
+
+def test_sharing_training_computes_once_per_block_and_object() -> None:
+    from evalkit.metrics._topk import sharing_training, training_memo
+
+    train = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [1, 2, 1]})
+    other = train.copy()
+    calls = []
+
+    def compute(frame):
+        return lambda: calls.append(frame) or len(calls)
+
+    assert training_memo(train, "x", compute(train)) == 1  # outside a block: each call
+    assert training_memo(train, "x", compute(train)) == 2
+    memo: dict = {}
+    with sharing_training(train, memo):
+        assert training_memo(train, "x", compute(train)) == 3
+        with sharing_training(train):  # a block inside shares the outer one's
+            assert training_memo(train, "x", compute(train)) == 3
+        assert training_memo(other, "x", compute(other)) == 4  # another object: computed
+        assert training_memo(train, "y", compute(train)) == 5  # another name: computed
+    with sharing_training(train, memo):  # the caller's memo keeps what was found
+        assert training_memo(train, "x", compute(train)) == 3
+    with sharing_training(other, memo):  # ... for the same object only
+        assert training_memo(other, "x", compute(other)) == 6
+    with sharing_training(train):  # without a memo, nothing is kept after a block
+        assert training_memo(train, "x", compute(train)) == 7
+    assert len(calls) == 7
+
+
+def test_a_table_of_beyond_accuracy_finds_training_pairs_and_popularity_once(
+        monkeypatch) -> None:
+    from evalkit.metrics import _topk, tables
+    from evalkit.metrics.beyond import novelty
+
+    gen = np.random.default_rng(3)
+    train = pd.DataFrame({"user_id": gen.integers(1, 30, 400),
+                          "item_id": gen.integers(1, 60, 400)})
+    test = pd.DataFrame({"user_id": gen.integers(1, 30, 80), "item_id": gen.integers(1, 60, 80),
+                         "rating": gen.integers(1, 6, 80).astype(float)})
+    test = test.drop_duplicates(["user_id", "item_id"])
+    recs = pd.DataFrame({"user_id": np.repeat(np.arange(1, 30), 10),
+                         "item_id": np.tile(np.arange(1, 11), 29),
+                         "rank": np.tile(np.arange(1, 11), 29)})
+    items = pd.DataFrame({"item_id": np.arange(1, 60)}).assign(genres=lambda f: [["a"]] * len(f))
+    alone = tables.beyond_accuracy(test, recs, train=train, items=items, k=5)
+    found, counted = [], []
+    real_find = _topk._find_distinct_pairs
+    monkeypatch.setattr(_topk, "_find_distinct_pairs",
+                        lambda frame: found.append(1) or real_find(frame))
+    real_counts = pd.Series.value_counts
+    monkeypatch.setattr(pd.Series, "value_counts",
+                        lambda self, *a, **kw: counted.append(self.size) or
+                        real_counts(self, *a, **kw))
+    shared = tables.beyond_accuracy(test, recs, train=train, items=items, k=5)
+    pd.testing.assert_series_equal(shared, alone)
+    assert found == [1]
+    assert counted.count(len(train)) == 1  # the training rows per item, counted once
+    # another training frame in the same session gets its own popularity
+    fewer = train.iloc[: len(train) // 2]
+    for popularity in ("interactions", "users"):
+        with tables.sharing_training(train):
+            novelty(recs, train, k=5, popularity=popularity)
+            inside = novelty(recs, fewer, k=5, popularity=popularity)
+        pd.testing.assert_series_equal(inside, novelty(recs, fewer, k=5, popularity=popularity))

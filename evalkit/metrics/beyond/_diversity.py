@@ -25,6 +25,7 @@ from .._common import (
 from .._topk import (
     nan_warning,
     top_k,
+    training_memo,
     users_per_item,
     warn_outside,
 )
@@ -167,7 +168,9 @@ def _item_popularity(
     counts, n_users = users_per_item(train)
     if unit == "users":
         return counts, n_users, n_users
-    return train["item_id"].value_counts(sort=False), len(train), n_users
+    rows = training_memo(train, "rows per item",
+                         lambda: train["item_id"].value_counts(sort=False))
+    return rows, len(train), n_users
 
 
 @constrained(k=POSITIVE_INT)
