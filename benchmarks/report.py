@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -186,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         record["stderr"] = stderr[-3000:]
     print(json.dumps(record, indent=1))
     suffix = "" if args.shape == "independent" else f"_{args.shape}"
+    if args.baselines != ["MostPopular"]:  # other baselines: another record
+        suffix += "".join("_" + re.sub(r"\W+", "-", name) for name in args.baselines)
     out = args.out or Path(__file__).parent / "results" / f"report_{args.users}{suffix}.json"
     out.write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {out}; the reports are in {work / 'out'}")
