@@ -469,3 +469,43 @@ def test_a_second_command_into_a_folder_being_written_is_refused(tmp_path) -> No
     assert first.returncode == 0, err[-2000:]
     assert json.loads((out / "01-echo.json").read_text()) == {"dataset": "sample", "k": 5}
     assert not (out / ".evalkit-report.lock").exists() and not list(out.glob(".staging-*"))
+
+
+def test_the_run_states_the_memory_its_pages_held(tmp_path) -> None:
+    """The runner samples the resident memory of itself and its kernels while each page runs:
+    a page that holds 0.5 GB more shows it, in the manifest and on the index."""
+    notebooks = tmp_path / "nbs"
+    _notebooks(notebooks, name="01-small", body="import time\ntime.sleep(1.2)")
+    _notebooks(notebooks, name="02-big", body=(
+        "import time\nimport numpy as np\nheld = np.ones(62_500_000)  # 0.5 GB, written\n"
+        "time.sleep(1.2)"))
+    out = tmp_path / "out"
+    run_reports("sample", out=out, notebooks=notebooks, progress=False, jobs=1)
+    peaks = json.loads((out / ".evalkit-report.json").read_text())["peak_gb"]
+    small, big = peaks["by_notebook"]["01-small.ipynb"], peaks["by_notebook"]["02-big.ipynb"]
+    assert big - small > 0.45, peaks
+    assert peaks["run"] == max(small, big)
+    index = (out / "index.html").read_text()
+    assert f"Peak memory: {peaks['run']:.2f} GB resident" in index
+    assert "one page at a time" in index and "the most while 02-big ran" in index
+
+
+def test_tree_rss_counts_the_processes_below() -> None:
+    import os
+    import subprocess
+    import sys
+
+    from evalkit.report._memory import tree_rss
+
+    alone = tree_rss(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nheld = bytearray(300_000_000)\nheld[::4096] = b'x' * len(held[::4096])"
+        "\nprint('ready', flush=True)\ntime.sleep(30)")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        assert tree_rss(child.pid) > 0.29e9
+        assert tree_rss(os.getpid()) - alone > 0.29e9  # the child is below this process
+    finally:
+        child.kill()
+        child.wait()
+    assert tree_rss(child.pid) is None  # no such process

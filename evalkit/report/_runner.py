@@ -25,6 +25,7 @@ from .._constraints import POSITIVE_INT, constrained, optional
 from .._io import atomic_write_text
 from .._version import __version__
 from ..data.download import MOVIELENS_NAMES
+from ._memory import MemoryWatch
 from ._params import PARAMETERS, ParameterError, check_parameters
 from ._plan import FileCheck, _split_folder, _value, check_files, skipped_pages
 from ._shared import ENVIRONMENT, LIST_LENGTH, file_stamp
@@ -517,10 +518,12 @@ RUNS = "runs"
 
 
 def _publish(staging: Path, out: Path, names: list[str],
-             seconds: Mapping[str, float] | None = None) -> None:
+             seconds: Mapping[str, float] | None = None,
+             peaks: Mapping[str, object] | None = None) -> None:
     """Move the finished run from ``staging`` into ``out``, index last; drop the files of an
     earlier run that this one did not write. The manifest (``.evalkit-report.json``) lists
-    the files and each notebook's wall time in seconds (``seconds``)."""
+    the files, each notebook's wall time in seconds (``seconds``) and the peak resident
+    memory in GB of the run and while each notebook ran (``peak_gb``, where it was read)."""
     manifest = out / _MANIFEST
     earlier = json.loads(manifest.read_text()).get("files", []) if manifest.exists() else []
     for name in sorted(names, key=lambda n: n == "index.html"):
@@ -538,7 +541,8 @@ def _publish(staging: Path, out: Path, names: list[str],
         else:
             (out / name).unlink(missing_ok=True)
     record = {"files": sorted(names),
-              "seconds": {k: round(v, 3) for k, v in sorted((seconds or {}).items())}}
+              "seconds": {k: round(v, 3) for k, v in sorted((seconds or {}).items())},
+              **({"peak_gb": dict(peaks)} if peaks else {})}
     atomic_write_text(manifest, json.dumps(record, indent=1) + "\n")
 
 
@@ -668,9 +672,10 @@ def run_reports(
                 for name in (notebook.name, f"{notebook.stem}.html", f"{notebook.stem}.json"):
                     if (out / ".failed" / name).exists():
                         shutil.copy2(out / ".failed" / name, staging / name)
-            names, seconds = _run_all(found, declared, params, staging, out,
-                                      show_code=show_code, progress=progress, data=data,
-                                      jobs=jobs, skipped=skipped, notes=notes, done=done)
+            names, seconds, peaks = _run_all(found, declared, params, staging, out,
+                                             show_code=show_code, progress=progress,
+                                             data=data, jobs=jobs, skipped=skipped,
+                                             notes=notes, done=done)
         except ReportError:
             failed = out / ".failed"
             shutil.rmtree(failed, ignore_errors=True)
@@ -680,7 +685,7 @@ def run_reports(
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        _publish(staging, out, names, seconds)
+        _publish(staging, out, names, seconds, peaks)
         shutil.rmtree(staging, ignore_errors=True)
         if resume:  # its pages are published: nothing is left to resume
             shutil.rmtree(out / ".failed", ignore_errors=True)
@@ -899,25 +904,32 @@ def _start_order(found: list[Path], jobs: int) -> list[Path]:
 
 
 def _execute(notebook: Path, declared: set, params: dict, staging: Path,
-             kernels: type) -> float:
-    """Run one notebook into ``staging``; its wall time in seconds."""
+             kernels: type, memory: MemoryWatch | None = None) -> float:
+    """Run one notebook into ``staging``; its wall time in seconds. ``memory`` is told
+    when it starts and ends."""
     import time
 
     started = time.perf_counter()
     given = {"HEADLINE_PATH": str(staging / f"{notebook.stem}.json"),
              "RUNS_DIR": str(staging / RUNS), **params}
     given = {k: v for k, v in given.items() if k in declared}
-    for attempt in (1, 2):
-        try:
-            _papermill(notebook, given, staging, kernels)
-            break
-        except Exception as error:
-            # a kernel that could not start (its port taken by another process between
-            # jupyter_client's choice and the kernel's bind: reports run side by side) is
-            # started again, once; nothing of the notebook ran
-            if attempt == 2 or kernels.stopped or \
-                    "before replying to kernel_info" not in str(error):
-                raise
+    if memory is not None:
+        memory.running(notebook.name, True)
+    try:
+        for attempt in (1, 2):
+            try:
+                _papermill(notebook, given, staging, kernels)
+                break
+            except Exception as error:
+                # a kernel that could not start (its port taken by another process between
+                # jupyter_client's choice and the kernel's bind: reports run side by side)
+                # is started again, once; nothing of the notebook ran
+                if attempt == 2 or kernels.stopped or \
+                        "before replying to kernel_info" not in str(error):
+                    raise
+    finally:
+        if memory is not None:
+            memory.running(notebook.name, False)
     return time.perf_counter() - started
 
 
@@ -973,7 +985,7 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
              show_code: bool, progress: bool, data: str, jobs: int,
              skipped: Mapping[Path, str] | None = None,
              notes: Sequence[str] = (), done: Sequence[Path] = ()
-             ) -> tuple[list[str], dict[str, float]]:
+             ) -> tuple[list[str], dict[str, float], dict]:
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     from tqdm import tqdm
@@ -998,12 +1010,15 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
     handler = logging.FileHandler(staging / "kernel.log", delay=True)
     papermill_log.addHandler(handler)
     propagate, papermill_log.propagate = papermill_log.propagate, False
+    memory = MemoryWatch()
     try:
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="evalkit-report") as pool:
+        with memory, ThreadPoolExecutor(max_workers=jobs,
+                                        thread_name_prefix="evalkit-report") as pool:
             pending: dict = {}
             try:
                 for nb in _start_order(to_run, jobs):
-                    pending[pool.submit(_execute, nb, declared[nb], params, staging, kernels)] = nb
+                    pending[pool.submit(_execute, nb, declared[nb], params, staging, kernels,
+                                        memory)] = nb
                 while pending and failure is None:
                     # a timeout, so that this thread gets back to Python often enough to see
                     # Ctrl-C (the signal may reach one of the kernels' client threads instead)
@@ -1044,11 +1059,35 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                       _index_html(staging, [(nb.stem, _title(nb)) for nb in listed],
                                   _shown_name(data, params), params,
                                   skipped={nb.stem: why for nb, why in skipped.items()},
-                                  notes=notes,
+                                  notes=[*notes, *_memory_note(memory, jobs, done)],
                                   baselines=_baselines_run(
                                       [nb for nb in listed if nb not in skipped], params)))
     names.append("index.html")
-    return names, seconds
+    return names, seconds, _memory_record(memory)
+
+
+def _memory_record(memory: MemoryWatch) -> dict:
+    """The manifest's ``peak_gb``: the run's peak and each page's (empty where memory could
+    not be read)."""
+    if memory.peak is None:
+        return {}
+    return {"run": round(memory.peak / 1e9, 3),
+            "by_notebook": {k: round(v / 1e9, 3) for k, v in sorted(memory.by_page.items())}}
+
+
+def _memory_note(memory: MemoryWatch, jobs: int, done: Sequence[Path]) -> list[str]:
+    """The index's sentence on the memory the run held (none where it could not be read)."""
+    if memory.peak is None or not memory.by_page:
+        return []
+    largest = max(memory.by_page, key=memory.by_page.__getitem__)
+    at_once = "one page at a time" if jobs == 1 else f"up to {jobs} pages at a time"
+    each = (f"the most while {Path(largest).stem} ran" if jobs == 1
+            else f"the most while {Path(largest).stem} ran, with the pages beside it")
+    resumed = (f"; the {len(done)} page(s) kept from the interrupted run are not counted"
+               if done else "")
+    return [f"Peak memory: {memory.peak / 1e9:.2f} GB resident for the runner and its "
+            f"kernels together ({at_once}, sampled every {memory.interval:g} s; {each}"
+            f"{resumed})."]
 
 
 def _render(notebook: Path, found: list[Path], staging: Path, *, show_code: bool) -> None:
