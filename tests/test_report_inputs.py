@@ -412,3 +412,12 @@ def test_the_fingerprint_is_the_documented_digest_in_any_row_order(ids, with_tim
     changed = frame.copy()
     changed.loc[5, "rating"] += 0.5
     assert ek.fingerprint(changed)["sha256"] != fp["sha256"]
+
+
+def test_item_ids_are_those_of_the_ratings_without_putting_them_together() -> None:
+    given = rp.load_inputs("sample", train=EXAMPLE / "train.csv", test=EXAMPLE / "test.csv")
+    ids = given.item_ids()
+    assert given._ratings is None  # the split's frames were not put together
+    np.testing.assert_array_equal(ids, pd.unique(given.ratings["item_id"]))
+    made = rp.load_inputs("sample", split="user_ratio", test_fraction=0.2, seed=0)
+    np.testing.assert_array_equal(made.item_ids(), pd.unique(made.ratings["item_id"]))

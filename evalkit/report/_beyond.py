@@ -40,7 +40,7 @@ def beyond_table(inputs, systems: Mapping[str, pd.DataFrame], *, k: int,
 
     items = inputs.items
     if items is None:
-        items = pd.DataFrame({"item_id": pd.unique(inputs.ratings["item_id"])}).assign(
+        items = pd.DataFrame({"item_id": inputs.item_ids()}).assign(
             genres=lambda f: [[]] * len(f))
     with shown_in_the_page(), _sharing_training(inputs):
         out = pd.DataFrame({name: beyond_accuracy(inputs.test, recs, train=inputs.train,

@@ -120,6 +120,15 @@ class ReportInputs:
             self._ratings = pd.concat([split.train, split.test], ignore_index=True)
         return self._ratings
 
+    def item_ids(self) -> np.ndarray:
+        """The distinct item ids of :attr:`ratings`, in order of first appearance, without
+        putting the train and test interactions together when they are apart."""
+        if self._ratings is not None:
+            return pd.unique(self._ratings["item_id"])
+        split = self._split()
+        return pd.unique(pd.concat([split.train["item_id"], split.test["item_id"]],
+                                   ignore_index=True))
+
     def _replace(self, **changes: object) -> ReportInputs:
         fields = {"name": self.name, "ratings": self._ratings, "items": self.items,
                   "split": self.split, "files": self.files, "fingerprint": self.fingerprint,
