@@ -231,6 +231,8 @@ def test_a_failed_run_resumes_with_only_the_pages_it_did_not_finish(tmp_path) ->
     written = run_reports("sample", out=out, notebooks=nbs, progress=False, resume=True)
     assert [p.name for p in written] == ["01-fine.html", "02-flaky.html", "index.html"]
     assert (out / "01-fine.html").stat().st_mtime_ns == finished  # taken, not run again
+    assert "the 1 page(s) kept from the interrupted run are not counted" in (
+        out / "index.html").read_text()  # in the peak memory the run states
     assert not (out / ".failed").exists()
     with pytest.raises(ReportError, match=r"nothing to resume"):
         run_reports("sample", out=out, notebooks=nbs, progress=False, resume=True)

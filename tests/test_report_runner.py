@@ -488,6 +488,7 @@ def test_the_run_states_the_memory_its_pages_held(tmp_path) -> None:
     index = (out / "index.html").read_text()
     assert f"Peak memory: {peaks['run']:.2f} GB resident" in index
     assert "one page at a time" in index and "the most while 02-big ran" in index
+    assert "interrupted run" not in index  # nothing was kept from an earlier run
 
 
 def test_tree_rss_counts_the_processes_below() -> None:

@@ -993,6 +993,7 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
     skipped = skipped or {}
     found = [nb for nb in listed if nb not in skipped]
     to_run = [nb for nb in found if nb not in done]
+    kept = len(found) - len(to_run)  # pages an interrupted run finished, taken as they are
 
     # the inputs and baselines the notebooks share, read and computed once (._shared)
     cache = staging / ".shared"
@@ -1022,8 +1023,8 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                 while pending and failure is None:
                     # a timeout, so that this thread gets back to Python often enough to see
                     # Ctrl-C (the signal may reach one of the kernels' client threads instead)
-                    done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                    for future in done:
+                    finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for future in finished:
                         notebook = pending.pop(future)
                         if future.exception() is not None:
                             failure = failure or (notebook, future.exception())
@@ -1059,7 +1060,7 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                       _index_html(staging, [(nb.stem, _title(nb)) for nb in listed],
                                   _shown_name(data, params), params,
                                   skipped={nb.stem: why for nb, why in skipped.items()},
-                                  notes=[*notes, *_memory_note(memory, jobs, done)],
+                                  notes=[*notes, *_memory_note(memory, jobs, kept)],
                                   baselines=_baselines_run(
                                       [nb for nb in listed if nb not in skipped], params)))
     names.append("index.html")
@@ -1075,7 +1076,7 @@ def _memory_record(memory: MemoryWatch) -> dict:
             "by_notebook": {k: round(v / 1e9, 3) for k, v in sorted(memory.by_page.items())}}
 
 
-def _memory_note(memory: MemoryWatch, jobs: int, done: Sequence[Path]) -> list[str]:
+def _memory_note(memory: MemoryWatch, jobs: int, kept: int) -> list[str]:
     """The index's sentence on the memory the run held (none where it could not be read)."""
     if memory.peak is None or not memory.by_page:
         return []
@@ -1083,8 +1084,8 @@ def _memory_note(memory: MemoryWatch, jobs: int, done: Sequence[Path]) -> list[s
     at_once = "one page at a time" if jobs == 1 else f"up to {jobs} pages at a time"
     each = (f"the most while {Path(largest).stem} ran" if jobs == 1
             else f"the most while {Path(largest).stem} ran, with the pages beside it")
-    resumed = (f"; the {len(done)} page(s) kept from the interrupted run are not counted"
-               if done else "")
+    resumed = (f"; the {kept} page(s) kept from the interrupted run are not counted"
+               if kept else "")
     return [f"Peak memory: {memory.peak / 1e9:.2f} GB resident for the runner and its "
             f"kernels together ({at_once}, sampled every {memory.interval:g} s; {each}"
             f"{resumed})."]
