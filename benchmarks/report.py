@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
@@ -40,29 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import LIST_LENGTH, MAX_ITEM_ID, N_ITEMS, _lists, _test_sets, generate  # noqa: E402
 from models import training  # noqa: E402
 
+from evalkit.report._memory import tree_rss  # noqa: E402  (the runner's own measure)
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and every process below it (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    page = os.sysconf("SC_PAGE_SIZE")
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            rss[int(entry)] = int(fields[21]) * page
-            children.setdefault(int(fields[1]), []).append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        total += rss.get(p, 0)
-        todo += children.get(p, [])
-    return total
 
 
 def by_notebook(seconds: dict[str, float], timeline: list[tuple[float, int]],
@@ -163,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     def watch() -> None:
         nonlocal peak
         while proc.poll() is None:
-            rss = tree_rss(proc.pid)
+            rss = tree_rss(proc.pid) or 0  # 0: the command has just ended
             peak = max(peak, rss)
             timeline.append((time.perf_counter() - started, rss))
             time.sleep(0.5)

@@ -24,11 +24,17 @@ def data():
     return truth, recs, train
 
 
-def test_each_profile_is_its_own_evaluation(data, monkeypatch) -> None:
-    truth, recs, train = data
-    built = []
+@pytest.fixture
+def built(monkeypatch) -> list:
+    """One entry per hit table built from here on."""
+    tables: list = []
     real = _prepare._prepare
-    monkeypatch.setattr(_prepare, "_prepare", lambda *a, **kw: built.append(1) or real(*a, **kw))
+    monkeypatch.setattr(_prepare, "_prepare", lambda *a, **kw: tables.append(1) or real(*a, **kw))
+    return tables
+
+
+def test_each_profile_is_its_own_evaluation(data, built) -> None:
+    truth, recs, train = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = rp.library_table(truth, recs, k=5, threshold=4.0, train=train, digits=15)
@@ -53,11 +59,8 @@ def test_each_profile_is_its_own_evaluation(data, monkeypatch) -> None:
     assert n_built == len(fields) < len(PROFILES)  # each hit table built once
 
 
-def test_outside_a_block_every_evaluation_builds_its_own_table(data, monkeypatch) -> None:
+def test_outside_a_block_every_evaluation_builds_its_own_table(data, built) -> None:
     truth, recs, _ = data
-    built = []
-    real = _prepare._prepare
-    monkeypatch.setattr(_prepare, "_prepare", lambda *a, **kw: built.append(1) or real(*a, **kw))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(2):
