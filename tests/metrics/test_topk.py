@@ -136,6 +136,11 @@ def test_a_table_of_beyond_accuracy_finds_training_pairs_and_popularity_once(
     pd.testing.assert_series_equal(shared, alone)
     assert found == [1]
     assert counted.count(len(train)) == 1  # the training rows per item, counted once
+    counted.clear()
+    with tables.sharing_training(train):  # ... for every metric of the block that reads them
+        for _ in range(2):
+            novelty(recs, train, k=5, popularity="interactions")
+    assert counted.count(len(train)) == 1
     # another training frame in the same session gets its own popularity
     fewer = train.iloc[: len(train) // 2]
     for popularity in ("interactions", "users"):
