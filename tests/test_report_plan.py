@@ -208,6 +208,32 @@ def test_notebook_parameters_read_as_papermill_reads_them() -> None:
         assert notebook_parameters(path) == want, path.name
 
 
+def test_notebook_parameters_read_non_ascii_and_multi_line_cells_as_papermill(tmp_path) -> None:
+    """Annotations and defaults that span lines or hold characters of several bytes (the
+    parser slices the cell's lines by the byte offsets Python's ast gives)."""
+    import nbformat
+    import papermill as pm
+
+    from evalkit.report import notebook_parameters
+
+    cell = nbformat.v4.new_code_cell(
+        'TITLE: str = "Évaluation — k ≥ 10"  # the title, « quoted »\n'
+        "K_VALUES: list[int] = [1, 5,\n"
+        "                       10, 20]  # cutoffs, ≤ 100\n"
+        'NAMES: "dict[str, str]" = {"é": "ü",\n'
+        '    "ß": "ø"}\n'
+        "PLAIN = 3\n")
+    cell.metadata["tags"] = ["parameters"]
+    path = tmp_path / "params.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell], metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}}), path)
+    want = {name: {"type": p["inferred_type_name"], "default": p["default"],
+                   "meaning": p["help"]}
+            for name, p in pm.inspect_notebook(str(path)).items()}
+    assert notebook_parameters(path) == want
+    assert want["K_VALUES"]["default"] == "[1, 5,10, 20]"
+
+
 def test_a_failed_run_resumes_with_only_the_pages_it_did_not_finish(tmp_path) -> None:
     """The first page succeeds and the second fails; fixed, --resume runs the second only
     (the first page's files are those of the failed run), and publishes both."""

@@ -381,10 +381,19 @@ def notebook_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
     comments = {token.start[0]: token.string.lstrip("#").strip()
                 for token in tokenize.generate_tokens(io.StringIO(source).readline)
                 if token.type == tokenize.COMMENT}
+    lines = [line.encode() for line in source.splitlines(keepends=True)]
+
+    def segment(node) -> str:  # ast.get_source_segment without splitting the cell each time
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if first == last:
+            return lines[first][node.col_offset:node.end_col_offset].decode()
+        return b"".join([lines[first][node.col_offset:], *lines[first + 1:last],
+                         lines[last][:node.end_col_offset]]).decode()
+
     found = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            name, annotation = node.target.id, ast.get_source_segment(source, node.annotation)
+            name, annotation = node.target.id, segment(node.annotation)
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
             name, annotation = node.targets[0].id, "None"
@@ -392,8 +401,7 @@ def notebook_parameters(notebook: str | os.PathLike) -> dict[str, dict]:
             continue
         if node.value is None:
             continue
-        default = "".join(line.strip() for line in
-                          (ast.get_source_segment(source, node.value) or "").splitlines())
+        default = "".join(line.strip() for line in segment(node.value).splitlines())
         found[name] = {"type": (annotation or "None").strip("\"' "), "default": default,
                        "meaning": comments.get(node.end_lineno, "")}
     return found
