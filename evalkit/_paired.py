@@ -22,6 +22,7 @@ from ._resample import poisson_bootstrap_sums, quantile_interval, replicate_mean
 __all__ = ["PairedSums", "paired_results", "paired_sums"]
 
 _EXACT_WILCOXON = 50  # scipy's method="auto" is exact (or enumerates) up to this many values
+_ENUMERATED_WILCOXON = 13  # with ties or zeros, scipy enumerates the 2**n sign flips up to this
 
 
 @dataclass
@@ -124,13 +125,15 @@ def paired_sums(diffs: np.ndarray, streams: np.ndarray, *, sign_key: int, n_perm
 def _wilcoxon_pvalue(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, n: int) -> float:
     """scipy.stats.wilcoxon's two-sided p-value (zero_method="wilcox", no continuity
     correction, method="auto") of ``n`` differences given by their nonzero ``|d|`` counts."""
+    ties = pos + neg
+    if n <= _ENUMERATED_WILCOXON and (ties.sum() < n or (ties > 1).any()):
+        return _enumerated_wilcoxon_pvalue(pos, ties)
     if n <= _EXACT_WILCOXON:  # small: the differences themselves, to scipy
         from scipy import stats  # imported on use: scipy.stats is slow to load
 
         d = np.concatenate([np.repeat(values, pos), -np.repeat(values, neg),
                             np.zeros(n - int(pos.sum() + neg.sum()))])
         return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
-    ties = pos + neg
     count = float(ties.sum())
     before = np.cumsum(ties) - ties
     rank = before + (ties + 1) / 2.0  # average rank of each distinct |d|
@@ -140,6 +143,24 @@ def _wilcoxon_pvalue(values: np.ndarray, pos: np.ndarray, neg: np.ndarray, n: in
     se = np.sqrt((se - float(np.sum(ties.astype(float) ** 3 - ties)) / 2) / 24)
     z = (r_plus - mn) / se
     return float(np.clip(2 * scipy.special.ndtr(-abs(z)), 0, 1))
+
+
+def _enumerated_wilcoxon_pvalue(pos: np.ndarray, ties: np.ndarray) -> float:
+    """The two-sided p-value scipy.stats.wilcoxon's method="auto" gives a sample of at most 13
+    differences with tied or zero ``|d|``: its permutation test over all 2**n sign flips,
+    ``2 min(P(R+ <= r+), P(R+ >= r+))`` (at most 1) for the sum ``R+`` of the ranks of the
+    positive differences, computed from the distribution of ``R+`` rather than from the
+    2**n flips (each distinct ``|d|`` in increasing order: ``pos`` positive of ``ties``
+    nonzero; zeros flip to zeros and leave the distribution as it is)."""
+    before = np.cumsum(ties) - ties
+    doubled = 2 * before + ties + 1  # twice the average rank: integers
+    ways = np.zeros(int(np.sum(ties * doubled)) + 1)
+    ways[0] = 1.0
+    for rank in np.repeat(doubled, ties):  # at most 13 nonzero differences
+        ways[rank:] = ways[rank:] + ways[:-rank].copy()
+    observed = int(np.sum(pos * doubled))
+    p = 2.0 * min(ways[:observed + 1].sum(), ways[observed:].sum()) / ways.sum()
+    return float(min(p, 1.0))
 
 
 def paired_results(sums: PairedSums, *, n_permutations: int, confidence: float) -> dict:
