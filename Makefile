@@ -27,10 +27,16 @@ $(VENV)/.run-installed: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 # ranx, which the tests compare evalkit with, compiles its numba functions into the same cache
-# here (tests/compile_references.py) instead of in every test process that calls it.
+# here (tests/compile_references.py) instead of in every test process that calls it. pytest
+# rewrites the assertions of each test module as it imports it, in every test worker (about
+# 9 s of CPU each); a collection here writes the rewritten modules to tests/__pycache__ once,
+# also where PYTHONDONTWRITEBYTECODE is set, and the workers read them (pytest rewrites a
+# module again only once it has changed).
 $(VENV)/.test-installed: $(VENV)/.run-installed
 	$(PIP) $(EDITABLE) -e '.[test]'
 	$(BIN)/python tests/compile_references.py
+	-env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n 0 -p no:cacheprovider \
+	  --collect-only >/dev/null
 	touch $@
 
 setup: $(VENV)/.run-installed
