@@ -61,8 +61,11 @@ def _runs(*, with_report_set: bool = False) -> list[tuple[str, str]]:
     return runs
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def kernel():
+    """The worker's warm kernel, for the whole session: xdist hands the grid's classes out
+    one at a time among other scopes, and a module's fixture would end with each class (a
+    kernel start and the imports, about 4.5 s of CPU, for every notebook)."""
     from jupyter_client.manager import KernelManager
 
     km = KernelManager(kernel_name="python3")
