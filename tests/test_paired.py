@@ -100,6 +100,14 @@ def test_small_samples_with_ties_or_zeros_enumerate_the_sign_flips_as_scipy_does
     for j in range(len(cases) - 4, len(cases)):
         want = scipy.stats.wilcoxon(cases[j], zero_method="wilcox").pvalue
         assert got["wilcoxon_pvalue"][j] == pytest.approx(want, rel=1e-12), cases[j]
+    # from 14 differences on, scipy's p-value with ties or zeros is the normal approximation
+    larger = np.array([[0.0, 0.5, -0.5, 1.0, 1.0, 1.0, -2.0, 0.0, 3.0, 3.0, 0.5, 2.0, 1.5,
+                        1.0, *[np.nan] * 6], np.round(gen.normal(0.3, 1.0, 20), 0)])
+    got = paired_results(paired_sums(larger, user_streams(np.arange(20)), **KEYS),
+                         n_permutations=KEYS["n_permutations"], confidence=0.95)
+    for j, row in enumerate(larger):
+        want = scipy.stats.wilcoxon(row[~np.isnan(row)], zero_method="wilcox").pvalue
+        assert got["wilcoxon_pvalue"][j] == pytest.approx(want, rel=1e-12), row
 
 
 def test_partitions_add_up_to_the_whole() -> None:
