@@ -660,7 +660,22 @@ def _load_metric_modules(args: argparse.Namespace) -> None:
     os.environ["EVALKIT_METRICS"] = ",".join(dict.fromkeys(known + paths))
 
 
+def _without_iri_grammar() -> None:
+    """Keep jsonschema, in this command's own process, from importing ``rfc3987_syntax``.
+
+    papermill and nbconvert read and write notebooks with nbformat, which imports jsonschema;
+    jsonschema imports ``rfc3987_syntax`` where it is installed (JupyterLab's jupyter-events
+    installs it) to check the "iri" string format, and that module compiles a grammar as it is
+    imported: about 2.2 s of CPU in every ``evalkit report``. nbformat validates notebooks
+    with the draft 4 validator and no format checker, which never checks "iri" (a format of
+    draft 7 on). Only the report command does this, in its own process, and only before
+    jsonschema is imported: a program's jsonschema already in use is left as it is."""
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # None: an ImportError, as if absent
+
+
 def _report(args: argparse.Namespace) -> int:
+    _without_iri_grammar()
     from .report import ReportError, list_parameters, run_reports
 
     _load_metric_modules(args)

@@ -314,3 +314,22 @@ def test_a_usage_error_is_one_line_in_the_words_it_was_typed(argv0, prog, monkey
     assert err.splitlines() == [
         f"{prog} report: error: argument --jobs: must be a positive integer; got '0'",
         f"(see {prog} report --help)"]
+
+
+def test_the_report_command_keeps_jsonschema_from_importing_the_iri_grammar(monkeypatch) -> None:
+    """``evalkit report`` keeps ``rfc3987_syntax`` (2.2 s of grammar compiled at import) out of
+    its process when jsonschema is not yet imported there, and leaves a jsonschema already
+    imported (a program's own) as it is."""
+    from evalkit import cli
+
+    for name in ("jsonschema", "rfc3987_syntax"):
+        monkeypatch.setitem(sys.modules, name, None)  # restored as it was after the test
+        monkeypatch.delitem(sys.modules, name)
+    cli._without_iri_grammar()
+    assert "rfc3987_syntax" in sys.modules and sys.modules["rfc3987_syntax"] is None
+    with pytest.raises(ImportError):
+        import rfc3987_syntax  # noqa: F401  (as jsonschema tries it: absent)
+    monkeypatch.delitem(sys.modules, "rfc3987_syntax")
+    monkeypatch.setitem(sys.modules, "jsonschema", object())
+    cli._without_iri_grammar()
+    assert "rfc3987_syntax" not in sys.modules
