@@ -287,13 +287,32 @@ def test_the_detectable_chart_is_promised_exactly_when_it_is_drawn() -> None:
     assert rp.detectable_note(None, "ndcg@3") == ""
 
 
+CV_BASELINES = ["MostPopular", "Random", "ItemKNN"]
+
+
+@pytest.fixture(scope="module")
+def cv_want() -> tuple[rp.ReportInputs, dict[str, pd.DataFrame]]:
+    """The sample's inputs, and each baseline's summary from ``ek.cross_validate`` itself
+    (the same for both orders of the test below: computed once)."""
+    inputs = rp.load_inputs("sample", split="user_ratio", seed=0)
+    want = {}
+    for name in CV_BASELINES:
+        factory = (lambda: ek.models.MODELS["Random"](rng=5)) if name == "Random" \
+            else ek.models.MODELS[name]
+        want[name] = ek.cross_validate(factory, inputs.ratings, folds=3, k=[5, 10],
+                                       metrics=["precision", "ndcg"], threshold=3.5,
+                                       definitions=rp.report_definitions("lenskit", 3.5),
+                                       progress=False, rng=5).summary
+    return inputs, want
+
+
 @pytest.mark.parametrize("note_first", [True, False])
 def test_cross_validated_baselines_are_cross_validate_s_own_from_folds_drawn_once(
-        note_first, monkeypatch) -> None:
+        note_first, monkeypatch, cv_want) -> None:
     from evalkit.report import _comparing
 
-    inputs = rp.load_inputs("sample", split="user_ratio", seed=0)
-    baselines = ["MostPopular", "Random", "ItemKNN"]
+    inputs, want = cv_want
+    baselines = CV_BASELINES
     drawn = []
     real = _comparing.kfold_split
     monkeypatch.setattr(_comparing, "kfold_split", lambda *a, **kw: drawn.append(1) or real(
@@ -305,13 +324,7 @@ def test_cross_validated_baselines_are_cross_validate_s_own_from_folds_drawn_onc
                                       profile="lenskit")
     assert len(drawn) == 1 and not _comparing._FOLDS  # drawn once, let go after the table
     for name in baselines:
-        factory = (lambda: ek.models.MODELS["Random"](rng=5)) if name == "Random" \
-            else ek.models.MODELS[name]
-        want = ek.cross_validate(factory, inputs.ratings, folds=3, k=[5, 10],
-                                 metrics=["precision", "ndcg"], threshold=3.5,
-                                 definitions=rp.report_definitions("lenskit", 3.5),
-                                 progress=False, rng=5).summary
-        pd.testing.assert_frame_equal(got.loc[name], want)
+        pd.testing.assert_frame_equal(got.loc[name], want[name])
     other = inputs.ratings.copy()  # other data: other folds
     rp.cross_validation_note(baselines, {}, folds=3, inputs=rp.ReportInputs(
         name="copy", ratings=other, items=None, split=inputs.split), seed=5)
