@@ -504,17 +504,20 @@ def test_spark_console_output_goes_to_the_log_not_to_the_process_output(spark, t
     script = (
         "import sys\n"
         "import evalkit.spark as eks\n"
-        f"session = eks.start_session('local[1]', partitions=2, log={str(log)!r})\n"
+        f"session = eks.start_session('local[1]', partitions=2, log={str(log)!r}, "
+        "quick_jit=True)\n"
         "def noisy(batches):\n"
         "    for batch in batches:\n"
         "        print('noise from a worker', file=sys.stderr)\n"
         "        yield batch\n"
         "print(session.range(5).mapInPandas(noisy, 'id long').count())\n"
+        "options = session.sparkContext.getConf().get('spark.driver.defaultJavaOptions')\n"
+        "print(eks._session.QUICK_JIT in options.split())\n"
         "session.stop()\n")
     done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True,
                           text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert (done.stdout, done.stderr) == ("5\n", "")
+    assert (done.stdout, done.stderr) == ("5\nTrue\n", "")  # quick_jit: the JVM's option
     written = log.read_text()
     assert "noise from a worker" in written and "log4j" in written
     assert sorted(p.name for p in tmp_path.iterdir()) == ["spark.log"]  # nothing else here
@@ -731,6 +734,25 @@ def test_parquet_inputs_cleanup_removes_only_what_was_written(tmp_path) -> None:
     with pytest.raises(rp.ParameterError, match=r"parameter RECS_PARQUET must be given with "
                                                 r"TRUTH_PARQUET"):
         rp.parquet_inputs(str(tmp_path / "t.parquet"))
+
+
+def test_the_at_scale_page_starts_spark_with_the_quick_compiler_on_small_data_only(
+        tmp_path, monkeypatch) -> None:
+    """``ParquetInputs.small``: data read here under a million interactions (the page then
+    passes ``quick_jit=True``); more, or Parquet paths the analyst gave, are not small."""
+    from evalkit import report as rp
+    from evalkit.report import _spark
+
+    data = rp.parquet_inputs(dataset=str(EXAMPLE), baselines=["MostPopular"], k=5)
+    rows = len(data.inputs.train) + len(data.inputs.test)
+    assert data.small and rows < _spark.QUICK_JIT_ROWS
+    monkeypatch.setattr(_spark, "QUICK_JIT_ROWS", rows)
+    assert not data.small
+    monkeypatch.setattr(_spark, "QUICK_JIT_ROWS", rows + 1)
+    assert data.small
+    given = rp.parquet_inputs(data.truth, data.recs)
+    assert not given.small
+    data.cleanup()
 
 
 def test_unpersist_releases_everything_the_evaluation_cached(spark) -> None:

@@ -84,6 +84,10 @@ _SPARK_DOCS = fragments(
 )
 
 
+#: Data with fewer interactions than this is small for Spark: see :attr:`ParquetInputs.small`.
+QUICK_JIT_ROWS = 1_000_000
+
+
 @dataclass(frozen=True, eq=False)
 class ParquetInputs:
     """The Parquet inputs of the at-scale report.
@@ -115,6 +119,15 @@ class ParquetInputs:
     def given(self) -> bool:
         """Whether the analyst gave the Parquet paths."""
         return self.inputs is None
+
+    @property
+    def small(self) -> bool:
+        """Whether the data was read here and holds fewer than :data:`QUICK_JIT_ROWS`
+        interactions (train and test): Spark's work on it is short, and the page starts its
+        session with ``quick_jit=True`` (the JVM's quick compiler only). Parquet paths the
+        analyst gave are taken as large."""
+        return self.inputs is not None and \
+            len(self.inputs.train) + len(self.inputs.test) < QUICK_JIT_ROWS
 
     def cleanup(self) -> None:
         """Remove the temporary folder of the files written here (nothing when the analyst

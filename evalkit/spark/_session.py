@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .._checks import check_positive_int
+from .._constraints import BOOL, constrained
 from ._classes import (
     _adopt,
     archive_dir,
@@ -158,9 +159,14 @@ def driver_memory(available: int | None = None) -> str:
     return f"{min(16, max(1, available // 4 // 2**30))}g"
 
 
+#: The JVM option of ``start_session(quick_jit=True)``: C1, the quick compiler, only.
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
+
+
+@constrained(quick_jit=BOOL)
 def start_session(master: str = "local[2]", *, partitions: int | None = None,
                   app_name: str = "evalkit", log: str | os.PathLike | None = None,
-                  memory: str | None = None):
+                  memory: str | None = None, quick_jit: bool = False):
     """A Spark session for :func:`evalkit.spark.evaluate`, with quiet local defaults.
 
     Reuses the active session when it runs on ``master``; stops it and starts another when
@@ -189,6 +195,14 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
         the session starts, between 1 and 16 GiB (:func:`driver_memory`; Spark's own default,
         1 GiB, runs out on MovieLens-25M); elsewhere Spark's settings. It cannot change the
         heap of a JVM already running.
+    quick_jit : bool, default False
+        For a new session on a ``local`` master: the JVM compiles with its quick compiler
+        only (C1, ``-XX:TieredStopAtLevel=1``), not the optimizing one. For short work on
+        small data, where compiling costs more than it saves: the at-scale report on the
+        sample (which sets it for data under a million interactions) spent 23 s of JVM CPU
+        instead of 45 s, and the whole report ran in 62 to 72 s instead of 76 to 83 s on two
+        cores. Leave it off for long jobs on large data. It cannot change a JVM already
+        running (a session reused).
 
     Returns
     -------
@@ -264,6 +278,8 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
             option, recording = None, None
             if _local_partitions(master) is not None:  # the driver's classes, archived
                 option, recording = java_option(_java()[0])
+            if quick_jit and _local_partitions(master) is not None:
+                option = " ".join(o for o in (option, QUICK_JIT) if o)
             if option is not None:
                 builder = builder.config("spark.driver.defaultJavaOptions", option)
             path = _log_path(log)
