@@ -62,3 +62,45 @@ def pytest_collection_modifyitems(config, items) -> None:
     for position, item in enumerate(items):
         first.setdefault(scope(item), position)
     items.sort(key=lambda item: (-_SCOPE_SECONDS.get(scope(item), 0), first[scope(item)]))
+
+
+#: numba's cache index files (one per compiled function) of the code the tests run: evalkit's
+#: kernels and ranx's functions. ``make setup-test`` compiles what the tests reach
+#: (``python -m evalkit._compile``, ``tests/compile_references.py``); an index written during
+#: the run is a function compiled again in the test processes, which costs each process that
+#: compiles it seconds of CPU (the first run after setup took a third longer before the
+#: warm-ups reached the 32-bit codes and six-digit ids the tests use).
+def _numba_indexes() -> list:
+    from pathlib import Path
+
+    roots = [Path(__file__).parent / "evalkit"]
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("ranx")
+        if spec is not None and spec.origin:
+            roots.append(Path(spec.origin).parent)
+    except (ImportError, ValueError):
+        pass
+    return [index for root in roots for index in root.rglob("*.nbi")]
+
+
+def pytest_sessionstart(session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the main process, before the workers
+        import time
+
+        session.config._numba_began = time.time()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """Name the functions numba compiled during the run that the warm-ups did not reach."""
+    began = getattr(config, "_numba_began", None)
+    if began is None:
+        return
+    compiled = sorted({index.name.rsplit("-", 1)[0] for index in _numba_indexes()
+                       if index.stat().st_mtime >= began})
+    if compiled:
+        terminalreporter.write_line(
+            f"numba compiled {len(compiled)} function(s) during this run that make "
+            f"setup-test's warm-ups do not reach (evalkit/_compile.py, "
+            f"tests/compile_references.py): {', '.join(compiled)}")

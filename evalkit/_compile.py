@@ -64,6 +64,7 @@ def _run() -> None:
     # more distinct ratings than one byte codes: the kernels' 32-bit codes
     fine = test.assign(rating=test["rating"] + np.arange(len(test)) * 1e-6)
     ek.evaluate(fine, recs, k=10, threshold=4.0, n_resamples=0, curves=20)
+    ek.evaluate(fine.astype(as_text), recs.astype(as_text), k=10, threshold=4.0, n_resamples=0)
     ek.compare({n: systems[n] for n in ("MostPopular", "EASE")}, test, k=[5, 10],
                threshold=4.0)
     items = pd.DataFrame({"item_id": ratings["item_id"].unique()})
@@ -86,6 +87,14 @@ def _run() -> None:
 #: no process compiles them again: kernel -> its argument types, as numba prints them.
 _SIGNATURES: dict[str, tuple[str, ...]] = {
     "evalkit._duplicates._scan_groups": (
+        "(Array(int32, 1, 'C', True, aligned=True), Array(int32, 1, 'C', True, "
+        "aligned=True), int64, int64)",
+        "(Array(int32, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
+        "aligned=True), int64, int64)",
+        "(Array(int32, 1, 'C', True, aligned=True), Array(uint16, 1, 'C', True, "
+        "aligned=True), int64, int64)",
+        "(Array(int64, 1, 'C', True, aligned=True), Array(int32, 1, 'C', True, "
+        "aligned=True), int64, int64)",
         "(Array(int64, 1, 'A', True, aligned=True), Array(int64, 1, 'A', True, "
         "aligned=True), int64, int64)",
         "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
@@ -156,6 +165,12 @@ _SIGNATURES: dict[str, tuple[str, ...]] = {
         "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
         "Array(float64, 1, 'C', False, aligned=True), Array(int32, 1, 'C', False, "
         "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, int64)",
+    ),
+    "evalkit.metrics._kernels.listed": (
+        "(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+        "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
+        "False, aligned=True), int64, int64, Array(bool, 1, 'C', False, aligned=True), "
+        "int64, int64)",
     ),
     "evalkit.metrics._kernels.offset_codes": (
         "(Array(int64, 1, 'C', False, aligned=True), int64, int64, Array(int32, 1, 'C', "

@@ -8,7 +8,8 @@ and the benchmark script the tests run) would compile the same functions side by
 this, they load them (numba's typed dictionaries, which ranx builds its inputs in, are still
 compiled in each process: about 4 s). The calls are the tests': ranx's ``Qrels`` and ``Run``
 from dicts and from DataFrames, means and per-query scores, and the metrics the tests and the
-benchmark ask for. It writes nothing but numba's cache files.
+benchmark ask for, with document ids of the widths the tests' item ids have. It writes
+nothing but numba's cache files.
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ def main() -> int:
             ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metrics, return_mean=False,
                           make_comparable=True, threads=threads)
         ranx.evaluate(ranx.Qrels.from_df(frame_qrels), ranx.Run.from_df(frame_run), metrics)
+        # numba compiles ranx's typed containers once per width of the document ids (numpy
+        # strings of fixed width): the tests' relevant items have six digits, their lists
+        # five or six
+        wide_qrels = ranx.Qrels({"1": {"100000": 1, "100001": 2}, "2": {"100002": 1}})
+        for width in (5, 6):
+            ids = [str(10 ** (width - 1) + i) for i in range(3)]
+            wide_run = {"1": {ids[0]: 0.9, ids[2]: 0.5}, "2": {ids[2]: 0.3, ids[1]: 0.2}}
+            ranx.evaluate(wide_qrels, ranx.Run(wide_run), metrics, return_mean=False,
+                          make_comparable=True)
     print(f"ranx: compiled or loaded from numba's cache in {time.perf_counter() - began:.1f} s")
     return 0
 
