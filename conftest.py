@@ -33,6 +33,32 @@ os.environ.setdefault("PYSPARK_SUBMIT_ARGS",
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+# The notebook kernels of the whole run (nbval's, the grid's, papermill's in the tests) are
+# forked from one kernel server that has imported what the notebooks import, instead of each
+# starting a new Python that imports it all again (about 2.5 s of CPU per kernel;
+# evalkit/report/_warm.py). Started here in the main process, with the settings above and
+# before the workers, which inherit its address; it ends with this process. A kernel whose
+# environment differs where the imports read it is started as usual (the server refuses
+# it), as is every kernel where evalkit is installed without its entry points.
+if not os.environ.get("EVALKIT_KERNEL_SERVER"):
+    import atexit
+    import importlib.metadata
+    import importlib.util
+    from pathlib import Path
+
+    if importlib.metadata.entry_points(group="jupyter_client.kernel_provisioners",
+                                       name="evalkit-warm-kernels"):
+        # loaded from its file: importing the evalkit package here would cost this process
+        # a second and a half
+        _path = Path(__file__).resolve().parent / "evalkit" / "report" / "_warm.py"
+        _spec = importlib.util.spec_from_file_location("_evalkit_warm_kernels", _path)
+        _warm = importlib.util.module_from_spec(_spec)
+        _spec.loader.exec_module(_warm)
+        _server = _warm.start_server()
+        os.environ[_warm.SERVER] = _server.path
+        os.environ["JUPYTER_DEFAULT_PROVISIONER_NAME"] = _warm.PROVISIONER
+        atexit.register(_server.stop)
+
 
 #: Seconds each of the heaviest scopes took (summed over its tests) in a full run on two cores,
 #: as ``pytest --durations=0 --junitxml=...`` reports them. xdist hands out whole scopes

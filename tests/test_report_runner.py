@@ -191,19 +191,23 @@ def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(
     for name in ("01-first", "02-second"):
         span = tmp_path / f"{name}.span"
         _notebooks(notebooks, name=name, body=(
+            f"import sys\nwarm = 'evalkit.report' in sys.modules\n"
             f"import json, os, time\nstart = time.time()\ntime.sleep(1.5)\n"
             f"threads = [os.environ.get(v) for v in {_runner.THREAD_VARIABLES!r}]\n"
             f"history = get_ipython().history_manager.enabled\n"
             f"open({str(span)!r}, 'w').write(json.dumps([start, time.time(), os.getcwd(), "
-            f"threads, history]))"))
+            f"threads, history, warm, os.getppid()]))"))
     out = tmp_path / "out"
     here = os.getcwd()
     written = run_reports("sample", out=out, notebooks=notebooks, progress=False, jobs=2)
     assert os.getcwd() == here
     assert [p.name for p in written] == ["01-first.html", "02-second.html", "index.html"]
-    (a0, a1, a_cwd, a_threads, a_history), (b0, b1, b_cwd, b_threads, b_history) = (
-        json.loads((tmp_path / f"{n}.span").read_text()) for n in ("01-first", "02-second"))
+    (a0, a1, a_cwd, a_threads, a_history, a_warm, a_parent), \
+        (b0, b1, b_cwd, b_threads, b_history, b_warm, b_parent) = (
+            json.loads((tmp_path / f"{n}.span").read_text()) for n in ("01-first", "02-second"))
     assert a_history is b_history is False  # the cells stay out of the IPython history
+    # forked from the run's own kernel server, which had imported evalkit before the fork
+    assert a_warm and b_warm and a_parent == b_parent != os.getpid()
     assert max(a0, b0) < min(a1, b1), "the notebooks ran one after the other"
     assert a_cwd == b_cwd == str(notebooks)
     shared = str(max(1, (os.cpu_count() or 1) // 2))
