@@ -73,8 +73,9 @@ def test_a_forked_kernel_is_the_kernel_python_would_start(server, tmp_path,
                                                            monkeypatch) -> None:
     """In the folder and environment asked for, a child of the server, and otherwise as a
     kernel started as usual: the same module path, arguments (but the connection file),
-    environment, main module, matplotlib backend, flags and pandas's display options
-    (which pandas chooses as it is imported, by whether it is imported in a kernel)."""
+    environment, main module, matplotlib backend, flags, pandas's display options (which
+    pandas chooses as it is imported, by whether it is imported in a kernel) and session (it
+    leads its own, so that an interrupt reaches what it starts)."""
     monkeypatch.chdir(tmp_path)
     facts = ("[__import__('os').getcwd(), __import__('os').environ.get('EVALKIT_WARM_TEST'), "
              "__import__('sys').path, __import__('sys').argv[:-1], "
@@ -84,6 +85,7 @@ def test_a_forked_kernel_is_the_kernel_python_would_start(server, tmp_path,
              "__import__('ipykernel.kernelapp').kernelapp.IPKernelApp.instance().parent_handle, "
              "{o: str(__import__('pandas').get_option(o)) for o in ('display.max_columns', "
              "'display.width', 'display.max_rows', 'display.notebook_repr_html')}, "
+             "__import__('os').getsid(0) == __import__('os').getpid(), "
              "__import__('os').getppid()]")
     given = {"EVALKIT_WARM_TEST": "given"}
     warm, usual = _manager(server.path, given), _manager("", given)
@@ -128,6 +130,17 @@ def test_an_interrupt_reaches_the_forked_kernel_and_a_kill_ends_it(server) -> No
 
 
 def test_the_kernel_tells_how_it_ended(server) -> None:
+    """The exit status, which only the server (the kernel's parent) can read, reaches the
+    kernel's manager: a status of the kernel's own, and a signal's."""
+    km = _manager(server.path)
+    process = km.provisioner.process
+    client = km.client()
+    client.start_channels()
+    client.wait_for_ready(timeout=30)
+    client.execute("import os; os._exit(3)")
+    assert process.wait(timeout=30) == 3
+    client.stop_channels()
+    km.cleanup_resources()
     km = _manager(server.path)
     process = km.provisioner.process
     process.send_signal(signal.SIGKILL)
