@@ -13,4 +13,3 @@ import sys
 
 if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)  # None: an ImportError, as if absent
-

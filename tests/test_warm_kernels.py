@@ -175,3 +175,28 @@ def test_a_stopped_server_takes_its_kernels_with_it() -> None:
     assert process.wait(timeout=30) is not None
     assert not os.path.exists(server.path)
     km.cleanup_resources()
+
+
+def test_a_runs_memory_counts_the_servers_pages_once(server) -> None:
+    """The report's memory sums the process tree's resident memory; the kernel server's own
+    is left out, since its kernels share those pages and hold them resident themselves."""
+    from pathlib import Path
+
+    from evalkit.report._memory import tree_rss
+
+    page = os.sysconf("SC_PAGE_SIZE")
+
+    def own(pid: int) -> int:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[21]) * page
+
+    km = _manager(server.path)  # once the server has forked a kernel, it has imported
+    try:
+        held = own(server.process.pid)
+        assert held > 50e6  # it holds the imports
+        assert tree_rss(server.process.pid) >= held  # the server itself, asked for, counts
+        kernel = km.provisioner.process.pid
+        below = tree_rss(os.getpid()) - own(os.getpid())
+        # this process's children: the server (left out) and, below it, the kernel
+        assert own(kernel) <= below < own(kernel) + held / 2
+    finally:
+        km.shutdown_kernel(now=True)

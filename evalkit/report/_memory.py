@@ -11,9 +11,18 @@ from pathlib import Path
 __all__ = ["MemoryWatch", "tree_rss"]
 
 
+#: What the command line of a kernel server (``._warm``) holds: the process the kernels are
+#: forked from, whose resident pages are those its kernels share with it (copy on write).
+SERVER_MARK = b"from evalkit.report._warm import serve"
+
+
 def tree_rss(pid: int) -> int | None:
     """Resident bytes of ``pid`` and every process below it, from Linux's ``/proc``; None
-    where ``/proc`` cannot be read (another system)."""
+    where ``/proc`` cannot be read (another system).
+
+    A kernel server's own resident memory is left out (its kernels, below it, are counted):
+    what it imported, its kernels share with it and hold resident themselves, so counting it
+    as well would count the same pages once more."""
     try:
         entries = os.listdir("/proc")
         page = os.sysconf("SC_PAGE_SIZE")
@@ -32,12 +41,22 @@ def tree_rss(pid: int) -> int | None:
             continue
     if pid not in rss:
         return None
-    total, todo = 0, [pid]
+    total, todo = 0, [(pid, False)]
     while todo:
-        p = todo.pop()
-        total += rss.get(p, 0)
-        todo += children.get(p, [])
+        p, below_server = todo.pop()
+        # a forked kernel keeps its server's command line: the server is the one not below
+        # another
+        server = p != pid and _is_server(p)
+        total += 0 if server and not below_server else rss.get(p, 0)
+        todo += [(child, server) for child in children.get(p, [])]
     return total
+
+
+def _is_server(pid: int) -> bool:
+    try:
+        return SERVER_MARK in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 class MemoryWatch:
