@@ -649,9 +649,9 @@ def run_reports(
     notebooks import (ipykernel, pandas, matplotlib, evalkit): each notebook's kernel then
     starts in a fraction of the 2.5 s of CPU a new Python takes to get there; a kernel that
     process cannot give (another Python, other thread settings) starts as usual. The
-    kernels keep no IPython history: the reports' cells stay out of yours. When a notebook fails, the ones still
-    running are stopped and the first failure is reported. A lock file refuses a second run
-    into the same ``out`` while one is running.
+    kernels keep no IPython history: the reports' cells stay out of yours. When a notebook
+    fails, the ones still running are stopped and the first failure is reported. A lock
+    file refuses a second run into the same ``out`` while one is running.
     """
     params = _resolve_parameters(data, parameters or {})
     found = find_notebooks(notebooks)

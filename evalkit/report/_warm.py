@@ -85,16 +85,18 @@ def _standard_kernel(cmd: list[str]) -> bool:
 # -- the server ---------------------------------------------------------------------------------
 
 #: The server's command. The socket is bound and listening before anything is imported, so
-#: that requests wait in its backlog while the imports run. pandas is imported first, as a
+#: that requests wait in its backlog while the imports run; matplotlib's backend is the one
+#: ipykernel sets before anything can import matplotlib. pandas is imported first, as a
 #: notebook cell imports it: with ``get_ipython`` among the builtins, answering a shell that
 #: has a kernel; pandas chooses the defaults of its display options as it is imported, by
 #: whether it runs in a Jupyter kernel (``display.max_columns``: 20 there, fitted to the
 #: terminal elsewhere).
-_BOOT = """\
-import builtins, socket, sys
+_BOOT = f"""\
+import builtins, os, socket, sys
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 listener.bind(sys.argv[1])
 listener.listen(64)
+os.environ.setdefault("MPLBACKEND", {INLINE!r})
 class Shell:
     kernel = None
 builtins.get_ipython = Shell
@@ -111,7 +113,6 @@ def serve(listener: socket.socket) -> None:
     """Fork a kernel for each request on ``listener`` (a listening Unix socket), until the
     process that started this one ends."""
     parent = os.getppid()
-    os.environ.setdefault("MPLBACKEND", INLINE)
     import importlib
     import warnings
 
