@@ -200,3 +200,39 @@ def test_a_runs_memory_counts_the_servers_pages_once(server) -> None:
         assert own(kernel) <= below < own(kernel) + held / 2
     finally:
         km.shutdown_kernel(now=True)
+
+
+def test_a_requester_that_gives_up_leaves_no_kernel_and_the_server_serving(tmp_path) -> None:
+    """A request whose requester has gone when the answer comes (it waited too long and
+    started its kernel as usual): the kernel forked for it is killed at once, and the server
+    goes on serving. The request is sent while a new server still imports, and abandoned."""
+    import socket
+    import time
+
+    def forked(server) -> set[int]:
+        found = set()
+        for entry in os.listdir("/proc"):
+            try:
+                stat = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except (OSError, ValueError):
+                continue
+            if stat[1] == str(server.process.pid) and stat[0] != "Z":
+                found.add(int(entry))
+        return found
+
+    with _warm.start_server() as server:
+        cmd = [sys.executable, "-m", "ipykernel_launcher", "-f", str(tmp_path / "gone.json")]
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(server.path)
+        with open(os.devnull, "rb") as nothing:
+            _warm._send(conn, {"cmd": cmd, "env": dict(os.environ), "cwd": os.getcwd()},
+                        [nothing.fileno(), 1, 2])
+        conn.close()  # before the server has imported, so before it answers
+        km = _manager(server.path)  # answered after the abandoned request
+        try:
+            assert isinstance(km.provisioner.process, _warm.ForkedKernel)
+            time.sleep(0.5)
+            assert forked(server) == {km.provisioner.process.pid}
+            assert server.process.poll() is None
+        finally:
+            km.shutdown_kernel(now=True)

@@ -28,6 +28,7 @@ for the whole session.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -149,7 +150,8 @@ def serve(listener: socket.socket) -> None:
             refused = ("matplotlib's inline backend was imported before the kernel" if broken
                        else _refusal(request, ours))
             if refused:
-                _send(conn, {"refused": refused})
+                with contextlib.suppress(OSError):  # the requester may have given up
+                    _send(conn, {"refused": refused})
                 conn.close()
                 for fd in fds:
                     os.close(fd)
@@ -161,7 +163,10 @@ def serve(listener: socket.socket) -> None:
             for fd in fds:
                 os.close(fd)
             children[pid] = conn
-            _send(conn, {"pid": pid})
+            try:
+                _send(conn, {"pid": pid})
+            except OSError:  # the requester gave up waiting and starts its kernel as usual
+                _kill(pid)
     # stopped, or the starter is gone: so are the kernels, and their requesters are told
     for pid in children:
         _kill(pid)
@@ -246,10 +251,11 @@ def _become_kernel(request: dict, fds: list[int], sockets: list, wake: tuple[int
 
 
 def _kill(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
+    """Kill the kernel ``pid`` and what it started (its session's group; a kernel forked a
+    moment ago may not lead its own session yet)."""
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(OSError):
+            kill(pid, signal.SIGKILL)
 
 
 # -- the protocol ------------------------------------------------------------------------------
