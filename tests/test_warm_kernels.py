@@ -236,3 +236,17 @@ def test_a_requester_that_gives_up_leaves_no_kernel_and_the_server_serving(tmp_p
             assert server.process.poll() is None
         finally:
             km.shutdown_kernel(now=True)
+
+
+def test_the_starters_folder_is_not_on_the_servers_import_path(tmp_path, monkeypatch) -> None:
+    """A module in the folder ``evalkit report`` is run from (here one named like a module the
+    server imports) is not what the server imports: as a kernel started as usual does not
+    see that folder, the server does not either, and the kernels still fork."""
+    (tmp_path / "IPython.py").write_text("raise ImportError('the starter folder was imported')\n")
+    monkeypatch.chdir(tmp_path)
+    with _warm.start_server() as server:
+        km = _manager(server.path)
+        try:
+            assert isinstance(km.provisioner.process, _warm.ForkedKernel)
+        finally:
+            km.shutdown_kernel(now=True)

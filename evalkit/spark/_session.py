@@ -278,8 +278,8 @@ def start_session(master: str = "local[2]", *, partitions: int | None = None,
             option, recording = None, None
             if _local_partitions(master) is not None:  # the driver's classes, archived
                 option, recording = java_option(_java()[0])
-            if quick_jit and _local_partitions(master) is not None:
-                option = " ".join(o for o in (option, QUICK_JIT) if o)
+                if quick_jit:
+                    option = " ".join(o for o in (option, QUICK_JIT) if o)
             if option is not None:
                 builder = builder.config("spark.driver.defaultJavaOptions", option)
             path = _log_path(log)
