@@ -177,29 +177,42 @@ def test_a_stopped_server_takes_its_kernels_with_it() -> None:
     km.cleanup_resources()
 
 
-def test_a_runs_memory_counts_the_servers_pages_once(server) -> None:
+#: Run in a new process, whose only child is then a kernel server: the resident bytes below
+#: it (as the report's memory counts them), the kernel's own and the server's own.
+_MEASURE = """
+import json, os, sys, time
+from pathlib import Path
+from evalkit.report import _warm
+from evalkit.report._memory import tree_rss
+def own(pid):
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(stat[21]) * os.sysconf("SC_PAGE_SIZE")
+connection = sys.argv[1]
+with _warm.start_server() as server:
+    kernel = _warm.fork_kernel([sys.executable, "-m", "ipykernel_launcher", "-f", connection],
+                               path=server.path)
+    while not os.path.exists(connection):  # written by the kernel as it starts
+        time.sleep(0.05)
+    time.sleep(0.5)
+    print(json.dumps([tree_rss(os.getpid()) - own(os.getpid()), own(kernel.pid),
+                      own(server.process.pid), tree_rss(server.process.pid)]))
+    kernel.kill()
+"""
+
+
+def test_a_runs_memory_counts_the_servers_pages_once(tmp_path) -> None:
     """The report's memory sums the process tree's resident memory; the kernel server's own
     is left out, since its kernels share those pages and hold them resident themselves."""
-    from pathlib import Path
+    import json
+    import subprocess
 
-    from evalkit.report._memory import tree_rss
-
-    page = os.sysconf("SC_PAGE_SIZE")
-
-    def own(pid: int) -> int:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[21]) * page
-
-    km = _manager(server.path)  # once the server has forked a kernel, it has imported
-    try:
-        held = own(server.process.pid)
-        assert held > 50e6  # it holds the imports
-        assert tree_rss(server.process.pid) >= held  # the server itself, asked for, counts
-        kernel = km.provisioner.process.pid
-        below = tree_rss(os.getpid()) - own(os.getpid())
-        # this process's children: the server (left out) and, below it, the kernel
-        assert own(kernel) <= below < own(kernel) + held / 2
-    finally:
-        km.shutdown_kernel(now=True)
+    done = subprocess.run([sys.executable, "-c", _MEASURE, str(tmp_path / "kernel.json")],
+                          capture_output=True, text=True, timeout=120, check=True)
+    below, kernel, held, asked = json.loads(done.stdout.strip().splitlines()[-1])
+    assert held > 50e6  # the server holds the imports
+    assert asked >= held  # the server itself, asked for, counts
+    # below the measuring process: the server (left out) and, below it, the kernel
+    assert kernel <= below < kernel + held / 2
 
 
 def test_a_requester_that_gives_up_leaves_no_kernel_and_the_server_serving(tmp_path) -> None:

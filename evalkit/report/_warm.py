@@ -88,9 +88,9 @@ def _standard_kernel(cmd: list[str]) -> bool:
 #: The server's command. The starter's working folder, which ``python -c`` puts first on the
 #: path, is taken off before anything is imported (it is not on a kernel's path; ``-P``
 #: would take it off too, but the kernels inherit the flag, and IPython then leaves their
-#: own folder off as well). The socket is bound and listening
-#: before anything is imported, so that requests wait in its backlog while the imports
-#: run; matplotlib's backend is the one
+#: own folder off as well). The socket is bound and listening before anything is imported,
+#: so that requests wait in its backlog while the imports run (it takes its name only once
+#: it listens: a request that finds it is not refused); matplotlib's backend is the one
 #: ipykernel sets before anything can import matplotlib. pandas is imported first, as a
 #: notebook cell imports it: with ``get_ipython`` among the builtins, answering a shell that
 #: has a kernel; pandas chooses the defaults of its display options as it is imported, by
@@ -101,8 +101,9 @@ import sys
 del sys.path[0]
 import builtins, os, socket
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-listener.bind(sys.argv[1])
+listener.bind(sys.argv[1] + ".binding")
 listener.listen(64)
+os.rename(sys.argv[1] + ".binding", sys.argv[1])  # there once it listens
 os.environ.setdefault("MPLBACKEND", {INLINE!r})
 class Shell:
     kernel = None
@@ -444,5 +445,5 @@ def start_server(env: dict[str, str] | None = None) -> KernelServer:
                                stdin=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 30
     while not os.path.exists(path) and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)  # bound before the imports: a few hundredths of a second
+        time.sleep(0.005)  # listening before the imports: a few hundredths of a second
     return KernelServer(path, process, folder)
