@@ -166,12 +166,14 @@ def in_canonical_order(frame: pd.DataFrame, columns: Sequence[str] = COLUMNS) ->
     return frame if order is None else frame.iloc[order].reset_index(drop=True)
 
 
-def canonical_permutation(frame: pd.DataFrame, generator: np.random.Generator) -> np.ndarray:
+def canonical_permutation(frame: pd.DataFrame, generator: np.random.Generator, *,
+                          order: np.ndarray | None = None) -> np.ndarray:
     """A random key for each row (a permutation of ``0..n-1``) given in the canonical order:
     the row at canonical position j gets the generator's j-th value, so the same rows in any
     order get the same keys. Equal to ``generator.permutation(n)`` for rows already in
-    order."""
-    order = canonical_order(frame)
+    order. ``order``: the frame's :func:`canonical_order`, when it is at hand."""
+    if order is None:
+        order = canonical_order(frame)
     drawn = generator.permutation(len(frame))
     key = np.empty(len(frame), dtype=drawn.dtype)
     key[order] = drawn

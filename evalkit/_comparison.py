@@ -24,6 +24,7 @@ from ._constraints import (
     SEED,
     choice,
     constrained,
+    integer,
     optional,
 )
 from ._display import DIGITS, TableFrame, format_pvalue
@@ -37,7 +38,7 @@ from ._runs import check_comparable
 from .definitions import Definitions, takes_definitions
 from .metrics import RANKING_METRICS
 from .metrics.ranking import SharedTruth
-from .split import kfold_split
+from .split import kfold_folds
 from .stats import bootstrap_ci_frame, holm
 
 __all__ = ["PAIRS", "Comparison", "CrossValidation", "compare", "compare_evaluations",
@@ -666,7 +667,7 @@ class CrossValidation:
         return self.summary.round(4).to_html()
 
 
-@constrained(k=CUTOFFS, confidence=FRACTION, rng=SEED)
+@constrained(folds=integer(2), k=CUTOFFS, confidence=FRACTION, rng=SEED)
 @takes_definitions
 @fill_doc(COMPARE_DOCS)
 def cross_validate(
@@ -722,32 +723,43 @@ def cross_validate(
     confidence = float(confidence)  # constrained, as k and rng
     ks = check_ks(k, func=func)
     generator = np.random.default_rng(rng)
-    splits = kfold_split(data, folds=folds, rng=generator)
-    return fold_evaluations(model_factory, splits, generator, ks=ks, metrics=metrics,
-                            definitions=definitions, confidence=confidence, progress=progress)
+    splits = kfold_folds(data, folds=folds, rng=generator, order="canonical")
+    return fold_evaluations({None: (model_factory, generator)}, splits, ks=ks,
+                            metrics=metrics, definitions=definitions, confidence=confidence,
+                            progress=progress)[None]
 
 
-def fold_evaluations(model_factory: Callable[[], object], splits: list,
-                     generator: np.random.Generator, *, ks: list[int], metrics: object,
+def fold_evaluations(systems: Mapping[object, tuple[Callable[[], object], np.random.Generator]],
+                     splits: Iterable, *, ks: list[int], metrics: object,
                      definitions: Definitions, confidence: float,
-                     progress: bool = False) -> CrossValidation:
-    """:func:`cross_validate` of checked arguments on folds already drawn (``splits``),
-    ``generator`` in the state the draw of the folds left it in (the fold evaluations'
-    bootstraps go on from it)."""
+                     progress: bool = False,
+                     sources: bool = True) -> dict[object, CrossValidation]:
+    """:func:`cross_validate` of checked arguments for each system, by name: its model
+    factory and a generator in the state the draw of the folds left it in (its fold
+    evaluations' bootstraps go on from it), on folds already drawn (``splits``, made one at a
+    time by :class:`evalkit.split.Folds`: each fold's frames are made once for every
+    system and let go before the next fold's, unless the evaluations keep them: ``sources``,
+    each fold's :class:`Evaluation` keeps its inputs for ``fingerprints()`` and ``save()``, as
+    :func:`evaluate`'s do)."""
     func = "cross_validate"
-    results = []
+    results: dict[object, list] = {name: [] for name in systems}
     for split in show_progress(splits, desc="folds", enabled=progress):
-        model = model_factory()
-        if not (callable(getattr(model, "fit", None))
-                and callable(getattr(model, "recommend", None))):
-            raise InvalidParameterError(
-                f"{func}: 'model_factory' must return a new model with fit and recommend "
-                f"(such as evalkit.models.MostPopular); it returned {describe(model)}.")
-        model = model.fit(split.train)
-        users = split.test["user_id"].unique()
-        recs = model.recommend(users, k=max(ks))
-        results.append(
-            evaluate(split.test, recs, k=ks, metrics=metrics, train=split.train,
-                     definitions=definitions, rng=generator)
-        )
-    return CrossValidation(results, confidence)
+        train, test = split.train, split.test
+        users = test["user_id"].unique()
+        for name, (model_factory, generator) in systems.items():
+            model = model_factory()
+            if not (callable(getattr(model, "fit", None))
+                    and callable(getattr(model, "recommend", None))):
+                raise InvalidParameterError(
+                    f"{func}: 'model_factory' must return a new model with fit and recommend "
+                    f"(such as evalkit.models.MostPopular); it returned {describe(model)}.")
+            model = model.fit(train)
+            recs = model.recommend(users, k=max(ks))
+            result = evaluate(test, recs, k=ks, metrics=metrics, train=train,
+                              definitions=definitions, rng=generator)
+            if not sources:
+                object.__setattr__(result, "_sources", {})
+            results[name].append(result)
+            del model, recs, result
+        del split, train, test
+    return {name: CrossValidation(found, confidence) for name, found in results.items()}

@@ -349,6 +349,7 @@ SEEDED: list[tuple[str, str, Callable[[object], object]]] = [
     ("user_ratio_split", "rng", lambda r: split.user_ratio_split(T, test_fraction=0.5, rng=r)),
     ("train_dev_test_split", "rng", lambda r: split.train_dev_test_split(T, rng=r)),
     ("kfold_split", "rng", lambda r: split.kfold_split(T, folds=2, rng=r)),
+    ("kfold_folds", "rng", lambda r: split.kfold_folds(T, folds=2, rng=r)),
     ("split_by", "rng", lambda r: split.split_by(T, "user_temporal", rng=r)),
     ("bootstrap_ci", "rng", lambda r: stats.bootstrap_ci([1.0, 2.0], rng=r)),
     ("bootstrap_ci_frame", "rng",

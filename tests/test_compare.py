@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from evalkit import compare, cross_validate, evaluate
+from evalkit import InvalidParameterError, compare, cross_validate, evaluate
 from evalkit.models import MostPopular, Random
 from evalkit.split import kfold_split
 from evalkit.stats import holm, paired_tests
@@ -124,6 +124,15 @@ def test_cross_validate_per_fold_and_summary() -> None:
     row = cv.summary.loc["ndcg@10"]
     assert row["mean"] == pytest.approx(means.mean())
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high))
+
+
+def test_cross_validate_checks_the_folds() -> None:
+    data = pd.DataFrame({"user_id": [1, 1, 2, 2], "item_id": [1, 2, 1, 2]})
+    with pytest.raises(InvalidParameterError, match="cross_validate: 'folds' must be an "
+                       "integer >= 2; got 1"):
+        cross_validate(MostPopular, data, folds=1, progress=False)
+    with pytest.raises(ValueError, match=r"kfold_folds: 'folds' is 3, but 2 user\(s\)"):
+        cross_validate(MostPopular, data, folds=3, progress=False)
 
 
 def test_cross_validate_rejects_a_non_callable() -> None:

@@ -203,6 +203,61 @@ def test_cross_validation_note_states_what_differs_from_the_split() -> None:
     assert "2.0 of them relevant" in implicit
 
 
+@pytest.mark.parametrize("threshold", [3.5, None])
+def test_fold_designs_are_those_of_the_folds_frames(threshold) -> None:
+    """The note counts each fold's shares, users and interactions from the fold of each row;
+    the same counts from the fold's own train and test frames."""
+    from evalkit.report._prose import _design, _fold_designs
+    from evalkit.split import kfold_folds
+
+    rng = np.random.default_rng(3)
+    n = 900
+    data = pd.DataFrame({"user_id": rng.integers(0, 40, n) * 7, "item_id": np.arange(n),
+                         "rating": rng.integers(1, 11, n) / 2})
+    data = data[data.groupby("user_id")["item_id"].transform("size") >= 4].sample(
+        frac=1, random_state=1)  # rows out of order
+    for given in (data, data.groupby("user_id").head(5)):  # one or two a user in a fold
+        folds = kfold_folds(given, folds=4, rng=2)
+        got = _fold_designs(folds, threshold)
+        want = pd.DataFrame([_design(f.train, f.test, threshold) for f in folds])
+        pd.testing.assert_frame_equal(got, want, check_dtype=False)
+    fewer = kfold_folds(data.assign(user_id=data["user_id"] % 3), folds=4, rng=2)
+    assert _fold_designs(fewer, threshold)["users"].tolist() == [3, 3, 3, 3]
+    implicit = _fold_designs(kfold_folds(data.drop(columns="rating"), folds=4, rng=2), threshold)
+    assert implicit["relevant"].isna().all()
+
+
+def test_cross_validated_baselines_hold_one_fold_at_a_time(monkeypatch) -> None:
+    """Each fold's frames are made when the fold is reached, used by every baseline, and let
+    go before the next fold's (the folds of MovieLens-25M held together are five copies of
+    it)."""
+    import weakref
+
+    from evalkit.report import _comparing
+
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"user_id": np.repeat(np.arange(30), 8), "item_id": np.tile(
+        np.arange(8), 30), "rating": rng.integers(1, 11, 240) / 2})
+    seen: list = []
+    refs: list = []
+
+    class Watched(ek.models.MostPopular):
+        def fit(self, train):
+            alive = [ref() for ref in refs if ref() is not None]
+            seen.append((len(alive), any(frame is train for frame in alive)))
+            refs.append(weakref.ref(train))
+            del alive
+            return super().fit(train)
+
+    monkeypatch.setitem(_comparing.MODELS, "Watched", Watched)
+    monkeypatch.setitem(_comparing.MODELS, "Again", Watched)
+    table = rp.cross_validate_baselines(data, ["Watched", "Again"], folds=4, k=[5],
+                                        metrics=["ndcg"], seed=1)
+    assert set(table.index.get_level_values("system")) == {"Watched", "Again"}
+    # the second baseline of a fold is given the first's frame; none of an earlier fold lives
+    assert seen == [(0, False), (1, True)] * 4
+
+
 def test_cross_validation_note_counts_the_folds_that_cross_validate_uses() -> None:
     inputs = _inputs(24, 9, 1 / 3)
     note = rp.cross_validation_note(["MostPopular"], {}, folds=3, inputs=inputs, seed=4)
@@ -314,8 +369,8 @@ def test_cross_validated_baselines_are_cross_validate_s_own_from_folds_drawn_onc
     inputs, want = cv_want
     baselines = CV_BASELINES
     drawn = []
-    real = _comparing.kfold_split
-    monkeypatch.setattr(_comparing, "kfold_split", lambda *a, **kw: drawn.append(1) or real(
+    real = _comparing.kfold_folds
+    monkeypatch.setattr(_comparing, "kfold_folds", lambda *a, **kw: drawn.append(1) or real(
         *a, **kw))
     if note_first:  # the page's order: the note, then the table, on the same folds
         rp.cross_validation_note(baselines, {}, folds=3, inputs=inputs, seed=5)

@@ -19,6 +19,7 @@ from evalkit.split import (
     audit,
     get_split_strategy,
     global_temporal_split,
+    kfold_folds,
     kfold_split,
     random_split,
     train_dev_test_split,
@@ -321,6 +322,34 @@ def test_kfold_properties(data: pd.DataFrame, folds: int, seed: int) -> None:
         assert_partition(data, [split.train, split.test])
         t = user_sizes(split.test).reindex(n.index, fill_value=0)
         assert ((t == n // folds) | (t == -(-n // folds))).all()
+
+
+@SETTINGS
+@given(data=interactions(min_per_user=3), seed=st.integers(0, 2**32))
+def test_kfold_folds_in_canonical_order_hold_kfold_split_s_rows(data: pd.DataFrame,
+                                                                seed: int) -> None:
+    """The folds cross-validation makes (rows taken in the canonical order, so that models
+    and evaluations need not sort them) are kfold_split's, row for row, and in that order."""
+    from evalkit._canonical import canonical_order
+    splits = kfold_split(data, folds=3, rng=seed)
+    generator = np.random.default_rng(seed)
+    folds = kfold_folds(data, folds=3, rng=generator, order="canonical")
+    again = np.random.default_rng(seed)
+    kfold_split(data, folds=3, rng=again)
+    assert generator.bit_generator.state == again.bit_generator.state
+    for split, fold in zip(splits, folds, strict=True):
+        assert fold.info == split.info | {"seed": None}
+        for mine, theirs in ((fold.train, split.train), (fold.test, split.test)):
+            pd.testing.assert_frame_equal(mine.sort_index(), theirs.sort_index())
+            assert (canonical_order(mine) == np.arange(len(mine))).all()
+    assert len(folds) == 3 and folds[-1].info == folds[2].info
+    assert [s.info["params"] for s in folds[1:]] == [s.info["params"] for s in splits[1:]]
+    with pytest.raises(IndexError, match="Folds: fold 3 does not exist; there are 3"):
+        folds[3]
+    for split, lazy in zip(splits, kfold_folds(data, folds=3, rng=seed), strict=True):
+        assert lazy.info == split.info  # the default: kfold_split's splits, as they are
+        pd.testing.assert_frame_equal(lazy.train, split.train)
+        pd.testing.assert_frame_equal(lazy.test, split.test)
 
 
 def test_kfold_rejects_small_users_with_count() -> None:

@@ -16,7 +16,7 @@ from ..metrics import (
     parse_column,
 )
 from ..models import MODELS
-from ..split import kfold_split
+from ..split import Folds, kfold_folds
 from ._docs import REPORT_DOCS
 from ._quiet import shown_in_the_page
 from ._ranking import report_definitions
@@ -64,15 +64,15 @@ def cross_validate_baselines(ratings: pd.DataFrame, baselines: Sequence[str], *,
                           threshold=threshold)
     ks = check_ks(list(k), func="cross_validate")
     splits, state = folds_of(ratings, folds, seed, keep=False)
-    out = {}
+    systems = {}
+    for name in baselines:  # each from the same folds and generator state, as
+        generator = np.random.default_rng()  # cross_validate(..., rng=seed) draws them
+        generator.bit_generator.state = state
+        systems[name] = (factory(name), generator)
     with shown_in_the_page():
-        for name in baselines:  # each from the same folds and generator state, as
-            generator = np.random.default_rng()  # cross_validate(..., rng=seed) draws them
-            generator.bit_generator.state = state
-            out[name] = fold_evaluations(factory(name), splits, generator, ks=ks,
-                                         metrics=list(metrics), definitions=definitions,
-                                         confidence=0.95).summary
-    return pd.concat(out, names=["system"])
+        out = fold_evaluations(systems, splits, ks=ks, metrics=list(metrics),
+                               definitions=definitions, confidence=0.95, sources=False)
+    return pd.concat({name: out[name].summary for name in baselines}, names=["system"])
 
 
 #: The last folds drawn (:func:`folds_of`): the cross-validation note and table of a page
@@ -81,18 +81,19 @@ _FOLDS: dict = {}
 
 
 def folds_of(ratings: pd.DataFrame, folds: int, seed: int, *,
-             keep: bool) -> tuple[list, dict]:
-    """:func:`evalkit.split.kfold_split` of ``ratings`` with a generator seeded by ``seed``,
-    and the generator's state after the draw, as :func:`evalkit.cross_validate` draws them;
-    ``keep``: leave them for the next call on the same frame (the note before the table),
-    else let them go once returned (folds of MovieLens-25M are three copies of it)."""
+             keep: bool) -> tuple[Folds, dict]:
+    """The folds of :func:`evalkit.split.kfold_split` of ``ratings`` with a generator seeded
+    by ``seed`` (:class:`~evalkit.split.Folds`: drawn, each fold's frames made when it
+    is reached), and the generator's state after the draw, as :func:`evalkit.cross_validate`
+    draws them; ``keep``: leave them for the next call on the same frame (the note before the
+    table), else let them go once returned."""
     key = (id(ratings), int(folds), int(seed))
     kept = _FOLDS.pop("last", None)
     if kept is not None and kept[0] == key and kept[1] is ratings:
         splits, state = kept[2], kept[3]
     else:
         generator = np.random.default_rng(seed)
-        splits = kfold_split(ratings, folds=folds, rng=generator)
+        splits = kfold_folds(ratings, folds=folds, rng=generator, order="canonical")
         state = generator.bit_generator.state
     if keep:
         _FOLDS["last"] = (key, ratings, splits, state)

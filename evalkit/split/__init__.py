@@ -13,7 +13,8 @@ time order, then by item and rating).
 ``user_ratio``         :func:`user_ratio_split`, a random fraction of every user
 ``user_temporal``      :func:`user_temporal_split`, the end of every user's history
 ``global_temporal``    :func:`global_temporal_split`, everything from a cutoff time
-``kfold``              :func:`kfold_split`, k user-aware folds
+``kfold``              :func:`kfold_split`, k user-aware folds (:func:`kfold_folds`: the
+                       same folds, each made when reached)
 ``train_dev_test``     :func:`train_dev_test_split`, with a dev set (80:10:10)
 =====================  ==========================================================
 
@@ -30,7 +31,14 @@ from evalkit._constraints import SEED, constrained
 
 from ._audit import audit
 from ._base import Split
-from ._random import kfold_split, random_split, train_dev_test_split, user_ratio_split
+from ._random import (
+    Folds,
+    kfold_folds,
+    kfold_split,
+    random_split,
+    train_dev_test_split,
+    user_ratio_split,
+)
 from ._temporal import global_temporal_split, user_temporal_split
 
 if TYPE_CHECKING:
@@ -38,12 +46,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SPLITS",
+    "Folds",
     "Split",
     "audit",
     "audit_many",
     "describe",
     "get_split_strategy",
     "global_temporal_split",
+    "kfold_folds",
     "kfold_split",
     "random_split",
     "split_by",

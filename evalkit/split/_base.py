@@ -121,9 +121,11 @@ def _group_ranks(
     return ranks, counts
 
 
-def _take(data: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
-    """Rows of ``data`` where ``mask`` holds, in input order, index labels kept."""
-    return data.iloc[np.flatnonzero(mask)]
+def _take(data: pd.DataFrame, mask: np.ndarray, order: np.ndarray | None = None
+          ) -> pd.DataFrame:
+    """Rows of ``data`` where ``mask`` holds, in input order (or in the order of the positions
+    ``order``), index labels kept."""
+    return data.iloc[np.flatnonzero(mask) if order is None else order[mask[order]]]
 
 
 def _make(
@@ -134,10 +136,11 @@ def _make(
     params: dict[str, Any],
     seed: int | None,
     dev_mask: np.ndarray | None = None,
+    order: np.ndarray | None = None,
 ) -> Split:
     train_mask = ~test_mask if dev_mask is None else ~(test_mask | dev_mask)
-    train, test = _take(data, train_mask), _take(data, test_mask)
-    dev = None if dev_mask is None else _take(data, dev_mask)
+    train, test = _take(data, train_mask, order), _take(data, test_mask, order)
+    dev = None if dev_mask is None else _take(data, dev_mask, order)
     info = {
         "strategy": strategy,
         "params": dict(params),

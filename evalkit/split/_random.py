@@ -26,7 +26,8 @@ from ._base import (
     _user_codes,
 )
 
-__all__ = ["kfold_split", "random_split", "train_dev_test_split", "user_ratio_split"]
+__all__ = ["Folds", "kfold_folds", "kfold_split", "random_split", "train_dev_test_split",
+           "user_ratio_split"]
 
 
 @constrained(test_fraction=FRACTION, rng=SEED)
@@ -246,7 +247,11 @@ def train_dev_test_split(
     return _make(data, test, strategy="train_dev_test", params=params, seed=seed, dev_mask=dev)
 
 
-@constrained(folds=integer(2), rng=SEED)
+#: A number of folds.
+_FOLDS = integer(2)
+
+
+@constrained(folds=_FOLDS, rng=SEED)
 def kfold_split(
     data: pd.DataFrame,
     *,
@@ -296,13 +301,124 @@ def kfold_split(
     >>> [len(s.test) for s in splits]
     [5, 5, 5]
     """
-    func = "kfold_split"
-    data = check_interactions(data, func=func, ratings=True, nonempty=True)
+    return list(_kfold(data, folds=folds, rng=rng, func="kfold_split", canonical=False))
+
+
+class Folds(Sequence):
+    """The folds of :func:`kfold_folds`: a sequence of :class:`Split`, fold ``i`` the test part
+    of split ``i``, each split made when it is reached. A loop over the folds holds one fold's
+    frames at a time, where the list :func:`kfold_split` returns holds all of them (``folds``
+    copies of the data).
+
+    Made by :func:`kfold_folds`; its parameters are its attributes.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The interactions divided.
+    fold_of : numpy.ndarray
+        Each row's fold, ``0..folds-1``, aligned with ``data``'s rows.
+    user_codes : numpy.ndarray
+        Each row's user as a code ``0..users-1``, in the order of the user ids.
+    folds : int
+        Number of folds.
+    seed_given : int or None
+        The seed the folds were drawn with (each split's ``info["seed"]``).
+    positions : numpy.ndarray or None
+        The positions of ``data``'s rows in the order each split's frames hold them; None:
+        input order.
+
+    Attributes
+    ----------
+    order : str
+        ``"input"`` or ``"canonical"``: the order in which each split's frames hold their rows.
+    """
+
+    def __init__(self, data: pd.DataFrame, fold_of: np.ndarray, user_codes: np.ndarray,
+                 folds: int, seed_given: int | None, positions: np.ndarray | None) -> None:
+        self.data, self.fold_of, self.user_codes = data, fold_of, user_codes
+        self.folds, self._seed, self._positions = folds, seed_given, positions
+        self.order = "input" if positions is None else "canonical"
+
+    def __len__(self) -> int:
+        return self.folds
+
+    def __getitem__(self, i: int | slice) -> Split | list[Split]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.folds))]
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) \
+                or not -self.folds <= i < self.folds:
+            raise IndexError(f"Folds: fold {i!r} does not exist; there are {self.folds}.")
+        i = int(i) % self.folds
+        return _make(self.data, self.fold_of == i, strategy="kfold",
+                     params={"folds": self.folds, "fold": i}, seed=self._seed,
+                     order=self._positions)
+
+    def __repr__(self) -> str:
+        return (f"Folds(folds={self.folds}, rows={len(self.data)}, order={self.order!r}, "
+                f"seed={self._seed!r})")
+
+
+@constrained(folds=_FOLDS, rng=SEED, order=choice("input", "canonical"))
+def kfold_folds(
+    data: pd.DataFrame,
+    *,
+    folds: int = 5,
+    rng: int | np.random.Generator | None = None,
+    order: str = "input",
+) -> Folds:
+    """The folds of :func:`kfold_split`, each split made only when it is reached.
+
+    The same draw and the same splits as :func:`kfold_split` with the same arguments, for data
+    where ``folds`` train/test copies held together do not fit: iterate, and each fold's
+    frames can be let go before the next fold's are made.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Interactions with at least ``user_id`` and ``item_id``; other columns are carried along.
+    folds : int, default 5
+        Number of folds, as in :func:`kfold_split`.
+    rng : int, numpy.random.Generator or None
+        Seed or generator; a generator is left in the state :func:`kfold_split` leaves it in.
+    order : {"input", "canonical"}, default "input"
+        Order of each split's rows: the input's, as every split strategy keeps it, or
+        evalkit's canonical order (user, time, item, rating), in which models and evaluations
+        need not sort them again: the same rows, so the same results, sooner.
+
+    Returns
+    -------
+    Folds
+        A sequence of ``folds`` :class:`Split`, made when reached.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`kfold_split`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalkit.split import kfold_folds
+    >>> data = pd.DataFrame({"user_id": [1] * 6 + [2] * 9, "item_id": range(15)})
+    >>> folds = kfold_folds(data, folds=3, rng=1)
+    >>> [len(split.test) for split in folds]
+    [5, 5, 5]
+    """
+    return _kfold(data, folds=folds, rng=rng, func="kfold_folds",
+                  canonical=order == "canonical")
+
+
+def _kfold(data: pd.DataFrame, *, folds: int, rng: int | np.random.Generator | None,
+           func: str, canonical: bool) -> Folds:
+    """The draw of :func:`kfold_split`; errors name ``func``."""
     k = int(folds)
+    data = check_interactions(data, func=func, ratings=True, nonempty=True)
     seed = seed_of(rng, func=func)
     gen = as_rng(rng)
     codes, n_users = _user_codes(data)
-    ranks, counts = _group_ranks(codes, n_users, canonical_permutation(data, gen))
+    order = canonical_order(data)
+    ranks, counts = _group_ranks(codes, n_users, canonical_permutation(data, gen, order=order))
     small = int((counts < k).sum())
     if small:
         raise ValueError(
@@ -311,10 +427,7 @@ def kfold_split(
         )
     offset = gen.integers(0, k, size=n_users)
     fold_of = (ranks + offset[codes]) % k
-    return [
-        _make(data, fold_of == i, strategy="kfold", params={"folds": k, "fold": i}, seed=seed)
-        for i in range(k)
-    ]
+    return Folds(data, fold_of, codes, k, seed, order if canonical else None)
 
 
 def _check_fractions(fractions: object, *, func: str) -> tuple[float, float, float]:
