@@ -300,16 +300,20 @@ def test_the_data_s_size_is_told_from_metadata_or_the_first_lines(tmp_path) -> N
     assert check_files("sample", {}).rows is None
 
 
-def test_beyond_ten_million_interactions_the_pages_run_one_at_a_time_unless_told() -> None:
-    from evalkit.report._runner import ONE_AT_A_TIME_ROWS, _fit_jobs
+def test_beyond_ten_million_interactions_the_pages_keep_to_a_memory_budget_unless_told(
+        ) -> None:
+    from evalkit.report._runner import MEMORY_BUDGET_GB, SIDE_BY_SIDE_ROWS, _fit_jobs
 
-    assert _fit_jobs(None, None, ["a"]) == (2, ["a"])
-    assert _fit_jobs(None, ONE_AT_A_TIME_ROWS, []) == (2, [])
-    jobs, notes = _fit_jobs(None, 23_055_542, [])
-    assert jobs == 1 and notes[0].startswith(
-        "The pages ran one at a time: the data holds about 23,055,542 interactions")
-    assert "--jobs 2 runs two at a time anyway" in notes[0]
-    assert _fit_jobs(2, 23_055_542, []) == (2, [])
+    assert _fit_jobs(None, None, ["a"]) == (2, ["a"], None)
+    assert _fit_jobs(None, SIDE_BY_SIDE_ROWS, []) == (2, [], None)
+    jobs, notes, budget = _fit_jobs(None, 23_055_542, [])
+    assert jobs == 2 and budget == MEMORY_BUDGET_GB == 8.0
+    assert notes[0].startswith("Two pages ran side by side only where the memory each is "
+                               "expected to hold fit under 8 GB together, otherwise one at "
+                               "a time: the data holds about 23,055,542 interactions")
+    assert "--jobs 2 runs two at a time regardless" in notes[0]
+    assert _fit_jobs(2, 23_055_542, []) == (2, [], None)
+    assert _fit_jobs(1, 23_055_542, []) == (1, [], None)
 
 
 def test_a_rewritten_file_inside_the_data_folder_changes_what_a_resume_compares(

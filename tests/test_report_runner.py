@@ -218,6 +218,43 @@ def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(
     assert "next: " in (out / "01-first.html").read_text()
 
 
+def test_pages_run_side_by_side_only_where_their_expected_memory_fits(tmp_path,
+                                                                       monkeypatch) -> None:
+    """With a memory budget, a page expected to hold more than the budget leaves beside
+    another runs alone, and the others still run two at a time."""
+    notebooks = tmp_path / "nbs"
+    for name in ("01-big", "02-small", "03-small"):
+        span = tmp_path / f"{name}.span"
+        _notebooks(notebooks, name=name, body=(
+            f"import json, time\nstart = time.time()\ntime.sleep(1.5)\n"
+            f"open({str(span)!r}, 'w').write(json.dumps([start, time.time()]))"))
+    monkeypatch.setattr(_runner, "_fit_jobs", lambda jobs, rows, notes: (2, list(notes), 1.0))
+    monkeypatch.setattr(_runner, "expected_gb",
+                        lambda nb, rows: 0.9 if nb.stem == "01-big" else 0.4)
+    run_reports("sample", out=tmp_path / "out", notebooks=notebooks, progress=False)
+    (b0, b1), (s0, s1), (t0, t1) = (json.loads((tmp_path / f"{n}.span").read_text())
+                                    for n in ("01-big", "02-small", "03-small"))
+    assert b1 <= min(s0, t0), "a page ran beside the one that fits only alone"
+    assert max(s0, t0) < min(s1, t1), "the two that fit together ran one after the other"
+
+
+def test_the_next_page_is_the_first_waiting_one_that_fits() -> None:
+    from pathlib import Path
+
+    a, b, c = Path("01-a"), Path("02-b"), Path("03-c")
+    expected = {a: 5.0, b: 3.5, c: 2.0}
+    assert _runner._next_page([a, b, c], [], expected, 1.0) == a  # none runs: any page
+    assert _runner._next_page([b, c], [a], expected, 8.0) == c
+    assert _runner._next_page([b, c], [a], expected, 8.5) == b  # fits exactly
+    assert _runner._next_page([b], [a], expected, 8.0) is None
+    assert _runner._next_page([b], [a], None, None) == b  # no budget: the first waiting
+    assert _runner._next_page([], [a], expected, 8.0) is None
+    assert _runner.expected_gb(Path("07-model-comparison.ipynb"), 25_000_000) == \
+        pytest.approx(25 * _runner.PAGE_GB_PER_MILLION["07-model-comparison"])
+    assert _runner.expected_gb(Path("99-mine.ipynb"), 1_000_000) == max(
+        _runner.PAGE_GB_PER_MILLION.values())  # not measured: as the largest
+
+
 def test_a_failing_notebook_stops_the_one_running_beside_it(tmp_path) -> None:
     """A notebook fails while another, slow one runs: the run fails at once naming the
     failed notebook and its cell, the other's kernel is stopped (its process is gone), and

@@ -14,7 +14,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -596,10 +596,11 @@ def run_reports(
     jobs : int, optional
         Notebooks run at the same time, each in its own kernel (1: one after the other). The
         notebooks do not depend on each other, so the reports are the same for any value; the
-        last notebooks start first (see Notes). Default: 2, or 1 when the data holds more
-        than :data:`ONE_AT_A_TIME_ROWS` (10 million) interactions, which the index says:
-        at MovieLens-25M scale one page holds up to about 7 GB, and two side by side twice
-        that.
+        last notebooks start first (see Notes). Default: 2; when the data holds more than
+        :data:`SIDE_BY_SIDE_ROWS` (10 million) interactions, a second page starts only where
+        the memory the two are expected to hold (:data:`PAGE_GB_PER_MILLION`, measured)
+        fits under :data:`MEMORY_BUDGET_GB` (8 GB), which the index says. Given, ``jobs``
+        pages run side by side regardless.
     spark : bool, default False
         Run the pages that need Spark (the at-scale page, whose metadata says ``spark``):
         they start a JVM and copy the data into it, which only pays at scale, so they run
@@ -663,7 +664,7 @@ def run_reports(
     files = check_files(str(params["DATASET"]), params)
     params, notes = _fit_to_files(params, files)
     params, notes = _fit_cutoff(params, declared, notes)
-    jobs, notes = _fit_jobs(jobs, files.rows, notes)
+    jobs, notes, budget = _fit_jobs(jobs, files.rows, notes)
     skipped = skipped_pages(declared, params, files, spark=bool(spark))
     if len(skipped) == len(found):
         raise ParameterError(
@@ -687,7 +688,8 @@ def run_reports(
             names, seconds, peaks = _run_all(found, declared, params, staging, out,
                                              show_code=show_code, progress=progress,
                                              data=data, jobs=jobs, skipped=skipped,
-                                             notes=notes, done=done)
+                                             notes=notes, done=done, budget=None
+                                             if budget is None else (budget, files.rows))
         except ReportError:
             failed = out / ".failed"
             shutil.rmtree(failed, ignore_errors=True)
@@ -783,24 +785,64 @@ def _fit_to_files(params: dict[str, object], files: FileCheck,
     return params, notes
 
 
-#: Interactions beyond which the notebooks run one at a time unless ``jobs`` is given.
-ONE_AT_A_TIME_ROWS = 10_000_000
+#: Interactions beyond which two pages run side by side only where the memory each is
+#: expected to hold fits under :data:`MEMORY_BUDGET_GB` together (unless ``jobs`` is given).
+SIDE_BY_SIDE_ROWS = 10_000_000
+#: The memory in GB the pages running side by side are kept under, by their expected peaks.
+MEMORY_BUDGET_GB = 8.0
+#: Each page's peak memory in GB per million interactions: the report's whole process tree
+#: (runner, kernel server and the page's kernel) while the page ran alone, the larger of the
+#: two data shapes of ``benchmarks/report.py --users 162541 --jobs 1`` (25 million ratings;
+#: ``--shape temporal`` and the default), so an estimate from above. A page not listed (the
+#: rating pages, which those runs leave out, a notebook of the analyst's) is expected to hold
+#: as much as the largest.
+PAGE_GB_PER_MILLION = {
+    "01-data-exploration": 0.146,
+    "02-splitting": 0.168,
+    "05-ranking": 0.172,
+    "06-beyond-accuracy": 0.121,
+    "07-model-comparison": 0.229,
+    "08-metrics-explained": 0.157,
+}
 
 
 def _fit_jobs(jobs: int | None, rows: int | None,
-              notes: Sequence[str]) -> tuple[int, list[str]]:
-    """``jobs``, or the default for data of ``rows`` interactions, and the notes for the
-    index."""
+              notes: Sequence[str]) -> tuple[int, list[str], float | None]:
+    """``jobs``, or the default for data of ``rows`` interactions, the notes for the index,
+    and the memory budget in GB that pages side by side keep to (None: none)."""
     notes = list(notes)
     if jobs is not None:
-        return jobs, notes
-    if rows is not None and rows > ONE_AT_A_TIME_ROWS:
-        notes.append(f"The pages ran one at a time: the data holds about {rows:,} "
-                     f"interactions, and beyond {ONE_AT_A_TIME_ROWS:,} two pages side by side "
-                     "would hold twice the memory (up to about 7 GB for one page at "
-                     "MovieLens-25M scale); --jobs 2 runs two at a time anyway.")
-        return 1, notes
-    return 2, notes
+        return jobs, notes, None
+    if rows is not None and rows > SIDE_BY_SIDE_ROWS:
+        notes.append(
+            f"Two pages ran side by side only where the memory each is expected to hold "
+            f"fit under {MEMORY_BUDGET_GB:g} GB together, otherwise one at a time: the data "
+            f"holds about {rows:,} interactions, and at MovieLens-25M scale one page holds "
+            f"up to about {max(PAGE_GB_PER_MILLION.values()) * 25:.1f} GB (measured; "
+            "scaled to this data). --jobs 2 runs two at a time regardless.")
+        return 2, notes, MEMORY_BUDGET_GB
+    return 2, notes, None
+
+
+def expected_gb(notebook: Path, rows: int) -> float:
+    """The memory ``notebook`` is expected to hold on data of ``rows`` interactions
+    (:data:`PAGE_GB_PER_MILLION`)."""
+    rate = PAGE_GB_PER_MILLION.get(notebook.stem, max(PAGE_GB_PER_MILLION.values()))
+    return rate * rows / 1e6
+
+
+def _next_page(waiting: Sequence[Path], running: Iterable[Path],
+               expected: Mapping[Path, float] | None, budget: float | None) -> Path | None:
+    """The page to start next: the first of ``waiting`` whose ``expected`` memory and that
+    of the ``running`` pages fit under ``budget`` together (any page when none runs or
+    there is no budget); None when none fits."""
+    running = list(running)
+    if not waiting:
+        return None
+    if not running or budget is None or expected is None:
+        return waiting[0]
+    held = sum(expected[page] for page in running)
+    return next((page for page in waiting if held + expected[page] <= budget), None)
 
 
 def _longest_list(notebooks: Sequence[Path], declared: Mapping[Path, Mapping[str, dict]],
@@ -1008,7 +1050,8 @@ def _failed(notebook: Path, error: BaseException, out: Path) -> BaseException:
 def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, out: Path, *,
              show_code: bool, progress: bool, data: str, jobs: int,
              skipped: Mapping[Path, str] | None = None,
-             notes: Sequence[str] = (), done: Sequence[Path] = ()
+             notes: Sequence[str] = (), done: Sequence[Path] = (),
+             budget: tuple[float, int] | None = None
              ) -> tuple[list[str], dict[str, float], dict]:
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
@@ -1047,10 +1090,24 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
         with memory, ThreadPoolExecutor(max_workers=jobs,
                                         thread_name_prefix="evalkit-report") as pool:
             pending: dict = {}
-            try:
-                for nb in _start_order(to_run, jobs):
+            waiting = _start_order(to_run, jobs)
+            # budget: (GB, interactions): two pages side by side only where their expected
+            # memory fits
+            expected = None if budget is None else {
+                nb: expected_gb(nb, budget[1]) for nb in to_run}
+
+            def start() -> None:  # as many pages as jobs and the budget allow
+                while waiting and len(pending) < jobs:
+                    nb = _next_page(waiting, pending.values(), expected,
+                                    None if budget is None else budget[0])
+                    if nb is None:
+                        return
+                    waiting.remove(nb)
                     pending[pool.submit(_execute, nb, declared[nb], params, staging, kernels,
                                         memory)] = nb
+
+            try:
+                start()
                 while pending and failure is None:
                     # a timeout, so that this thread gets back to Python often enough to see
                     # Ctrl-C (the signal may reach one of the kernels' client threads instead)
@@ -1064,6 +1121,8 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                         bar.set_postfix_str(notebook.name)
                         bar.update(1)
                         _render(notebook, found, staging, show_code=show_code)
+                    if failure is None:
+                        start()
             except BaseException:  # Ctrl-C: no notebook goes on running
                 for future in pending:
                     future.cancel()
