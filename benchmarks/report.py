@@ -159,7 +159,11 @@ def main(argv: list[str] | None = None) -> int:
               "peak_tree_rss_gb": round(peak / 1e9, 2)}
     manifest = work / "out" / ".evalkit-report.json"
     if manifest.exists():
-        record["seconds"] = json.loads(manifest.read_text()).get("seconds", {})
+        written = json.loads(manifest.read_text())
+        record["seconds"] = written.get("seconds", {})
+        # the runner's own samples: the run's peak and the peak while each page ran (with
+        # the pages beside it)
+        record["runner_peak_gb"] = written.get("peak_gb", {})
         if args.jobs == 1:  # one notebook at a time: the samples during each are its own
             record["peak_gb_by_notebook"] = by_notebook(record["seconds"], timeline, wall)
     else:

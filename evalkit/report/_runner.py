@@ -790,10 +790,11 @@ def _fit_to_files(params: dict[str, object], files: FileCheck,
 SIDE_BY_SIDE_ROWS = 10_000_000
 #: The memory in GB the pages running side by side are kept under, by their expected peaks.
 MEMORY_BUDGET_GB = 8.0
-#: Each page's peak memory in GB per million interactions: the report's whole process tree
-#: (runner, kernel server and the page's kernel) while the page ran alone, the larger of the
-#: two data shapes of ``benchmarks/report.py --users 162541 --jobs 1`` (25 million ratings;
-#: ``--shape temporal`` and the default), so an estimate from above. A page not listed (the
+#: Each page's peak memory in GB per million interactions: the report's process tree (the
+#: runner and the page's kernel) while the page ran alone, as the run's manifest records it
+#: (``peak_gb``), the larger of the two data shapes of ``benchmarks/report.py --users
+#: 162541 --jobs 1`` (25 million ratings; ``--shape temporal`` and the default); each
+#: includes the runner's own, so two pages' sum is an estimate from above. A page not listed (the
 #: rating pages, which those runs leave out, a notebook of the analyst's) is expected to hold
 #: as much as the largest.
 PAGE_GB_PER_MILLION = {
