@@ -371,7 +371,8 @@ def kfold_folds(
 
     The same draw and the same splits as :func:`kfold_split` with the same arguments, for data
     where ``folds`` train/test copies held together do not fit: iterate, and each fold's
-    frames can be let go before the next fold's are made.
+    frames can be let go before the next fold's are made. The splits are taken from ``data``
+    as it is when each is reached (``data`` is not copied): leave it unchanged meanwhile.
 
     Parameters
     ----------
