@@ -4,7 +4,7 @@ and cross-validate a model factory."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -714,7 +714,10 @@ def cross_validate(
     Notes
     -----
     Each fold trains on the other folds and recommends ``max(k)`` items to every user of its
-    test part. The interval is ``mean +- t_{n-1} * sd / sqrt(n)`` over the ``n`` fold means.
+    test part. A fold's training and test frames hold its rows in evalkit's canonical order
+    (user, time, item, rating; :func:`evalkit.split.kfold_folds`), whatever the order of
+    ``data``: a model whose fit depends on the order of its rows sees them in that order.
+    The interval is ``mean +- t_{n-1} * sd / sqrt(n)`` over the ``n`` fold means.
     """
     func = "cross_validate"
     if not callable(model_factory):
@@ -730,7 +733,7 @@ def cross_validate(
 
 
 def fold_evaluations(systems: Mapping[object, tuple[Callable[[], object], np.random.Generator]],
-                     splits: Iterable, *, ks: list[int], metrics: object,
+                     splits: Sequence, *, ks: list[int], metrics: object,
                      definitions: Definitions, confidence: float,
                      progress: bool = False,
                      sources: bool = True) -> dict[object, CrossValidation]:
@@ -743,7 +746,10 @@ def fold_evaluations(systems: Mapping[object, tuple[Callable[[], object], np.ran
     :func:`evaluate`'s do)."""
     func = "cross_validate"
     results: dict[object, list] = {name: [] for name in systems}
-    for split in show_progress(splits, desc="folds", enabled=progress):
+    # by position, so that no reference to a fold outlives its turn (a progress bar's loop
+    # would hold the last fold while the next is made)
+    for i in show_progress(range(len(splits)), desc="folds", enabled=progress):
+        split = splits[i]
         train, test = split.train, split.test
         users = test["user_id"].unique()
         for name, (model_factory, generator) in systems.items():

@@ -217,8 +217,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="a module or .py file that registers metrics of your own, for "
                     "-p METRICS (every notebook loads it); repeat for several")
     rp.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
-                    help="notebooks run at the same time (default: 2, or 1 beyond 10 million "
-                    "interactions, for memory; 1: one after the other)")
+                    help="notebooks run at the same time (default: 2; beyond 10 million "
+                    "interactions two only where their expected memory fits under 8 GB; "
+                    "1: one after the other)")
 
     sm = sub.add_parser(
         "sample",

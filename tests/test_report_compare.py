@@ -249,6 +249,19 @@ def test_cross_validated_baselines_hold_one_fold_at_a_time(monkeypatch) -> None:
             del alive
             return super().fit(train)
 
+    from evalkit.split import _random
+
+    made: list = []  # (frames of the earlier folds still alive) as each fold is made
+    real = _random._make
+
+    def make(*args, **kwargs):
+        made.append(sum(ref() is not None for ref in frames))
+        split = real(*args, **kwargs)
+        frames.extend([weakref.ref(split.train), weakref.ref(split.test)])
+        return split
+
+    frames: list = []
+    monkeypatch.setattr(_random, "_make", make)
     monkeypatch.setitem(_comparing.MODELS, "Watched", Watched)
     monkeypatch.setitem(_comparing.MODELS, "Again", Watched)
     table = rp.cross_validate_baselines(data, ["Watched", "Again"], folds=4, k=[5],
@@ -256,6 +269,7 @@ def test_cross_validated_baselines_hold_one_fold_at_a_time(monkeypatch) -> None:
     assert set(table.index.get_level_values("system")) == {"Watched", "Again"}
     # the second baseline of a fold is given the first's frame; none of an earlier fold lives
     assert seen == [(0, False), (1, True)] * 4
+    assert made == [0, 0, 0, 0]  # no earlier fold's frames while the next is made
 
 
 def test_cross_validation_note_counts_the_folds_that_cross_validate_uses() -> None:

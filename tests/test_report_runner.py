@@ -221,21 +221,30 @@ def test_two_notebooks_run_side_by_side_and_the_reports_keep_their_order(
 def test_pages_run_side_by_side_only_where_their_expected_memory_fits(tmp_path,
                                                                        monkeypatch) -> None:
     """With a memory budget, a page expected to hold more than the budget leaves beside
-    another runs alone, and the others still run two at a time."""
+    another runs alone, with the thread pools as the caller has them (every core), and the
+    others still run two at a time, the cores shared out."""
+    import os
+
+    for variable in _runner.THREAD_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
     notebooks = tmp_path / "nbs"
     for name in ("01-big", "02-small", "03-small"):
         span = tmp_path / f"{name}.span"
         _notebooks(notebooks, name=name, body=(
-            f"import json, time\nstart = time.time()\ntime.sleep(1.5)\n"
-            f"open({str(span)!r}, 'w').write(json.dumps([start, time.time()]))"))
+            f"import json, os, time\nstart = time.time()\ntime.sleep(2.5)\n"
+            f"open({str(span)!r}, 'w').write(json.dumps([start, time.time(), "
+            f"os.environ.get('OMP_NUM_THREADS')]))"))
     monkeypatch.setattr(_runner, "_fit_jobs", lambda jobs, rows, notes: (2, list(notes), 1.0))
     monkeypatch.setattr(_runner, "expected_gb",
                         lambda nb, rows: 0.9 if nb.stem == "01-big" else 0.4)
     run_reports("sample", out=tmp_path / "out", notebooks=notebooks, progress=False)
-    (b0, b1), (s0, s1), (t0, t1) = (json.loads((tmp_path / f"{n}.span").read_text())
-                                    for n in ("01-big", "02-small", "03-small"))
+    (b0, b1, b_threads), (s0, s1, s_threads), (t0, t1, t_threads) = (
+        json.loads((tmp_path / f"{n}.span").read_text())
+        for n in ("01-big", "02-small", "03-small"))
     assert b1 <= min(s0, t0), "a page ran beside the one that fits only alone"
     assert max(s0, t0) < min(s1, t1), "the two that fit together ran one after the other"
+    assert b_threads is None  # alone: the libraries' own defaults, every core
+    assert s_threads == t_threads == str(max(1, (os.cpu_count() or 1) // 2))
 
 
 def test_the_next_page_is_the_first_waiting_one_that_fits() -> None:

@@ -346,6 +346,9 @@ def test_kfold_folds_in_canonical_order_hold_kfold_split_s_rows(data: pd.DataFra
     assert [s.info["params"] for s in folds[1:]] == [s.info["params"] for s in splits[1:]]
     with pytest.raises(IndexError, match="Folds: fold 3 does not exist; there are 3"):
         folds[3]
+    with pytest.raises(TypeError, match="Folds: a fold is indexed by an integer or a slice"):
+        folds["1"]
+    assert [s.info["params"]["fold"] for s in folds[::2]] == [0, 2]
     for split, lazy in zip(splits, kfold_folds(data, folds=3, rng=seed), strict=True):
         assert lazy.info == split.info  # the default: kfold_split's splits, as they are
         pd.testing.assert_frame_equal(lazy.train, split.train)

@@ -1077,6 +1077,9 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
     server = _warm.start_server({**os.environ, **kernel_env}) if len(to_run) > 1 else None
     kernel_env[_warm.SERVER] = server.path if server is not None else ""
     kernels = _logged_kernels(staging / "kernel.log", kernel_env)
+    # the kernels of pages that run alone: the thread pools as the caller has them
+    solo = _logged_kernels(staging / "kernel.log", {
+        name: value for name, value in kernel_env.items() if name not in THREAD_VARIABLES})
     bar = tqdm(total=len(to_run), desc="notebooks", unit="nb", disable=not progress)
     failure: tuple[Path, BaseException] | None = None
     seconds: dict[str, float] = {}
@@ -1096,6 +1099,11 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
             # memory fits
             expected = None if budget is None else {
                 nb: expected_gb(nb, budget[1]) for nb in to_run}
+            # a page that fits beside no other always runs alone: its kernel gets every core
+            alone = set() if expected is None else {
+                nb for nb in to_run
+                if all(expected[nb] + expected[other] > budget[0]  # type: ignore[index]
+                       for other in to_run if other != nb)}
 
             def start() -> None:  # as many pages as jobs and the budget allow
                 while waiting and len(pending) < jobs:
@@ -1104,8 +1112,8 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                     if nb is None:
                         return
                     waiting.remove(nb)
-                    pending[pool.submit(_execute, nb, declared[nb], params, staging, kernels,
-                                        memory)] = nb
+                    pending[pool.submit(_execute, nb, declared[nb], params, staging,
+                                        solo if nb in alone else kernels, memory)] = nb
 
             try:
                 start()
@@ -1128,11 +1136,13 @@ def _run_all(listed: list[Path], declared: dict, params: dict, staging: Path, ou
                 for future in pending:
                     future.cancel()
                 _stop_kernels(kernels)
+                _stop_kernels(solo)
                 raise
             if failure is not None:  # the others stop too: the run has failed
                 for future in pending:
                     future.cancel()
                 _stop_kernels(kernels)
+                _stop_kernels(solo)
     finally:
         if server is not None:
             server.stop()

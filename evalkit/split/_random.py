@@ -310,7 +310,8 @@ class Folds(Sequence):
     frames at a time, where the list :func:`kfold_split` returns holds all of them (``folds``
     copies of the data).
 
-    Made by :func:`kfold_folds`; its parameters are its attributes.
+    Made by :func:`kfold_folds`; ``data``, ``fold_of``, ``user_codes`` and ``folds`` are
+    kept as attributes of the same names.
 
     Parameters
     ----------
@@ -343,11 +344,19 @@ class Folds(Sequence):
     def __len__(self) -> int:
         return self.folds
 
+    def __iter__(self):
+        # each split yielded as it is made, no reference kept here: a loop that lets a fold
+        # go before asking for the next holds one fold's frames
+        for i in range(self.folds):
+            yield self[i]
+
     def __getitem__(self, i: int | slice) -> Split | list[Split]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(self.folds))]
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) \
-                or not -self.folds <= i < self.folds:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"Folds: a fold is indexed by an integer or a slice; got "
+                            f"{describe(i)}.")
+        if not -self.folds <= i < self.folds:
             raise IndexError(f"Folds: fold {i!r} does not exist; there are {self.folds}.")
         i = int(i) % self.folds
         return _make(self.data, self.fold_of == i, strategy="kfold",
