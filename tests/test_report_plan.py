@@ -311,6 +311,7 @@ def test_beyond_ten_million_interactions_the_pages_keep_to_a_memory_budget_unles
     assert notes[0].startswith("Two pages ran side by side only where the memory each is "
                                "expected to hold fit under 8 GB together, otherwise one at "
                                "a time: the data holds about 23,055,542 interactions")
+    assert "on which a page is expected to hold up to about 5.3 GB" in notes[0]  # 0.229 GB/M
     assert "--jobs 2 runs two at a time regardless" in notes[0]
     assert _fit_jobs(2, 23_055_542, []) == (2, [], None)
     assert _fit_jobs(1, 23_055_542, []) == (1, [], None)

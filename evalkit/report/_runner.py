@@ -818,9 +818,10 @@ def _fit_jobs(jobs: int | None, rows: int | None,
         notes.append(
             f"Two pages ran side by side only where the memory each is expected to hold "
             f"fit under {MEMORY_BUDGET_GB:g} GB together, otherwise one at a time: the data "
-            f"holds about {rows:,} interactions, and at MovieLens-25M scale one page holds "
-            f"up to about {max(PAGE_GB_PER_MILLION.values()) * 25:.1f} GB (measured; "
-            "scaled to this data). --jobs 2 runs two at a time regardless.")
+            f"holds about {rows:,} interactions, on which a page is expected to hold up to "
+            f"about {max(PAGE_GB_PER_MILLION.values()) * rows / 1e6:.1f} GB (each page's peak "
+            "measured at MovieLens-25M scale, scaled to these interactions). --jobs 2 runs "
+            "two at a time regardless.")
         return 2, notes, MEMORY_BUDGET_GB
     return 2, notes, None
 
